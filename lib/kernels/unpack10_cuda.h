@@ -1,0 +1,28 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: launchers of the unpack10 CUDA kernels (no CUDA types here, so
+// the plan compiles with the host compiler).
+
+#ifndef INCLUDED_GPUDSP_KERNELS_UNPACK10_CUDA_H
+#define INCLUDED_GPUDSP_KERNELS_UNPACK10_CUDA_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+namespace cuda {
+
+void launch_unpack10(const uint8_t* in, float* out, std::size_t n_samples, void* stream);
+void launch_unpack10(const uint8_t* in, int16_t* out, std::size_t n_samples, void* stream);
+
+} // namespace cuda
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

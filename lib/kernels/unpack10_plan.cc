@@ -1,0 +1,71 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <gnuradio/gpudsp/kernels/unpack10.h>
+#ifdef GPUDSP_HAVE_CUDA
+#include "unpack10_cuda.h"
+#endif
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+using runtime::backend_kind;
+
+unpack10_plan::unpack10_plan(sample_format format,
+                             runtime::backend_choice where,
+                             const std::string& who)
+    : d_format(format), d_where(where), d_who(who)
+{
+    if (where.kind != backend_kind::cpu)
+        d_ctx = runtime::device_context::get(where.kind, where.device);
+}
+
+void unpack10_plan::execute(const void* in,
+                            void* out,
+                            std::size_t n_samples,
+                            runtime::stream_handle stream)
+{
+    const auto* bytes = static_cast<const uint8_t*>(in);
+    if (d_where.kind == backend_kind::cuda) {
+#ifdef GPUDSP_HAVE_CUDA
+        if (d_format == sample_format::float32)
+            cuda::launch_unpack10(bytes, static_cast<float*>(out), n_samples, stream);
+        else
+            cuda::launch_unpack10(bytes, static_cast<int16_t*>(out), n_samples, stream);
+        d_ctx->check_last_error("unpack10 kernel launch", d_who);
+        return;
+#endif
+    }
+    // CPU, or the emulated device whose memory the CPU addresses directly.
+    if (d_format == sample_format::float32)
+        unpack10_cpu(bytes, static_cast<float*>(out), n_samples);
+    else
+        unpack10_cpu(bytes, static_cast<int16_t*>(out), n_samples);
+}
+
+void unpack10_plan::execute_host(const uint8_t* in, void* out, std::size_t n_samples)
+{
+    if (!d_ctx) {
+        execute(in, out, n_samples, nullptr);
+        return;
+    }
+    const std::size_t in_bytes = packed10_bytes(n_samples);
+    const std::size_t out_bytes = n_samples * sample_size();
+    runtime::device_stream stream(d_ctx, d_who);
+    runtime::device_memory d_in(d_ctx, in_bytes ? in_bytes : 1, d_who);
+    runtime::device_memory d_out(d_ctx, out_bytes ? out_bytes : 1, d_who);
+    d_ctx->copy_async(
+        d_in.get(), in, in_bytes, runtime::copy_kind::host_to_device, stream.get(), d_who);
+    execute(d_in.get(), d_out.get(), n_samples, stream.get());
+    d_ctx->copy_async(
+        out, d_out.get(), out_bytes, runtime::copy_kind::device_to_host, stream.get(), d_who);
+    stream.synchronize();
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,347 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The device buffer in real flowgraphs: host->device, device->device and
+// device->host edges, history, runs much longer than the buffer (so the
+// realignment callbacks fire), vlen > 1, tags, refused topologies, and
+// teardown without leaks. On the emulated device in CI; on CUDA device 0
+// when built with GPUDSP_TEST_CUDA.
+
+#include "qa_common.h"
+#include <gnuradio/blocks/vector_sink.h>
+#include <gnuradio/blocks/vector_source.h>
+#include <gnuradio/buffer.h>
+#include <gnuradio/gpudsp/device_copy.h>
+#include <gnuradio/gpudsp/runtime/device_io.h>
+#include <gnuradio/gpudsp/unpack10.h>
+#include <gnuradio/io_signature.h>
+#include <gnuradio/sync_block.h>
+#include <gnuradio/top_block.h>
+#include <pmt/pmt.h>
+#include <cstdlib>
+#include <cstring>
+
+using namespace gr::gpudsp;
+
+namespace {
+
+struct small_buffers : qa::skip_without_device {
+    // Default-sized GNU Radio buffers (no 4 MiB floor), so a few hundred
+    // thousand items wrap each buffer many times.
+    small_buffers() { setenv("GPUDSP_MIN_BUFFER_BYTES", "0", 1); }
+};
+
+// A GPU block with history: out[i] = in[i - (history-1)], one device copy
+// per call. It reads the zero preload before the stream starts.
+class device_delay : public gr::sync_block, public runtime::device_block
+{
+public:
+    device_delay(size_t itemsize, unsigned history, runtime::backend_choice where)
+        : gr::sync_block(
+              "device_delay",
+              gr::io_signature::make(1, 1, itemsize, runtime::device_buffer::type_for(where.kind)),
+              gr::io_signature::make(1, 1, itemsize, runtime::device_buffer::type_for(where.kind))),
+          d_itemsize(itemsize),
+          d_io(runtime::device_context::get(where.kind, where.device), "device_delay")
+    {
+        set_history(history);
+    }
+    int device_index() const override { return 0; }
+    bool start() override
+    {
+        runtime::device_io::check_topology(*this);
+        return true;
+    }
+    int work(int n, gr_vector_const_void_star& in, gr_vector_void_star& out) override
+    {
+        d_io.begin(*this);
+        d_io.context()->copy_async(out[0],
+                                   in[0],
+                                   n * d_itemsize,
+                                   runtime::copy_kind::device_to_device,
+                                   d_io.stream(),
+                                   "device_delay");
+        d_io.end(*this);
+        return n;
+    }
+
+private:
+    size_t d_itemsize;
+    runtime::device_io d_io;
+};
+
+std::shared_ptr<device_delay> make_delay(size_t itemsize, unsigned history)
+{
+    return gnuradio::make_block_sptr<device_delay>(itemsize, history, qa::test_device());
+}
+
+gr::gpudsp::device_copy::sptr make_copy(size_t itemsize)
+{
+    return device_copy::make(itemsize, qa::test_backend(), 0);
+}
+
+uint64_t total_realignments(const std::vector<gr::block_sptr>& blocks)
+{
+    uint64_t n = 0;
+    for (auto& b : blocks)
+        if (auto buf = runtime::device_io::output_buffer(*b, 0))
+            n += buf->realignments();
+    return n;
+}
+
+} // namespace
+
+BOOST_TEST_GLOBAL_FIXTURE(small_buffers);
+
+BOOST_AUTO_TEST_CASE(chain_host_device_device_host)
+{
+    const std::size_t n = 200003;
+    const auto data = qa::random_floats(n, 1);
+    auto tb = gr::make_top_block("chain");
+    auto src = gr::blocks::vector_source_f::make(data);
+    auto c1 = make_copy(sizeof(float));
+    auto c2 = make_copy(sizeof(float));
+    auto c3 = make_copy(sizeof(float));
+    auto sink = gr::blocks::vector_sink_f::make();
+    tb->connect(src, 0, c1, 0);
+    tb->connect(c1, 0, c2, 0);
+    tb->connect(c2, 0, c3, 0);
+    tb->connect(c3, 0, sink, 0);
+    tb->run();
+    BOOST_REQUIRE_EQUAL(sink->data().size(), n);
+    BOOST_CHECK(sink->data() == data);
+
+    // The host->device edge uploads each item once; the device->device
+    // edges copy nothing between host and device; the last edge downloads
+    // each item once. (The host->device buffer is the one c1 reads.)
+    const auto up = runtime::device_io::input_buffer(*c1, 0)->counters();
+    BOOST_CHECK_EQUAL(up.h2d_bytes, n * sizeof(float));
+    BOOST_CHECK_EQUAL(up.d2h_bytes, 0u);
+    for (auto& b : { c1, c2 }) {
+        const auto c = runtime::device_io::output_buffer(*b, 0)->counters();
+        BOOST_CHECK_EQUAL(c.h2d_bytes + c.d2h_bytes + c.h2d_calls + c.d2h_calls, 0u);
+    }
+    const auto down = runtime::device_io::output_buffer(*c3, 0)->counters();
+    BOOST_CHECK_EQUAL(down.d2h_bytes, n * sizeof(float));
+    BOOST_CHECK_EQUAL(down.h2d_bytes, 0u);
+}
+
+BOOST_AUTO_TEST_CASE(history_on_device_edges_and_wraps)
+{
+    const std::size_t n = 300007;
+    const unsigned history = 37;
+    const auto data = qa::random_floats(n, 2);
+    auto tb = gr::make_top_block("history");
+    auto src = gr::blocks::vector_source_f::make(data);
+    auto d1 = make_delay(sizeof(float), history); // history on the host->device edge
+    auto c = make_copy(sizeof(float));
+    auto d2 = make_delay(sizeof(float), 5); // history on a device->device edge
+    auto sink = gr::blocks::vector_sink_f::make();
+    tb->connect(src, 0, d1, 0);
+    tb->connect(d1, 0, c, 0);
+    tb->connect(c, 0, d2, 0);
+    tb->connect(d2, 0, sink, 0);
+    tb->run();
+    const std::size_t delay = (history - 1) + 4;
+    const auto& out = sink->data();
+    BOOST_REQUIRE_EQUAL(out.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const float want = i < delay ? 0.0f : data[i - delay];
+        BOOST_REQUIRE_MESSAGE(out[i] == want, "item " << i << ": " << out[i] << " != " << want);
+    }
+    // Much longer than every buffer: the realignment callbacks had to run.
+    auto buf = runtime::device_io::output_buffer(*c, 0);
+    BOOST_CHECK_GT(n, 10 * buf->bufsize());
+    BOOST_CHECK_GT(total_realignments({ src, d1, c }) +
+                       runtime::device_io::input_buffer(*d1, 0)->realignments(),
+                   0u);
+}
+
+BOOST_AUTO_TEST_CASE(vlen_three_with_history)
+{
+    const std::size_t vlen = 3, n = 100001;
+    const auto data = qa::random_floats(n * vlen, 3);
+    auto tb = gr::make_top_block("vlen");
+    auto src = gr::blocks::vector_source_f::make(data, false, vlen);
+    auto c = make_copy(vlen * sizeof(float));
+    auto d = make_delay(vlen * sizeof(float), 4);
+    auto sink = gr::blocks::vector_sink_f::make(vlen);
+    tb->connect(src, 0, c, 0);
+    tb->connect(c, 0, d, 0);
+    tb->connect(d, 0, sink, 0);
+    tb->run();
+    const auto& out = sink->data();
+    BOOST_REQUIRE_EQUAL(out.size(), n * vlen);
+    for (std::size_t i = 0; i < n * vlen; ++i) {
+        const float want = i < 3 * vlen ? 0.0f : data[i - 3 * vlen];
+        BOOST_REQUIRE_MESSAGE(out[i] == want, "value " << i);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(tags_pass_with_their_offsets)
+{
+    const std::size_t n = 150000;
+    const auto data = qa::random_floats(n, 4);
+    std::vector<gr::tag_t> tags;
+    std::mt19937 rng(5);
+    for (int k = 0; k < 200; ++k) {
+        gr::tag_t t;
+        t.offset = rng() % n;
+        t.key = pmt::intern("qa");
+        t.value = pmt::from_long(k);
+        tags.push_back(t);
+    }
+    auto tb = gr::make_top_block("tags");
+    auto src = gr::blocks::vector_source_f::make(data, false, 1, tags);
+    auto c1 = make_copy(sizeof(float));
+    auto c2 = make_copy(sizeof(float));
+    auto sink = gr::blocks::vector_sink_f::make();
+    tb->connect(src, 0, c1, 0);
+    tb->connect(c1, 0, c2, 0);
+    tb->connect(c2, 0, sink, 0);
+    tb->run();
+    auto got = sink->tags();
+    BOOST_REQUIRE_EQUAL(got.size(), tags.size());
+    std::map<long, uint64_t> want;
+    for (auto& t : tags)
+        want[pmt::to_long(t.value)] = t.offset;
+    for (auto& t : got)
+        BOOST_CHECK_EQUAL(t.offset, want[pmt::to_long(t.value)]);
+}
+
+BOOST_AUTO_TEST_CASE(unpack10_on_device_feeds_device_blocks)
+{
+    // 10-bit bytes uploaded once, unpacked on the device, copied on the
+    // device, downloaded once; odd length so a partial group stays behind.
+    const std::size_t n_bytes = 250003;
+    const auto bytes = qa::random_bytes(n_bytes, 6);
+    auto tb = gr::make_top_block("unpack10");
+    auto src = gr::blocks::vector_source_b::make(bytes);
+    auto up = unpack10::make("float", qa::test_backend(), 0);
+    auto c = make_copy(sizeof(float));
+    auto sink = gr::blocks::vector_sink_f::make();
+    tb->connect(src, 0, up, 0);
+    tb->connect(up, 0, c, 0);
+    tb->connect(c, 0, sink, 0);
+    tb->run();
+    const std::size_t n = n_bytes / 5 * 4;
+    const auto& out = sink->data();
+    BOOST_REQUIRE_EQUAL(out.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t bit = 10 * i;
+        const unsigned pair = (unsigned(bytes[bit / 8]) << 8) | bytes[bit / 8 + 1];
+        int v = (pair >> (6 - bit % 8)) & 0x3FF;
+        v = v >= 512 ? v - 1024 : v;
+        BOOST_REQUIRE_MESSAGE(out[i] == float(v), "sample " << i);
+    }
+    const auto edge = runtime::device_io::output_buffer(*up, 0)->counters();
+    BOOST_CHECK_EQUAL(edge.h2d_bytes + edge.d2h_bytes, 0u);
+}
+
+namespace {
+
+// start() must throw (not hang), with a message holding one of \p needles.
+void expect_start_refused(gr::top_block_sptr tb, const std::vector<std::string>& needles)
+{
+    try {
+        tb->start();
+    } catch (const std::exception& e) {
+        const std::string msg = e.what();
+        bool found = false;
+        for (auto& n : needles)
+            found = found || msg.find(n) != std::string::npos;
+        BOOST_CHECK_MESSAGE(found, "message: " << msg);
+        return;
+    }
+    tb->stop();
+    tb->wait();
+    BOOST_FAIL("start() should have been refused");
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(host_output_to_two_device_blocks_is_refused)
+{
+    auto tb = gr::make_top_block("fanout");
+    auto src = gr::blocks::vector_source_f::make(qa::random_floats(1000, 7));
+    auto a = make_copy(sizeof(float));
+    auto b = make_copy(sizeof(float));
+    tb->connect(src, 0, a, 0);
+    tb->connect(src, 0, b, 0);
+    tb->connect(a, 0, gr::blocks::vector_sink_f::make(), 0);
+    tb->connect(b, 0, gr::blocks::vector_sink_f::make(), 0);
+    expect_start_refused(tb, { "read by several GPU blocks. GNU Radio 3.10.5.1" });
+}
+
+BOOST_AUTO_TEST_CASE(host_output_to_host_and_device_blocks_is_refused)
+{
+    auto tb = gr::make_top_block("mixed");
+    auto src = gr::blocks::vector_source_f::make(qa::random_floats(1000, 8));
+    auto host_sink = gr::blocks::vector_sink_f::make();
+    auto a = make_copy(sizeof(float));
+    tb->connect(src, 0, host_sink, 0);
+    tb->connect(src, 0, a, 0);
+    tb->connect(a, 0, gr::blocks::vector_sink_f::make(), 0);
+    // Which of the two edges GNU Radio connects first decides who notices.
+    expect_start_refused(tb, { "read by both host and GPU blocks", "Cannot change to transfer type" });
+}
+
+BOOST_AUTO_TEST_CASE(device_output_to_host_and_device_blocks_is_refused)
+{
+    auto tb = gr::make_top_block("mixed_device");
+    auto src = gr::blocks::vector_source_f::make(qa::random_floats(1000, 9));
+    auto a = make_copy(sizeof(float));
+    auto b = make_copy(sizeof(float));
+    tb->connect(src, 0, a, 0);
+    tb->connect(a, 0, gr::blocks::vector_sink_f::make(), 0);
+    tb->connect(a, 0, b, 0);
+    tb->connect(b, 0, gr::blocks::vector_sink_f::make(), 0);
+    expect_start_refused(tb, { "Cannot change to transfer type" });
+}
+
+BOOST_AUTO_TEST_CASE(hundred_flowgraphs_leak_nothing)
+{
+    auto ctx = runtime::device_context::get(qa::test_device().kind, 0);
+    const auto data = qa::random_floats(20000, 10);
+    auto run_once = [&] {
+        auto tb = gr::make_top_block("leak");
+        auto src = gr::blocks::vector_source_f::make(data);
+        auto c1 = make_copy(sizeof(float));
+        auto d = make_delay(sizeof(float), 3);
+        auto sink = gr::blocks::vector_sink_f::make();
+        tb->connect(src, 0, c1, 0);
+        tb->connect(c1, 0, d, 0);
+        tb->connect(d, 0, sink, 0);
+        tb->run();
+        BOOST_REQUIRE_EQUAL(sink->data().size(), data.size());
+    };
+    run_once(); // first-use allocations (contexts, CUDA state) happen here
+    const long buffers_before = gr::buffer_ncurrently_allocated();
+    const auto mem_before = ctx->usage();
+    for (int i = 0; i < 100; ++i)
+        run_once();
+    const auto mem_after = ctx->usage();
+    BOOST_CHECK_EQUAL(gr::buffer_ncurrently_allocated(), buffers_before);
+    BOOST_CHECK_EQUAL(mem_after.device_bytes, mem_before.device_bytes);
+    BOOST_CHECK_EQUAL(mem_after.device_allocations, mem_before.device_allocations);
+    BOOST_CHECK_EQUAL(mem_after.host_bytes, mem_before.host_bytes);
+    BOOST_CHECK_EQUAL(mem_after.host_allocations, mem_before.host_allocations);
+}
+
+BOOST_AUTO_TEST_CASE(buffer_floor_gives_large_batches)
+{
+    setenv("GPUDSP_MIN_BUFFER_BYTES", "1048576", 1);
+    auto tb = gr::make_top_block("floor");
+    auto src = gr::blocks::vector_source_f::make(qa::random_floats(1000, 11));
+    auto c = make_copy(sizeof(float));
+    auto sink = gr::blocks::vector_sink_f::make();
+    tb->connect(src, 0, c, 0);
+    tb->connect(c, 0, sink, 0);
+    tb->run();
+    setenv("GPUDSP_MIN_BUFFER_BYTES", "0", 1);
+    BOOST_CHECK_GE(runtime::device_io::output_buffer(*c, 0)->bufsize() * sizeof(float),
+                   1048576u);
+    BOOST_CHECK_EQUAL(sink->data().size(), 1000u);
+}

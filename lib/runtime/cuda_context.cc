@@ -1,0 +1,247 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The CUDA device context: every CUDA runtime call of gr-gpudsp's runtime
+// goes through here, checked, with an error message that names the
+// operation, the block and CUDA's own error text.
+
+#include "context_factories.h"
+#include <cuda_runtime.h>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace gr {
+namespace gpudsp {
+namespace runtime {
+namespace detail {
+
+namespace {
+
+void check(cudaError_t err, const char* op, int device, const std::string& who)
+{
+    if (err == cudaSuccess)
+        return;
+    std::ostringstream msg;
+    msg << who << ": " << op << " failed on CUDA device " << device << ": "
+        << cudaGetErrorName(err) << " (" << cudaGetErrorString(err) << ")";
+    throw device_error(msg.str());
+}
+
+cudaMemcpyKind to_cuda(copy_kind kind)
+{
+    switch (kind) {
+    case copy_kind::host_to_device:
+        return cudaMemcpyHostToDevice;
+    case copy_kind::device_to_host:
+        return cudaMemcpyDeviceToHost;
+    case copy_kind::device_to_device:
+        return cudaMemcpyDeviceToDevice;
+    }
+    return cudaMemcpyDefault;
+}
+
+class cuda_context : public device_context
+{
+public:
+    explicit cuda_context(int device) : device_context(backend_kind::cuda, device)
+    {
+        int count = 0;
+        check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", device, "device_context");
+        if (device >= count)
+            throw device_error("device_context: CUDA device " + std::to_string(device) +
+                               " is absent (" + std::to_string(count) + " found)");
+    }
+
+    void make_current() const override
+    {
+        check(cudaSetDevice(device()), "cudaSetDevice", device(), "device_context");
+    }
+
+    void* device_alloc(std::size_t bytes, const std::string& who) override
+    {
+        make_current();
+        void* p = nullptr;
+        check(cudaMalloc(&p, bytes), "cudaMalloc", device(), who);
+        remember(p, bytes);
+        note_alloc(true, bytes);
+        return p;
+    }
+    void device_free(void* ptr) noexcept override
+    {
+        if (!ptr)
+            return;
+        cudaSetDevice(device());
+        cudaFree(ptr);
+        note_free(true, forget(ptr));
+    }
+    void* host_alloc(std::size_t bytes, const std::string& who) override
+    {
+        make_current();
+        void* p = nullptr;
+        check(cudaMallocHost(&p, bytes), "cudaMallocHost", device(), who);
+        remember(p, bytes);
+        note_alloc(false, bytes);
+        return p;
+    }
+    void host_free(void* ptr) noexcept override
+    {
+        if (!ptr)
+            return;
+        cudaFreeHost(ptr);
+        note_free(false, forget(ptr));
+    }
+
+    void memset_async(void* device_ptr,
+                      int value,
+                      std::size_t bytes,
+                      stream_handle stream,
+                      const std::string& who) override
+    {
+        make_current();
+        check(cudaMemsetAsync(device_ptr, value, bytes, cuda(stream)),
+              "cudaMemsetAsync",
+              device(),
+              who);
+    }
+
+    stream_handle stream_create(const std::string& who) override
+    {
+        make_current();
+        cudaStream_t s = nullptr;
+        // Non-blocking: never serialised behind the legacy default stream.
+        check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+              "cudaStreamCreateWithFlags",
+              device(),
+              who);
+        return s;
+    }
+    void stream_destroy(stream_handle stream) noexcept override
+    {
+        cudaSetDevice(device());
+        cudaStreamDestroy(cuda(stream));
+    }
+    void stream_synchronize(stream_handle stream, const std::string& who) override
+    {
+        check(cudaStreamSynchronize(cuda(stream)), "cudaStreamSynchronize", device(), who);
+    }
+    event_handle event_create(const std::string& who) override
+    {
+        make_current();
+        cudaEvent_t e = nullptr;
+        check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),
+              "cudaEventCreateWithFlags",
+              device(),
+              who);
+        return e;
+    }
+    void event_destroy(event_handle event) noexcept override
+    {
+        cudaSetDevice(device());
+        cudaEventDestroy(static_cast<cudaEvent_t>(event));
+    }
+    void event_record(event_handle event, stream_handle stream, const std::string& who) override
+    {
+        check(cudaEventRecord(static_cast<cudaEvent_t>(event), cuda(stream)),
+              "cudaEventRecord",
+              device(),
+              who);
+    }
+    void stream_wait_event(stream_handle stream,
+                           event_handle event,
+                           const std::string& who) override
+    {
+        check(cudaStreamWaitEvent(cuda(stream), static_cast<cudaEvent_t>(event), 0),
+              "cudaStreamWaitEvent",
+              device(),
+              who);
+    }
+    void event_synchronize(event_handle event, const std::string& who) override
+    {
+        check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)),
+              "cudaEventSynchronize",
+              device(),
+              who);
+    }
+    void check_last_error(const std::string& operation, const std::string& who) override
+    {
+        check(cudaGetLastError(), operation.c_str(), device(), who);
+    }
+
+protected:
+    void do_copy_async(void* dst,
+                       const void* src,
+                       std::size_t bytes,
+                       copy_kind kind,
+                       stream_handle stream,
+                       const std::string& who) override
+    {
+        make_current();
+        check(cudaMemcpyAsync(dst, src, bytes, to_cuda(kind), cuda(stream)),
+              "cudaMemcpyAsync",
+              device(),
+              who);
+    }
+
+private:
+    static cudaStream_t cuda(stream_handle s) { return static_cast<cudaStream_t>(s); }
+
+    void remember(void* p, std::size_t bytes)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        d_sizes[p] = bytes;
+    }
+    std::size_t forget(void* p)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        auto it = d_sizes.find(p);
+        if (it == d_sizes.end())
+            return 0;
+        const std::size_t bytes = it->second;
+        d_sizes.erase(it);
+        return bytes;
+    }
+
+    std::mutex d_mutex;
+    std::map<void*, std::size_t> d_sizes;
+};
+
+} // namespace
+
+device_context::sptr make_cuda_context(int device)
+{
+    return std::make_shared<cuda_context>(device);
+}
+
+std::vector<device_info> cuda_devices() noexcept
+{
+    std::vector<device_info> result;
+    int count = 0;
+    // No driver, no device, or a driver too old all end here with an error
+    // code: the machine simply has no usable CUDA device.
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError(); // clear the sticky-free error state
+        return result;
+    }
+    for (int i = 0; i < count; ++i) {
+        cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
+            continue;
+        device_info info;
+        info.index = i;
+        info.name = prop.name;
+        info.compute_major = prop.major;
+        info.compute_minor = prop.minor;
+        info.total_memory = prop.totalGlobalMem;
+        info.multiprocessors = prop.multiProcessorCount;
+        result.push_back(info);
+    }
+    return result;
+}
+
+} // namespace detail
+} // namespace runtime
+} // namespace gpudsp
+} // namespace gr
