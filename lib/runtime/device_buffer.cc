@@ -418,7 +418,7 @@ void device_buffer::refuse_orphaning_replacement(const gr::block_sptr& link,
     int matches = 0;
     for (int p = 0; p < detail->noutputs(); ++p) {
         auto b = detail->output(p);
-        if (b && b->bufsize() == nitems && b->get_sizeof_item() == sizeof_item &&
+        if (b && static_cast<int>(b->bufsize()) == nitems && b->get_sizeof_item() == sizeof_item &&
             b->get_downstream_lcm_nitems() == downstream_lcm_nitems &&
             b->get_max_reader_output_multiple() == downstream_max_out_mult) {
             replaced = b;

@@ -1,23 +1,16 @@
 #
-# Copyright 2008,2009 Free Software Foundation, Inc.
-#
+# Copyright 2026 gr-gpudsp authors
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
+"""
+gr-gpudsp: GPU-backed GNU Radio blocks for heavy receivers (CUDA, with CPU
+fallbacks).
 
-# The presence of this file turns this directory into a Python package
+Blocks take ``backend`` ("auto", "cuda" or "cpu") and ``device`` (a CUDA
+device index). Numpy entry points to the same compute cores are in
+``gpudsp.kernels``; numpy helpers for the data formats in ``gpudsp.formats``.
+"""
 
-'''
-This is the GNU Radio GPUDSP module. Place your Python package
-description here (python/__init__.py).
-'''
-import os
-
-# import pybind11 generated symbols into the gpudsp namespace
-try:
-    # this might fail if the module is python-only
-    from .gpudsp_python import *
-except ModuleNotFoundError:
-    pass
-
-# import any pure python here
-#
+from .gpudsp_python import *  # noqa: F401,F403  (blocks and runtime functions)
+from . import formats  # noqa: F401
+from . import kernels  # noqa: F401

@@ -1,53 +1,23 @@
 /*
- * Copyright 2020 Free Software Foundation, Inc.
- *
- * This file is part of GNU Radio
- *
+ * Copyright 2026 gr-gpudsp authors
  * SPDX-License-Identifier: GPL-3.0-or-later
- *
  */
 
-#include <pybind11/pybind11.h>
+// Hand-maintained pybind11 bindings of gr-gpudsp (no pygccxml at build
+// time). Each part lives in its own bind_*.cc file; this file assembles the
+// module `gnuradio.gpudsp.gpudsp_python`.
 
-#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
-#include <numpy/arrayobject.h>
-
-namespace py = pybind11;
-
-// Headers for binding functions
-/**************************************/
-// The following comment block is used for
-// gr_modtool to insert function prototypes
-// Please do not delete
-/**************************************/
-// BINDING_FUNCTION_PROTOTYPES(
-// ) END BINDING_FUNCTION_PROTOTYPES
-
-
-// We need this hack because import_array() returns NULL
-// for newer Python versions.
-// This function is also necessary because it ensures access to the C API
-// and removes a warning.
-void* init_numpy()
-{
-    import_array();
-    return NULL;
-}
+#include "bindings.h"
 
 PYBIND11_MODULE(gpudsp_python, m)
 {
-    // Initialize the numpy C API
-    // (otherwise we will see segmentation faults)
-    init_numpy();
-
-    // Allow access to base block methods
+    // Base classes (gr.block, gr.sync_block...) come from GNU Radio's module.
     py::module::import("gnuradio.gr");
 
-    /**************************************/
-    // The following comment block is used for
-    // gr_modtool to insert binding function calls
-    // Please do not delete
-    /**************************************/
-    // BINDING_FUNCTION_CALLS(
-    // ) END BINDING_FUNCTION_CALLS
+    m.doc() = "gr-gpudsp: GPU-backed GNU Radio blocks (CUDA, with CPU fallbacks)";
+    auto kernels = m.def_submodule("_kernels", "compute cores callable on numpy arrays");
+
+    bind_runtime(m);
+    bind_device_copy(m);
+    bind_unpack10(m, kernels);
 }

@@ -1,0 +1,87 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// gpudsp_bench: the pieces every subcommand shares — options, timing, the
+// result table and its JSON form.
+
+#ifndef INCLUDED_GPUDSP_BENCH_H
+#define INCLUDED_GPUDSP_BENCH_H
+
+#include <gnuradio/gpudsp/runtime/device_context.h>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+/*! \brief Command-line options: `--name value` pairs and `--flag`s. */
+class options
+{
+public:
+    options(int argc, char** argv, int first);
+    std::size_t size(const std::string& name, std::size_t fallback) const;
+    std::vector<std::size_t> sizes(const std::string& name,
+                                   const std::vector<std::size_t>& fallback) const;
+    std::string text(const std::string& name, const std::string& fallback) const;
+    bool flag(const std::string& name) const;
+
+private:
+    std::map<std::string, std::string> d_values;
+};
+
+/*! \brief One measured figure. `roofline` is the bound it is compared with,
+ *  in the same unit, measured in the same run (0: none). */
+struct row {
+    std::string job, name, backend;
+    double value = 0;
+    std::string unit;
+    double roofline = 0;
+    std::string roofline_name;
+    std::string note;
+};
+
+class report
+{
+public:
+    void add(const row& r) { d_rows.push_back(r); }
+    void skip(const std::string& job, const std::string& why);
+    void print() const;
+    void write_json(const std::string& path) const;
+
+private:
+    std::vector<row> d_rows;
+    std::vector<std::string> d_skipped;
+};
+
+/*! \brief Best (shortest) seconds per call of \p fn over \p iterations
+ *  timed calls after one warm-up; \p sync waits for asynchronous work. */
+double seconds_per_call(const std::function<void()>& fn,
+                        const std::function<void()>& sync,
+                        int iterations);
+
+/*! \brief Host memcpy bandwidth (bytes read + written per second) for
+ *  copies of \p bytes. */
+double host_memcpy_bandwidth(std::size_t bytes, int iterations);
+
+/*! \brief Device-to-device copy bandwidth (bytes read + written per
+ *  second) for copies of \p bytes; 0 without a CUDA device. */
+double device_copy_bandwidth(std::size_t bytes, int iterations);
+
+/*! \brief Pinned host-to-device copy bandwidth (bytes per second). */
+double host_to_device_bandwidth(std::size_t bytes, int iterations);
+
+/*! \brief The CUDA device, or nullptr (and a skip line) without one. */
+gr::gpudsp::runtime::device_context::sptr cuda_or_skip(report& rep, const std::string& job);
+
+using subcommand = std::function<void(const options&, report&)>;
+void run_unpack10(const options& opt, report& rep);
+void run_buffer(const options& opt, report& rep);
+
+} // namespace bench
+
+#endif

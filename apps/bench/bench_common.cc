@@ -1,0 +1,197 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "bench.h"
+#include <gnuradio/gpudsp/runtime/backend.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace bench {
+
+using namespace gr::gpudsp::runtime;
+
+options::options(int argc, char** argv, int first)
+{
+    for (int i = first; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a.rfind("--", 0) != 0)
+            throw std::invalid_argument("unexpected argument '" + a + "'");
+        a = a.substr(2);
+        if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0)
+            d_values[a] = argv[++i];
+        else
+            d_values[a] = "";
+    }
+}
+
+std::size_t options::size(const std::string& name, std::size_t fallback) const
+{
+    auto it = d_values.find(name);
+    return it == d_values.end() ? fallback : std::stoull(it->second);
+}
+
+std::vector<std::size_t> options::sizes(const std::string& name,
+                                        const std::vector<std::size_t>& fallback) const
+{
+    auto it = d_values.find(name);
+    if (it == d_values.end())
+        return fallback;
+    std::vector<std::size_t> out;
+    std::stringstream ss(it->second);
+    std::string item;
+    while (std::getline(ss, item, ','))
+        out.push_back(std::stoull(item));
+    return out;
+}
+
+std::string options::text(const std::string& name, const std::string& fallback) const
+{
+    auto it = d_values.find(name);
+    return it == d_values.end() ? fallback : it->second;
+}
+
+bool options::flag(const std::string& name) const { return d_values.count(name) > 0; }
+
+void report::skip(const std::string& job, const std::string& why)
+{
+    d_skipped.push_back(job + ": " + why);
+}
+
+void report::print() const
+{
+    std::cout << std::left << std::setw(10) << "job" << std::setw(34) << "case" << std::setw(9)
+              << "backend" << std::right << std::setw(12) << "value" << "  " << std::left
+              << std::setw(8) << "unit" << std::right << std::setw(12) << "roofline"
+              << std::setw(8) << "ratio" << "  " << std::left << "roofline measured" << "\n";
+    for (const auto& r : d_rows) {
+        std::cout << std::left << std::setw(10) << r.job << std::setw(34) << r.name << std::setw(9)
+                  << r.backend << std::right << std::setw(12) << std::fixed
+                  << std::setprecision(3) << r.value << "  " << std::left << std::setw(8) << r.unit
+                  << std::right;
+        if (r.roofline > 0)
+            std::cout << std::setw(12) << r.roofline << std::setw(7) << std::setprecision(1)
+                      << 100.0 * r.value / r.roofline << "%  " << r.roofline_name;
+        else
+            std::cout << std::setw(12) << "-" << std::setw(8) << "-";
+        if (!r.note.empty())
+            std::cout << "  (" << r.note << ")";
+        std::cout << "\n";
+    }
+    for (const auto& s : d_skipped)
+        std::cout << "SKIPPED " << s << "\n";
+}
+
+namespace {
+std::string json_string(const std::string& s)
+{
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+} // namespace
+
+void report::write_json(const std::string& path) const
+{
+    std::ofstream f(path);
+    if (!f)
+        throw std::runtime_error("cannot write " + path);
+    const auto devs = devices();
+    f << "{\n  \"device\": " << json_string(devs.empty() ? "none" : devs[0].name)
+      << ",\n  \"rows\": [\n";
+    for (std::size_t i = 0; i < d_rows.size(); ++i) {
+        const auto& r = d_rows[i];
+        f << "    {\"job\": " << json_string(r.job) << ", \"case\": " << json_string(r.name)
+          << ", \"backend\": " << json_string(r.backend) << ", \"value\": " << r.value
+          << ", \"unit\": " << json_string(r.unit) << ", \"roofline\": " << r.roofline
+          << ", \"roofline_name\": " << json_string(r.roofline_name)
+          << ", \"note\": " << json_string(r.note) << "}" << (i + 1 < d_rows.size() ? "," : "")
+          << "\n";
+    }
+    f << "  ],\n  \"skipped\": [";
+    for (std::size_t i = 0; i < d_skipped.size(); ++i)
+        f << (i ? ", " : "") << json_string(d_skipped[i]);
+    f << "]\n}\n";
+}
+
+double seconds_per_call(const std::function<void()>& fn,
+                        const std::function<void()>& sync,
+                        int iterations)
+{
+    fn(); // warm-up: first-touch, plan caches, clocks
+    sync();
+    double best = 1e30;
+    for (int i = 0; i < std::max(1, iterations); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        sync();
+        const auto t1 = std::chrono::steady_clock::now();
+        best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+    }
+    return best;
+}
+
+double host_memcpy_bandwidth(std::size_t bytes, int iterations)
+{
+    std::vector<char> a(bytes, 1), b(bytes, 2);
+    const double s = seconds_per_call(
+        [&] { std::memcpy(b.data(), a.data(), bytes); }, [] {}, iterations);
+    return 2.0 * bytes / s;
+}
+
+device_context::sptr cuda_or_skip(report& rep, const std::string& job)
+{
+    if (!cuda_available()) {
+        rep.skip(job,
+                 built_with_cuda() ? "GPU rows skipped: no CUDA device"
+                                   : "GPU rows skipped: built without CUDA");
+        return nullptr;
+    }
+    return device_context::get(backend_kind::cuda, 0);
+}
+
+double device_copy_bandwidth(std::size_t bytes, int iterations)
+{
+    if (!cuda_available())
+        return 0;
+    auto ctx = device_context::get(backend_kind::cuda, 0);
+    device_memory a(ctx, bytes, "bench"), b(ctx, bytes, "bench");
+    device_stream s(ctx, "bench");
+    const double t = seconds_per_call(
+        [&] {
+            ctx->copy_async(b.get(), a.get(), bytes, copy_kind::device_to_device, s.get(), "bench");
+        },
+        [&] { s.synchronize(); },
+        iterations);
+    return 2.0 * bytes / t;
+}
+
+double host_to_device_bandwidth(std::size_t bytes, int iterations)
+{
+    if (!cuda_available())
+        return 0;
+    auto ctx = device_context::get(backend_kind::cuda, 0);
+    device_memory d(ctx, bytes, "bench");
+    pinned_memory h(ctx, bytes, "bench");
+    device_stream s(ctx, "bench");
+    const double t = seconds_per_call(
+        [&] {
+            ctx->copy_async(d.get(), h.get(), bytes, copy_kind::host_to_device, s.get(), "bench");
+        },
+        [&] { s.synchronize(); },
+        iterations);
+    return bytes / t;
+}
+
+} // namespace bench

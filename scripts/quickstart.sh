@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+#
+# Copyright 2026 gr-gpudsp authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# gr-gpudsp quick start, for a fresh Debian 12 machine:
+#
+#   scripts/quickstart.sh demo   install dependencies, build, install to
+#                                /usr/local, run the demo
+#   scripts/quickstart.sh test   the same set-up, then the whole test suite
+#
+# Idempotent: a second run reuses the installed packages and the build.
+# Environment:
+#   GPUDSP_BUILD_DIR             build folder (default: build/ in the checkout)
+#   GPUDSP_CUDA_ARCHITECTURES    CUDA architectures to build (default: the
+#                                GPU present, else 90; CUDA is built when the
+#                                toolkit is in /usr/local/cuda or on PATH)
+#   GPUDSP_ENABLE_CUDA           ON or OFF (default: ON when nvcc is found)
+set -euo pipefail
+
+mode=${1:-}
+if [[ "$mode" != demo && "$mode" != test ]]; then
+    sed -n 6,19p "$0"
+    exit 2
+fi
+shift
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${GPUDSP_BUILD_DIR:-$root/build}
+sudo=""
+[[ $(id -u) -eq 0 ]] || sudo="sudo"
+
+# --- 1. Debian packages (GNU Radio 3.10 and the module's build deps) -------
+packages=(build-essential cmake pkg-config git
+          gnuradio-dev libvolk2-dev libfftw3-dev libboost-test-dev libspdlog-dev
+          libgmp-dev pybind11-dev python3-numpy python3-yaml python3-h5py
+          python3-matplotlib python3-pyqt5)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "== installing: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- 2. Configure, build, install ------------------------------------------
+cuda_args=()
+nvcc=$(command -v nvcc || true)
+[[ -z "$nvcc" && -x /usr/local/cuda/bin/nvcc ]] && nvcc=/usr/local/cuda/bin/nvcc
+if [[ -n "$nvcc" && "${GPUDSP_ENABLE_CUDA:-ON}" == ON ]]; then
+    arch=${GPUDSP_CUDA_ARCHITECTURES:-}
+    if [[ -z "$arch" ]]; then
+        if nvidia-smi -L >/dev/null 2>&1; then arch=native; else arch=90; fi
+    fi
+    cuda_args=(-DENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch")
+    echo "== CUDA backend: $nvcc, architectures $arch"
+else
+    cuda_args=(-DENABLE_CUDA=OFF)
+    echo "== CUDA backend: off (no nvcc found, or GPUDSP_ENABLE_CUDA=OFF): CPU-only build"
+fi
+
+mkdir -p "$build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+      -DPYTHON_EXECUTABLE=/usr/bin/python3 "${cuda_args[@]}" > "$build/configure.log" \
+    || { cat "$build/configure.log"; exit 1; }
+echo "== building in $build"
+cmake --build "$build" -j "$(nproc)"
+echo "== installing to /usr/local"
+$sudo cmake --install "$build" > "$build/install.log"
+$sudo ldconfig
+
+# --- 3. Demo or tests --------------------------------------------------------
+if [[ "$mode" == demo ]]; then
+    demo=/usr/local/bin/gpudsp_unpack10_demo
+    echo "== running $demo $*"
+    exec /usr/bin/python3 "$demo" "$@"
+else
+    echo "== running the test suite (GPU tests are skipped without a CUDA device)"
+    cd "$build"
+    exec ctest --output-on-failure "$@"
+fi
