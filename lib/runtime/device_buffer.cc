@@ -195,6 +195,9 @@ void device_buffer::post_work(int nitems)
     const std::size_t bytes = std::size_t(nitems) * d_sizeof_item;
     switch (d_transfer_type) {
     case gr::transfer_type::HOST_TO_DEVICE:
+        // GNU Radio freed this space when the GPU readers' work() returned,
+        // but their kernels may still be reading it: the upload waits.
+        wait_for_space(d_stream.get());
         d_ctx->copy_async(d_device->get() + offset,
                           d_host->get() + offset,
                           bytes,
