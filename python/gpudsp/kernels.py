@@ -10,10 +10,45 @@ Each function runs the same plan the block runs, on the backend asked for
 
 from .gpudsp_python import _kernels
 
-__all__ = ["unpack10"]
+__all__ = ["unpack10", "pfb_weights", "fengine"]
 
 
 def unpack10(data, out_type="short", backend="auto", device=0):
     """Packed 10-bit bytes (1-D uint8) to int16 samples (float32 with
     ``out_type="float"``): every whole sample the bytes hold."""
     return _kernels.unpack10(data, out_type, backend, device)
+
+
+def pfb_weights(n_channels, n_taps, w_cutoff=1.0, complex_input=False):
+    """The F-engine's PFB window (float64, length step * n_taps with step =
+    2 n_channels, or n_channels for complex input): a Hann window times a
+    sinc, scaled so that sum(w**2) = 1. See docs/fengine.md."""
+    return _kernels.pfb_weights(n_channels, n_taps, w_cutoff, complex_input)
+
+
+def fengine(x, n_channels, n_taps=16, input_format="packed10", output_format="cf32",
+            w_cutoff=1.0, weights=None, gains=None, fine_delays=None, phases=None,
+            coarse_delays=None, dither=False, backend="auto", device=0,
+            dither_seed=0x5EED, first_spectrum=0, return_saturation=False):
+    """The F-engine (polyphase filter bank, FFT, corrections, quantisation).
+
+    x: [n_inputs, n_samples] of the input format ("packed10": uint8
+    [n_inputs, n_bytes]; "short": int16; "float": float32; "complex":
+    complex64). Returns [n_spectra, n_channels, n_inputs] complex64, or for
+    output_format "ci8" int8 [n_spectra, n_channels, n_inputs, 2] (and the
+    [n_spectra, n_inputs] saturation counts with return_saturation=True).
+    gains: [n_channels, n_inputs] complex; fine_delays, phases, coarse_delays:
+    one per input (samples, radians, whole samples >= 0). See docs/fengine.md
+    for the definition."""
+    result = _kernels.fengine(
+        x, int(n_channels), int(n_taps), input_format, output_format, float(w_cutoff),
+        [] if weights is None else [float(w) for w in weights],
+        gains,
+        [] if fine_delays is None else [float(t) for t in fine_delays],
+        [] if phases is None else [float(p) for p in phases],
+        [] if coarse_delays is None else [int(d) for d in coarse_delays],
+        bool(dither), int(dither_seed), int(first_spectrum), backend, int(device))
+    if output_format == "ci8":
+        out, sat = result
+        return (out, sat) if return_saturation else out
+    return result

@@ -20,4 +20,5 @@ PYBIND11_MODULE(gpudsp_python, m)
     bind_runtime(m);
     bind_device_copy(m);
     bind_unpack10(m, kernels);
+    bind_pfb_fengine(m, kernels);
 }

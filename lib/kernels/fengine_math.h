@@ -1,0 +1,82 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the F-engine arithmetic that must give the same bits on the CPU
+// and on the GPU — the packed 10-bit decode, the dither sequence and the
+// int8 quantiser. Compiled by g++ and by nvcc.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_FENGINE_MATH_H
+#define INCLUDED_GPUDSP_KERNELS_FENGINE_MATH_H
+
+#include <cmath>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define GPUDSP_HD __host__ __device__ __forceinline__
+#else
+#define GPUDSP_HD inline
+#endif
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+namespace fmath {
+
+/*! Sample \p i of a packed 10-bit stream (bits [10i, 10i+10), MSB first). */
+GPUDSP_HD int packed10_sample(const uint8_t* p, int64_t i)
+{
+    const int64_t bit = 10 * i;
+    const unsigned pair = (unsigned(p[bit >> 3]) << 8) | unsigned(p[(bit >> 3) + 1]);
+    const int raw = int((pair >> (6 - (bit & 7))) & 0x3FF);
+    return (raw ^ 0x200) - 0x200;
+}
+
+GPUDSP_HD uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/*!
+ * Dither for one complex output value, uniform on (-0.5, 0.5) in steps of
+ * 2^-24 for each part: a counter-based hash of (seed, absolute spectrum,
+ * channel, input), so it does not depend on how a stream is cut into calls
+ * or on the backend. Every step is exact in float32.
+ */
+GPUDSP_HD void dither_pair(uint64_t seed,
+                           uint64_t spectrum,
+                           uint32_t channel,
+                           uint32_t input,
+                           float& re,
+                           float& im)
+{
+    const uint64_t h = splitmix64(seed ^ splitmix64(spectrum ^ (uint64_t(channel) << 40) ^
+                                                    (uint64_t(input) << 20)));
+    const float scale = 1.0f / 16777216.0f; // 2^-24
+    re = (float(uint32_t(h >> 40)) + 0.5f) * scale - 0.5f;
+    im = (float(uint32_t(h >> 16) & 0xFFFFFFu) + 0.5f) * scale - 0.5f;
+}
+
+/*! Round half to even and clamp to [-127, 127]; \p clamped is set when the
+ *  value lay beyond +-127 (it saturated). */
+GPUDSP_HD int8_t quantise(float v, bool& clamped)
+{
+    clamped = clamped || v > 127.0f || v < -127.0f;
+    v = fminf(fmaxf(v, -127.0f), 127.0f);
+#ifdef __CUDA_ARCH__
+    return int8_t(__float2int_rn(v));
+#else
+    return int8_t(std::nearbyint(v)); // default rounding mode: to nearest, ties to even
+#endif
+}
+
+} // namespace fmath
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The F-engine on the CPU: decode, polyphase FIR (the inner loop over the
+// 2N columns vectorises), FFTW r2c/c2c in batches, then corrections and
+// quantisation into [spectrum][channel][input] order. It is the reference
+// the CUDA backend is tested against, and the fallback without a GPU.
+
+#include "fengine_math.h"
+#include "pfb_fengine_impl.h"
+#include <fftw3.h>
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+namespace {
+
+// FFTW's planner is not thread-safe.
+std::mutex& fftw_planner_mutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+template <typename T>
+struct fftw_deleter {
+    void operator()(T* p) const { fftwf_free(p); }
+};
+template <typename T>
+using fftw_array = std::unique_ptr<T[], fftw_deleter<T>>;
+
+template <typename T>
+fftw_array<T> fftw_alloc(std::size_t n)
+{
+    auto* p = static_cast<T*>(fftwf_malloc(sizeof(T) * std::max<std::size_t>(n, 1)));
+    if (!p)
+        throw std::bad_alloc();
+    return fftw_array<T>(p);
+}
+
+class fengine_cpu : public fengine_plan::impl
+{
+public:
+    // Spectra per FFT batch: large enough to amortise, small enough to stay in cache.
+    static constexpr int batch = 16;
+
+    fengine_cpu(const fengine_config& c, const std::vector<float>& w)
+        : d_c(c),
+          d_w(w),
+          d_step(c.step()),
+          d_fir(fftw_alloc<float>(std::size_t(batch) * d_step * (c.complex_input() ? 2 : 1))),
+          d_spec(fftw_alloc<fftwf_complex>(std::size_t(batch) * (c.n_channels + 1))),
+          d_samples(std::size_t(c.window()) * (c.complex_input() ? 2 : 1))
+    {
+        std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+        int n = d_step;
+        if (c.complex_input()) {
+            auto* in = reinterpret_cast<fftwf_complex*>(d_fir.get());
+            d_plan = fftwf_plan_many_dft(1, &n, batch, in, nullptr, 1, n, d_spec.get(), nullptr,
+                                         1, c.n_channels + 1, FFTW_FORWARD, FFTW_ESTIMATE);
+        } else {
+            d_plan = fftwf_plan_many_dft_r2c(1, &n, batch, d_fir.get(), nullptr, 1, n,
+                                             d_spec.get(), nullptr, 1, c.n_channels + 1,
+                                             FFTW_ESTIMATE);
+        }
+        if (!d_plan)
+            throw std::runtime_error("pfb_fengine: FFTW could not plan a transform of " +
+                                     std::to_string(n) + " points");
+    }
+
+    ~fengine_cpu() override
+    {
+        std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+        fftwf_destroy_plan(d_plan);
+    }
+
+    void set_corrections(const fengine_corrections& c) override
+    {
+        // One rotation per (channel, input): gain * exp(1j (delay phase + phi)).
+        const int N = d_c.n_channels, I = d_c.n_inputs;
+        d_rot.resize(std::size_t(N) * I);
+        for (int k = 0; k < N; ++k) {
+            const double kk = d_c.complex_input() ? (k >= N / 2 ? k - N : k) : k;
+            const double scale = d_c.complex_input() ? 2.0 : 1.0;
+            for (int i = 0; i < I; ++i) {
+                const double ph = -M_PI * scale * c.fine_delays[i] * kk / N + c.phases[i];
+                const std::complex<double> g = c.gains[std::size_t(k) * I + i];
+                d_rot[std::size_t(k) * I + i] =
+                    std::complex<float>(g * std::polar(1.0, ph));
+            }
+        }
+    }
+
+    void execute(const std::vector<fengine_input_view>& inputs,
+                 void* out,
+                 uint32_t* saturation,
+                 std::size_t n_spectra,
+                 uint64_t first_spectrum,
+                 runtime::stream_handle) override
+    {
+        if (saturation)
+            std::fill(saturation, saturation + n_spectra * d_c.n_inputs, 0u);
+        for (int i = 0; i < d_c.n_inputs; ++i) {
+            for (std::size_t s0 = 0; s0 < n_spectra; s0 += batch) {
+                const int nb = int(std::min<std::size_t>(batch, n_spectra - s0));
+                for (int b = 0; b < nb; ++b)
+                    fir(inputs[i], int64_t(s0 + b), b);
+                for (int b = nb; b < batch; ++b) // keep the unused tail finite
+                    std::fill_n(fir_row(b), row_floats(), 0.0f);
+                if (d_c.complex_input())
+                    fftwf_execute_dft(d_plan, reinterpret_cast<fftwf_complex*>(d_fir.get()),
+                                      d_spec.get());
+                else
+                    fftwf_execute_dft_r2c(d_plan, d_fir.get(), d_spec.get());
+                for (int b = 0; b < nb; ++b)
+                    post(i, s0 + b, b, out, saturation, first_spectrum);
+            }
+        }
+    }
+
+private:
+    int row_floats() const { return d_step * (d_c.complex_input() ? 2 : 1); }
+    float* fir_row(int b) { return d_fir.get() + std::size_t(b) * row_floats(); }
+
+    // The window of spectrum s as floats (pairs for complex input).
+    void decode_window(const fengine_input_view& v, int64_t s)
+    {
+        const int64_t first = v.first_sample + s * d_step;
+        const int n = d_c.window();
+        float* dst = d_samples.data();
+        switch (d_c.input) {
+        case fengine_input::packed10: {
+            const auto* p = static_cast<const uint8_t*>(v.data);
+            for (int j = 0; j < n; ++j)
+                dst[j] = float(fmath::packed10_sample(p, first + j));
+            break;
+        }
+        case fengine_input::int16: {
+            const auto* p = static_cast<const int16_t*>(v.data) + first;
+            for (int j = 0; j < n; ++j)
+                dst[j] = float(p[j]);
+            break;
+        }
+        case fengine_input::float32:
+            std::copy_n(static_cast<const float*>(v.data) + first, n, dst);
+            break;
+        case fengine_input::complex64:
+            std::copy_n(static_cast<const float*>(v.data) + 2 * first, 2 * n, dst);
+            break;
+        }
+    }
+
+    // y[j] = sum_t w[t*step + j] * x[t*step + j] (complex: the same real
+    // weight on both parts).
+    void fir(const fengine_input_view& v, int64_t s, int b)
+    {
+        decode_window(v, s);
+        float* y = fir_row(b);
+        const int cols = row_floats();
+        const bool cplx = d_c.complex_input();
+        std::fill_n(y, cols, 0.0f);
+        for (int t = 0; t < d_c.n_taps; ++t) {
+            const float* x = d_samples.data() + std::size_t(t) * cols;
+            const float* w = d_w.data() + std::size_t(t) * d_step;
+            if (cplx)
+                for (int j = 0; j < cols; ++j)
+                    y[j] += w[j >> 1] * x[j];
+            else
+                for (int j = 0; j < cols; ++j)
+                    y[j] += w[j] * x[j];
+        }
+    }
+
+    void post(int i,
+              std::size_t s,
+              int b,
+              void* out,
+              uint32_t* saturation,
+              uint64_t first_spectrum)
+    {
+        const int N = d_c.n_channels, I = d_c.n_inputs;
+        const auto* X = reinterpret_cast<const std::complex<float>*>(d_spec.get()) +
+                        std::size_t(b) * (N + 1);
+        const std::size_t base = s * N * I + i;
+        if (d_c.output == fengine_output::cf32) {
+            auto* o = static_cast<std::complex<float>*>(out) + base;
+            for (int k = 0; k < N; ++k)
+                o[std::size_t(k) * I] = X[k] * d_rot[std::size_t(k) * I + i];
+            return;
+        }
+        auto* o = static_cast<int8_t*>(out) + 2 * base;
+        uint32_t sat = 0;
+        for (int k = 0; k < N; ++k) {
+            const std::complex<float> v = X[k] * d_rot[std::size_t(k) * I + i];
+            float re = v.real(), im = v.imag();
+            if (d_c.dither) {
+                float dr, di;
+                fmath::dither_pair(d_c.dither_seed, first_spectrum + s, k, i, dr, di);
+                re += dr;
+                im += di;
+            }
+            bool clamped = false;
+            o[2 * std::size_t(k) * I] = fmath::quantise(re, clamped);
+            o[2 * std::size_t(k) * I + 1] = fmath::quantise(im, clamped);
+            sat += clamped;
+        }
+        if (saturation)
+            saturation[s * I + i] = sat;
+    }
+
+    fengine_config d_c;
+    std::vector<float> d_w;
+    int d_step;
+    fftw_array<float> d_fir;
+    fftw_array<fftwf_complex> d_spec;
+    std::vector<float> d_samples;
+    std::vector<std::complex<float>> d_rot;
+    fftwf_plan d_plan = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<fengine_plan::impl> make_fengine_cpu(const fengine_config& config,
+                                                     const std::vector<float>& weights)
+{
+    return std::make_unique<fengine_cpu>(config, weights);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

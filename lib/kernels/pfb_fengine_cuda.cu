@@ -1,0 +1,505 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The F-engine on CUDA, katgpucbf's shape: (1) a polyphase FIR with the
+// decode fused in, one thread per column and input, the window of MAXT taps
+// held right-aligned in registers and slid one spectrum at a time; (2) cuFFT
+// (R2C of 2N points, or C2C of N) over all inputs and spectra of the chunk;
+// (3) one post-processing kernel: gain and delay rotation, dither,
+// quantisation, saturation counts, and the transpose to [spectrum][channel]
+// [input] through a shared-memory tile.
+
+#include "fengine_math.h"
+#include "pfb_fengine_impl.h"
+#include <cuComplex.h>
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+namespace {
+
+using runtime::device_error;
+
+const char* cufft_error_name(cufftResult r)
+{
+    switch (r) {
+    case CUFFT_SUCCESS:
+        return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN:
+        return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED:
+        return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_VALUE:
+        return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR:
+        return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED:
+        return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED:
+        return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE:
+        return "CUFFT_INVALID_SIZE";
+    default:
+        return "cuFFT error";
+    }
+}
+
+void check_cufft(cufftResult r, const char* op, const std::string& who)
+{
+    if (r != CUFFT_SUCCESS)
+        throw device_error(who + ": " + op + " failed: " + cufft_error_name(r) + " (" +
+                           std::to_string(int(r)) + ")");
+}
+
+// ---------------------------------------------------------------------------
+// Sample loaders: sample index n of one input, as float (or float2).
+
+template <fengine_input F>
+struct loader;
+
+template <>
+struct loader<fengine_input::packed10> {
+    using type = float;
+    __device__ static float load(const void* p, int64_t n)
+    {
+        return float(fmath::packed10_sample(static_cast<const uint8_t*>(p), n));
+    }
+};
+template <>
+struct loader<fengine_input::int16> {
+    using type = float;
+    __device__ static float load(const void* p, int64_t n)
+    {
+        return float(__ldg(static_cast<const int16_t*>(p) + n));
+    }
+};
+template <>
+struct loader<fengine_input::float32> {
+    using type = float;
+    __device__ static float load(const void* p, int64_t n)
+    {
+        return __ldg(static_cast<const float*>(p) + n);
+    }
+};
+template <>
+struct loader<fengine_input::complex64> {
+    using type = float2;
+    __device__ static float2 load(const void* p, int64_t n)
+    {
+        return __ldg(static_cast<const float2*>(p) + n);
+    }
+};
+
+__device__ __forceinline__ float zero_of(float) { return 0.0f; }
+__device__ __forceinline__ float2 zero_of(float2) { return make_float2(0.0f, 0.0f); }
+__device__ __forceinline__ float fma_w(float w, float x, float acc) { return fmaf(w, x, acc); }
+__device__ __forceinline__ float2 fma_w(float w, float2 x, float2 acc)
+{
+    return make_float2(fmaf(w, x.x, acc.x), fmaf(w, x.y, acc.y));
+}
+
+struct input_table {
+    static constexpr int max_inputs = 64; // per launch; more go in several launches
+    const void* data[max_inputs];
+    int64_t first[max_inputs];
+};
+
+// One thread: column j of input blockIdx.y, spectra [s_begin, s_end).
+// The MAXT most recent blocks of the column sit in x[] (x[MAXT-1] newest);
+// the weights are right-aligned in w[] with zeros in front, so one unrolled
+// loop serves every T <= MAXT.
+template <int MAXT, fengine_input F>
+__global__ void pfb_fir_registers(input_table in,
+                                  int input_offset,
+                                  const float* __restrict__ weights,
+                                  int step,
+                                  int taps,
+                                  int n_spectra,
+                                  int spectra_per_section,
+                                  typename loader<F>::type* __restrict__ out)
+{
+    using T = typename loader<F>::type;
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= step)
+        return;
+    const int i = blockIdx.y;
+    const int s_begin = blockIdx.z * spectra_per_section;
+    const int s_end = min(n_spectra, s_begin + spectra_per_section);
+    if (s_begin >= s_end)
+        return;
+    const void* src = in.data[i];
+    const int64_t first = in.first[i] + j;
+
+    float w[MAXT];
+#pragma unroll
+    for (int t = 0; t < MAXT; ++t) {
+        const int tap = t - (MAXT - taps);
+        w[t] = tap >= 0 ? weights[tap * step + j] : 0.0f;
+    }
+    // For spectrum s, x[t] holds block s + taps - MAXT + t (zero before 0).
+    T x[MAXT];
+#pragma unroll
+    for (int t = 0; t < MAXT - 1; ++t) {
+        const int blk = s_begin + taps - MAXT + t; // slot t+1 holds it before the first shift
+        x[t + 1] = blk >= 0 ? loader<F>::load(src, first + int64_t(blk) * step) : zero_of(T());
+    }
+    T* o = out + (int64_t(input_offset + i) * n_spectra) * step + j;
+    for (int s = s_begin; s < s_end; ++s) {
+#pragma unroll
+        for (int t = 0; t < MAXT - 1; ++t)
+            x[t] = x[t + 1];
+        x[MAXT - 1] = loader<F>::load(src, first + int64_t(s + taps - 1) * step);
+        T acc = zero_of(T());
+#pragma unroll
+        for (int t = 0; t < MAXT; ++t)
+            acc = fma_w(w[t], x[t], acc);
+        o[int64_t(s) * step] = acc;
+    }
+}
+
+// More than 16 taps: the window is read from memory (through the cache).
+template <fengine_input F>
+__global__ void pfb_fir_generic(input_table in,
+                                int input_offset,
+                                const float* __restrict__ weights,
+                                int step,
+                                int taps,
+                                int n_spectra,
+                                int spectra_per_section,
+                                typename loader<F>::type* __restrict__ out)
+{
+    using T = typename loader<F>::type;
+    const int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= step)
+        return;
+    const int i = blockIdx.y;
+    const int s_begin = blockIdx.z * spectra_per_section;
+    const int s_end = min(n_spectra, s_begin + spectra_per_section);
+    const void* src = in.data[i];
+    const int64_t first = in.first[i] + j;
+    T* o = out + (int64_t(input_offset + i) * n_spectra) * step + j;
+    for (int s = s_begin; s < s_end; ++s) {
+        T acc = zero_of(T());
+        for (int t = 0; t < taps; ++t)
+            acc = fma_w(weights[t * step + j],
+                        loader<F>::load(src, first + int64_t(s + t) * step),
+                        acc);
+        o[int64_t(s) * step] = acc;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Post-processing. Block (32, 8): one spectrum, 32 channels x 32 inputs.
+constexpr int tile = 32;
+constexpr int tile_rows = 8;
+
+template <bool CI8>
+__global__ void postproc(const cuFloatComplex* __restrict__ spectra, // [input][s][N+1]
+                         const cuFloatComplex* __restrict__ rot,     // [channel][input]
+                         int n_channels,
+                         int n_inputs,
+                         int n_spectra,
+                         bool dither,
+                         unsigned long long seed,
+                         unsigned long long first_spectrum,
+                         void* __restrict__ out,     // [s][channel][input]
+                         unsigned* __restrict__ sat) // [s][input]
+{
+    __shared__ float2 tile_c[tile][tile + 1];
+    __shared__ char2 tile_q[tile][tile + 1];
+    const int s = blockIdx.z;
+    const int k0 = blockIdx.x * tile, i0 = blockIdx.y * tile;
+    const int k = k0 + threadIdx.x;
+    for (int r = threadIdx.y; r < tile; r += tile_rows) {
+        const int i = i0 + r;
+        bool clamped = false;
+        if (i < n_inputs && k < n_channels) {
+            const cuFloatComplex x =
+                spectra[(int64_t(i) * n_spectra + s) * (n_channels + 1) + k];
+            const cuFloatComplex v = cuCmulf(x, rot[int64_t(k) * n_inputs + i]);
+            if (CI8) {
+                float re = cuCrealf(v), im = cuCimagf(v);
+                if (dither) {
+                    float dr, di;
+                    fmath::dither_pair(seed, first_spectrum + s, k, i, dr, di);
+                    re += dr;
+                    im += di;
+                }
+                char2 q;
+                q.x = fmath::quantise(re, clamped);
+                q.y = fmath::quantise(im, clamped);
+                tile_q[r][threadIdx.x] = q;
+            } else {
+                tile_c[r][threadIdx.x] = make_float2(cuCrealf(v), cuCimagf(v));
+            }
+        }
+        if (CI8) {
+            // One warp holds one input's 32 channels: count its clamped values.
+            const unsigned n = __popc(__ballot_sync(0xffffffffu, clamped));
+            if (threadIdx.x == 0 && n && i < n_inputs)
+                atomicAdd(sat + int64_t(s) * n_inputs + i, n);
+        }
+    }
+    __syncthreads();
+    const int i = i0 + threadIdx.x;
+    for (int r = threadIdx.y; r < tile; r += tile_rows) {
+        const int kk = k0 + r;
+        if (i >= n_inputs || kk >= n_channels)
+            continue;
+        const int64_t o = (int64_t(s) * n_channels + kk) * n_inputs + i;
+        if (CI8)
+            static_cast<char2*>(out)[o] = tile_q[threadIdx.x][r];
+        else
+            static_cast<float2*>(out)[o] = tile_c[threadIdx.x][r];
+    }
+}
+
+// ---------------------------------------------------------------------------
+
+class fengine_cuda : public fengine_plan::impl
+{
+public:
+    fengine_cuda(const fengine_config& c,
+                 const std::vector<float>& w,
+                 runtime::device_context::sptr ctx,
+                 const std::string& who)
+        : d_c(c),
+          d_ctx(std::move(ctx)),
+          d_who(who),
+          d_step(c.step()),
+          d_chunk(chunk_spectra(c)),
+          d_weights(d_ctx, w.size() * sizeof(float), who),
+          d_rot(d_ctx, std::size_t(c.n_channels) * c.n_inputs * sizeof(cuFloatComplex), who),
+          d_fir(d_ctx, fir_bytes(c, d_chunk), who),
+          d_spec(d_ctx,
+                 std::size_t(c.n_inputs) * d_chunk * (c.n_channels + 1) * sizeof(cuFloatComplex),
+                 who),
+          d_setup(d_ctx, who)
+    {
+        d_ctx->copy_async(d_weights.get(), w.data(), w.size() * sizeof(float),
+                          runtime::copy_kind::host_to_device, d_setup.get(), who);
+        d_setup.synchronize();
+    }
+
+    ~fengine_cuda() override
+    {
+        d_ctx->make_current();
+        for (auto& p : d_plans)
+            cufftDestroy(p.second);
+    }
+
+    void set_corrections(const fengine_corrections& c) override
+    {
+        const int N = d_c.n_channels, I = d_c.n_inputs;
+        std::vector<cuFloatComplex> rot(std::size_t(N) * I);
+        for (int k = 0; k < N; ++k) {
+            const double kk = d_c.complex_input() ? (k >= N / 2 ? k - N : k) : k;
+            const double scale = d_c.complex_input() ? 2.0 : 1.0;
+            for (int i = 0; i < I; ++i) {
+                const double ph = -M_PI * scale * c.fine_delays[i] * kk / N + c.phases[i];
+                const std::complex<double> r =
+                    std::complex<double>(c.gains[std::size_t(k) * I + i]) * std::polar(1.0, ph);
+                rot[std::size_t(k) * I + i] = make_cuFloatComplex(float(r.real()), float(r.imag()));
+            }
+        }
+        // Uploaded by the next execute(), on its stream, so launches still in
+        // flight keep the table they were given.
+        d_rot_host = std::move(rot);
+        d_rot_dirty = true;
+    }
+
+    void execute(const std::vector<fengine_input_view>& inputs,
+                 void* out,
+                 uint32_t* saturation,
+                 std::size_t n_spectra,
+                 uint64_t first_spectrum,
+                 runtime::stream_handle stream_handle) override
+    {
+        d_ctx->make_current();
+        auto stream = static_cast<cudaStream_t>(stream_handle);
+        const std::size_t I = d_c.n_inputs;
+        const std::size_t out_item = d_c.output_item_size();
+        if (d_rot_dirty) {
+            // Pageable source: the call returns once the bytes are staged.
+            d_ctx->copy_async(d_rot.get(), d_rot_host.data(),
+                              d_rot_host.size() * sizeof(cuFloatComplex),
+                              runtime::copy_kind::host_to_device, stream, d_who);
+            d_rot_dirty = false;
+        }
+        for (std::size_t s0 = 0; s0 < n_spectra; s0 += d_chunk) {
+            const int ns = int(std::min<std::size_t>(d_chunk, n_spectra - s0));
+            std::vector<fengine_input_view> views = inputs;
+            for (auto& v : views)
+                v.first_sample += int64_t(s0) * d_step;
+            launch_fir(views, ns, stream);
+            d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
+            run_fft(ns, stream);
+            uint32_t* sat = saturation ? saturation + s0 * I : nullptr;
+            if (sat)
+                d_ctx->memset_async(sat, 0, ns * I * sizeof(uint32_t), stream, d_who);
+            launch_postproc(static_cast<char*>(out) + s0 * out_item, sat, ns,
+                            first_spectrum + s0, stream);
+            d_ctx->check_last_error("pfb_fengine post-processing kernel launch", d_who);
+        }
+    }
+
+private:
+    // Spectra per launch: scratch of about 128 MiB for the FIR output.
+    static int chunk_spectra(const fengine_config& c)
+    {
+        const std::size_t per_spectrum =
+            std::size_t(c.n_inputs) * c.step() * (c.complex_input() ? 8 : 4);
+        const std::size_t budget = std::size_t(128) << 20;
+        return int(std::clamp<std::size_t>(budget / per_spectrum, 1, 65535));
+    }
+    static std::size_t fir_bytes(const fengine_config& c, int chunk)
+    {
+        return std::size_t(c.n_inputs) * chunk * c.step() * (c.complex_input() ? 8 : 4);
+    }
+
+    template <fengine_input F>
+    void fir_for(const input_table& tab, int offset, int count, int ns, cudaStream_t stream)
+    {
+        using T = typename loader<F>::type;
+        constexpr int threads = 128;
+        const int taps = d_c.n_taps;
+        // Sections along time: about 8 spectra per tap per thread, and enough
+        // threads in all to fill the GPU.
+        const int64_t columns = int64_t(d_step) * count;
+        const int want_sections = int(std::max<int64_t>(1, (int64_t(1) << 17) / columns));
+        const int min_len = std::max(1, 8 * std::min(taps, 16));
+        const int sections = std::max(1, std::min(want_sections, (ns + min_len - 1) / min_len));
+        const int per_section = (ns + sections - 1) / sections;
+        dim3 grid((d_step + threads - 1) / threads, count, sections);
+        auto* o = static_cast<T*>(static_cast<void*>(d_fir.get()));
+        const float* w = reinterpret_cast<const float*>(d_weights.get());
+#define GPUDSP_FIR(MAXT)                                                                  \
+    pfb_fir_registers<MAXT, F>                                                            \
+        <<<grid, threads, 0, stream>>>(tab, offset, w, d_step, taps, ns, per_section, o)
+        if (taps <= 1)
+            GPUDSP_FIR(1);
+        else if (taps <= 2)
+            GPUDSP_FIR(2);
+        else if (taps <= 4)
+            GPUDSP_FIR(4);
+        else if (taps <= 8)
+            GPUDSP_FIR(8);
+        else if (taps <= 16)
+            GPUDSP_FIR(16);
+        else
+            pfb_fir_generic<F>
+                <<<grid, threads, 0, stream>>>(tab, offset, w, d_step, taps, ns, per_section, o);
+#undef GPUDSP_FIR
+    }
+
+    void launch_fir(const std::vector<fengine_input_view>& views, int ns, cudaStream_t stream)
+    {
+        for (int i0 = 0; i0 < d_c.n_inputs; i0 += input_table::max_inputs) {
+            const int count = std::min(input_table::max_inputs, d_c.n_inputs - i0);
+            input_table tab{};
+            for (int i = 0; i < count; ++i) {
+                tab.data[i] = views[i0 + i].data;
+                tab.first[i] = views[i0 + i].first_sample;
+            }
+            switch (d_c.input) {
+            case fengine_input::packed10:
+                fir_for<fengine_input::packed10>(tab, i0, count, ns, stream);
+                break;
+            case fengine_input::int16:
+                fir_for<fengine_input::int16>(tab, i0, count, ns, stream);
+                break;
+            case fengine_input::float32:
+                fir_for<fengine_input::float32>(tab, i0, count, ns, stream);
+                break;
+            case fengine_input::complex64:
+                fir_for<fengine_input::complex64>(tab, i0, count, ns, stream);
+                break;
+            }
+        }
+    }
+
+    // One cuFFT plan per batch size seen (a block's calls repeat a few sizes).
+    cufftHandle plan_for(int ns)
+    {
+        auto it = d_plans.find(ns);
+        if (it != d_plans.end())
+            return it->second;
+        if (d_plans.size() >= 8) {
+            cufftDestroy(d_plans.begin()->second);
+            d_plans.erase(d_plans.begin());
+        }
+        cufftHandle h;
+        int n = d_step;
+        int inembed = d_step, onembed = d_c.n_channels + 1;
+        const int batch = ns * d_c.n_inputs;
+        check_cufft(cufftPlanMany(&h, 1, &n, &inembed, 1, d_step, &onembed, 1,
+                                  d_c.n_channels + 1,
+                                  d_c.complex_input() ? CUFFT_C2C : CUFFT_R2C, batch),
+                    "cufftPlanMany", d_who);
+        d_plans[ns] = h;
+        return h;
+    }
+
+    void run_fft(int ns, cudaStream_t stream)
+    {
+        cufftHandle h = plan_for(ns);
+        check_cufft(cufftSetStream(h, stream), "cufftSetStream", d_who);
+        auto* spec = reinterpret_cast<cufftComplex*>(d_spec.get());
+        if (d_c.complex_input())
+            check_cufft(cufftExecC2C(h, reinterpret_cast<cufftComplex*>(d_fir.get()), spec,
+                                     CUFFT_FORWARD),
+                        "cufftExecC2C", d_who);
+        else
+            check_cufft(cufftExecR2C(h, reinterpret_cast<cufftReal*>(d_fir.get()), spec),
+                        "cufftExecR2C", d_who);
+    }
+
+    void launch_postproc(void* out, uint32_t* sat, int ns, uint64_t first, cudaStream_t stream)
+    {
+        dim3 block(tile, tile_rows);
+        dim3 grid((d_c.n_channels + tile - 1) / tile, (d_c.n_inputs + tile - 1) / tile, ns);
+        const auto* spec = reinterpret_cast<const cuFloatComplex*>(d_spec.get());
+        const auto* rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
+        if (d_c.output == fengine_output::ci8)
+            postproc<true><<<grid, block, 0, stream>>>(spec, rot, d_c.n_channels, d_c.n_inputs,
+                                                       ns, d_c.dither, d_c.dither_seed, first,
+                                                       out, sat);
+        else
+            postproc<false><<<grid, block, 0, stream>>>(spec, rot, d_c.n_channels,
+                                                        d_c.n_inputs, ns, false, 0, first, out,
+                                                        nullptr);
+    }
+
+    fengine_config d_c;
+    runtime::device_context::sptr d_ctx;
+    std::string d_who;
+    int d_step;
+    int d_chunk;
+    runtime::device_memory d_weights, d_rot, d_fir, d_spec;
+    runtime::device_stream d_setup;
+    std::map<int, cufftHandle> d_plans;
+    std::vector<cuFloatComplex> d_rot_host;
+    bool d_rot_dirty = false;
+};
+
+} // namespace
+
+std::unique_ptr<fengine_plan::impl> make_fengine_cuda(const fengine_config& config,
+                                                      const std::vector<float>& weights,
+                                                      runtime::device_context::sptr ctx,
+                                                      const std::string& who)
+{
+    return std::make_unique<fengine_cuda>(config, weights, std::move(ctx), who);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

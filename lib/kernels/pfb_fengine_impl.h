@@ -1,0 +1,42 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the backends behind fengine_plan. Each is built from a
+// validated config and the float32 window.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_PFB_FENGINE_IMPL_H
+#define INCLUDED_GPUDSP_KERNELS_PFB_FENGINE_IMPL_H
+
+#include <gnuradio/gpudsp/kernels/pfb_fengine.h>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+struct fengine_plan::impl {
+    virtual ~impl() = default;
+    virtual void set_corrections(const fengine_corrections& c) = 0;
+    virtual void execute(const std::vector<fengine_input_view>& inputs,
+                         void* out,
+                         uint32_t* saturation,
+                         std::size_t n_spectra,
+                         uint64_t first_spectrum,
+                         runtime::stream_handle stream) = 0;
+};
+
+std::unique_ptr<fengine_plan::impl> make_fengine_cpu(const fengine_config& config,
+                                                     const std::vector<float>& weights);
+#ifdef GPUDSP_HAVE_CUDA
+std::unique_ptr<fengine_plan::impl> make_fengine_cuda(const fengine_config& config,
+                                                      const std::vector<float>& weights,
+                                                      runtime::device_context::sptr ctx,
+                                                      const std::string& who);
+#endif
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

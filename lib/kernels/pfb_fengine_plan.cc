@@ -1,0 +1,225 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// fengine_plan: validation, the window, and the choice of backend.
+
+#include "pfb_fengine_impl.h"
+#include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+using runtime::backend_kind;
+
+fengine_input parse_fengine_input(const std::string& name, const std::string& who)
+{
+    if (name == "packed10")
+        return fengine_input::packed10;
+    if (name == "short")
+        return fengine_input::int16;
+    if (name == "float")
+        return fengine_input::float32;
+    if (name == "complex")
+        return fengine_input::complex64;
+    throw std::invalid_argument(who + ": input_format must be \"packed10\", \"short\", "
+                                      "\"float\" or \"complex\", got \"" +
+                                name + "\"");
+}
+
+fengine_output parse_fengine_output(const std::string& name, const std::string& who)
+{
+    if (name == "cf32")
+        return fengine_output::cf32;
+    if (name == "ci8")
+        return fengine_output::ci8;
+    throw std::invalid_argument(who + ": output_format must be \"cf32\" or \"ci8\", got \"" +
+                                name + "\"");
+}
+
+std::vector<double> pfb_weights(int n_channels, int n_taps, double w_cutoff, bool complex_input)
+{
+    if (n_channels < 1 || n_taps < 1)
+        throw std::invalid_argument("pfb_weights: n_channels and n_taps must be >= 1");
+    const std::size_t step = complex_input ? n_channels : 2 * std::size_t(n_channels);
+    const std::size_t L = step * n_taps;
+    std::vector<double> w(L);
+    double energy = 0;
+    for (std::size_t i = 0; i < L; ++i) {
+        const double hann = L > 1 ? std::pow(std::sin(M_PI * i / double(L - 1)), 2) : 1.0;
+        const double x = w_cutoff * ((i + 0.5) / double(step) - n_taps / 2.0);
+        const double sinc = x == 0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x);
+        w[i] = hann * sinc;
+        energy += w[i] * w[i];
+    }
+    if (!(energy > 0))
+        throw std::invalid_argument("pfb_weights: the window is all zeros (w_cutoff?)");
+    const double scale = 1.0 / std::sqrt(energy);
+    for (auto& v : w)
+        v *= scale;
+    return w;
+}
+
+namespace {
+
+void validate(const fengine_config& c, const std::string& who)
+{
+    auto fail = [&](const std::string& what) { throw std::invalid_argument(who + ": " + what); };
+    if (c.n_inputs < 1)
+        fail("n_inputs must be >= 1, got " + std::to_string(c.n_inputs));
+    if (c.n_channels < 2 || c.n_channels > (1 << 20))
+        fail("n_channels must lie in 2..1048576, got " + std::to_string(c.n_channels));
+    if (c.n_taps < 1 || c.n_taps > 1024)
+        fail("n_taps must lie in 1..1024, got " + std::to_string(c.n_taps));
+    if (c.window() > (std::size_t(1) << 28))
+        fail("the window (step x n_taps = " + std::to_string(c.window()) +
+             " samples) is larger than 2^28");
+    if (!c.weights.empty()) {
+        if (c.weights.size() != c.window())
+            fail("weights must hold " + std::to_string(c.window()) +
+                 " values (step x n_taps), got " + std::to_string(c.weights.size()));
+        for (double w : c.weights)
+            if (!std::isfinite(w))
+                fail("weights must be finite");
+    } else if (!std::isfinite(c.w_cutoff) || c.w_cutoff < 0) {
+        fail("w_cutoff must be finite and >= 0");
+    }
+}
+
+} // namespace
+
+fengine_plan::fengine_plan(const fengine_config& config,
+                           runtime::backend_choice where,
+                           const std::string& who)
+    : d_config(config), d_where(where), d_who(who)
+{
+    validate(d_config, who);
+    const auto w = d_config.weights.empty() ? pfb_weights(d_config.n_channels,
+                                                          d_config.n_taps,
+                                                          d_config.w_cutoff,
+                                                          d_config.complex_input())
+                                            : d_config.weights;
+    d_weights.assign(w.begin(), w.end());
+    if (where.kind == backend_kind::cuda) {
+#ifdef GPUDSP_HAVE_CUDA
+        d_impl = make_fengine_cuda(
+            d_config, d_weights, runtime::device_context::get(where.kind, where.device), who);
+#else
+        throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
+#endif
+    } else {
+        // CPU, or the emulated device whose memory the CPU addresses directly.
+        d_impl = make_fengine_cpu(d_config, d_weights);
+    }
+    set_corrections({});
+}
+
+fengine_plan::~fengine_plan() = default;
+
+void fengine_plan::set_corrections(const fengine_corrections& c)
+{
+    const std::size_t n_in = d_config.n_inputs;
+    auto fail = [&](const std::string& what) { throw std::invalid_argument(d_who + ": " + what); };
+    if (!c.gains.empty() && c.gains.size() != n_in * d_config.n_channels)
+        fail("gains must hold n_channels x n_inputs = " +
+             std::to_string(n_in * d_config.n_channels) + " values, got " +
+             std::to_string(c.gains.size()));
+    if (!c.fine_delays.empty() && c.fine_delays.size() != n_in)
+        fail("fine_delays must hold one value per input");
+    if (!c.phases.empty() && c.phases.size() != n_in)
+        fail("phases must hold one value per input");
+    for (double t : c.fine_delays)
+        if (!(std::fabs(t) <= 0.5))
+            fail("fine delays must lie in [-0.5, 0.5] samples (the rest is a coarse delay)");
+    for (double p : c.phases)
+        if (!std::isfinite(p))
+            fail("phases must be finite");
+    for (auto g : c.gains)
+        if (!std::isfinite(g.real()) || !std::isfinite(g.imag()))
+            fail("gains must be finite");
+    fengine_corrections full = c;
+    if (full.gains.empty())
+        full.gains.assign(n_in * d_config.n_channels, 1.0f);
+    if (full.fine_delays.empty())
+        full.fine_delays.assign(n_in, 0.0);
+    if (full.phases.empty())
+        full.phases.assign(n_in, 0.0);
+    d_impl->set_corrections(full);
+    d_corrections = full;
+}
+
+std::size_t fengine_plan::input_bytes(std::size_t n) const
+{
+    switch (d_config.input) {
+    case fengine_input::packed10:
+        return packed10_bytes(n);
+    case fengine_input::int16:
+        return 2 * n;
+    case fengine_input::float32:
+        return 4 * n;
+    case fengine_input::complex64:
+        return 8 * n;
+    }
+    return 0;
+}
+
+void fengine_plan::execute(const std::vector<fengine_input_view>& inputs,
+                           void* out,
+                           uint32_t* saturation,
+                           std::size_t n_spectra,
+                           uint64_t first_spectrum,
+                           runtime::stream_handle stream)
+{
+    if (inputs.size() != std::size_t(d_config.n_inputs))
+        throw std::invalid_argument(d_who + ": expected " + std::to_string(d_config.n_inputs) +
+                                    " inputs, got " + std::to_string(inputs.size()));
+    for (const auto& v : inputs)
+        if (v.first_sample < 0)
+            throw std::invalid_argument(d_who + ": an input starts before its data");
+    if (n_spectra == 0)
+        return;
+    d_impl->execute(inputs, out, saturation, n_spectra, first_spectrum, stream);
+}
+
+void fengine_plan::execute_host(const std::vector<fengine_input_view>& inputs,
+                                std::size_t input_bytes_each,
+                                void* out,
+                                uint32_t* saturation,
+                                std::size_t n_spectra,
+                                uint64_t first_spectrum)
+{
+    if (d_where.kind == backend_kind::cpu) {
+        execute(inputs, out, saturation, n_spectra, first_spectrum, nullptr);
+        return;
+    }
+    auto ctx = runtime::device_context::get(d_where.kind, d_where.device);
+    runtime::device_stream stream(ctx, d_who);
+    std::vector<std::unique_ptr<runtime::device_memory>> d_in;
+    std::vector<fengine_input_view> views;
+    const auto h2d = runtime::copy_kind::host_to_device;
+    for (const auto& v : inputs) {
+        d_in.push_back(std::make_unique<runtime::device_memory>(
+            ctx, input_bytes_each ? input_bytes_each : 1, d_who));
+        ctx->copy_async(d_in.back()->get(), v.data, input_bytes_each, h2d, stream.get(), d_who);
+        views.push_back({ d_in.back()->get(), v.first_sample });
+    }
+    const std::size_t out_bytes = n_spectra * d_config.output_item_size();
+    const std::size_t sat_bytes = n_spectra * d_config.n_inputs * sizeof(uint32_t);
+    runtime::device_memory d_out(ctx, out_bytes ? out_bytes : 1, d_who);
+    runtime::device_memory d_sat(ctx, sat_bytes ? sat_bytes : 1, d_who);
+    execute(views, d_out.get(), reinterpret_cast<uint32_t*>(d_sat.get()), n_spectra,
+            first_spectrum, stream.get());
+    const auto d2h = runtime::copy_kind::device_to_host;
+    ctx->copy_async(out, d_out.get(), out_bytes, d2h, stream.get(), d_who);
+    if (saturation)
+        ctx->copy_async(saturation, d_sat.get(), sat_bytes, d2h, stream.get(), d_who);
+    stream.synchronize();
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,217 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The F-engine plan on the test device (emulated, or CUDA when built with
+// GPUDSP_TEST_CUDA) against the CPU plan, device-resident with poisoned
+// outputs; the CPU plan itself is checked against a float64 reference in
+// python/gpudsp/qa_pfb_fengine_kernels.py. Every input format, taps in the
+// register and the generic paths, sizes that are not powers of two, call
+// splits, dither and saturation.
+
+#include "qa_common.h"
+#include <gnuradio/gpudsp/kernels/pfb_fengine.h>
+#include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <cmath>
+#include <complex>
+#include <cstring>
+
+using namespace gr::gpudsp;
+using kernels::fengine_input;
+using kernels::fengine_output;
+
+using device_fixture = qa::skip_without_device;
+BOOST_TEST_GLOBAL_FIXTURE(device_fixture);
+
+namespace {
+
+struct device_run {
+    std::vector<char> out;
+    std::vector<uint32_t> sat;
+};
+
+// Runs the plan on the test device with device-resident input, output
+// poisoned first; the spectra in calls of the sizes given.
+device_run run_on_device(kernels::fengine_plan& plan,
+                         const std::vector<std::vector<uint8_t>>& inputs,
+                         const std::vector<int64_t>& first,
+                         std::size_t n_spectra,
+                         const std::vector<std::size_t>& calls)
+{
+    const auto& c = plan.config();
+    auto ctx = runtime::device_context::get(plan.where().kind, plan.where().device);
+    runtime::device_stream stream(ctx, "qa");
+    std::vector<std::unique_ptr<runtime::device_memory>> d_in;
+    std::vector<kernels::fengine_input_view> views;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        d_in.push_back(std::make_unique<runtime::device_memory>(ctx, inputs[i].size(), "qa"));
+        ctx->copy_async(d_in.back()->get(), inputs[i].data(), inputs[i].size(),
+                        runtime::copy_kind::host_to_device, stream.get(), "qa");
+        views.push_back({ d_in.back()->get(), first[i] });
+    }
+    const std::size_t out_bytes = n_spectra * c.output_item_size();
+    const std::size_t sat_bytes = n_spectra * c.n_inputs * sizeof(uint32_t);
+    runtime::device_memory d_out(ctx, out_bytes, "qa"), d_sat(ctx, sat_bytes, "qa");
+    ctx->memset_async(d_out.get(), 0xFF, out_bytes, stream.get(), "qa");
+    ctx->memset_async(d_sat.get(), 0xFF, sat_bytes, stream.get(), "qa");
+    std::size_t done = 0;
+    for (std::size_t k = 0; done < n_spectra; ++k) {
+        const std::size_t ns = std::min(calls[k % calls.size()], n_spectra - done);
+        auto v = views;
+        for (auto& x : v)
+            x.first_sample += int64_t(done) * c.step();
+        plan.execute(v, d_out.get() + done * c.output_item_size(),
+                     reinterpret_cast<uint32_t*>(d_sat.get()) + done * c.n_inputs, ns, done,
+                     stream.get());
+        done += ns;
+    }
+    device_run r{ std::vector<char>(out_bytes), std::vector<uint32_t>(n_spectra * c.n_inputs) };
+    ctx->copy_async(r.out.data(), d_out.get(), out_bytes, runtime::copy_kind::device_to_host,
+                    stream.get(), "qa");
+    ctx->copy_async(r.sat.data(), d_sat.get(), sat_bytes, runtime::copy_kind::device_to_host,
+                    stream.get(), "qa");
+    stream.synchronize();
+    return r;
+}
+
+std::vector<uint8_t> random_input(fengine_input f, std::size_t n, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> g(0.0f, 100.0f);
+    switch (f) {
+    case fengine_input::packed10:
+        return qa::random_bytes(kernels::packed10_bytes(n), seed);
+    case fengine_input::int16: {
+        std::vector<uint8_t> b(2 * n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const int16_t v = int16_t(std::lround(g(rng)) * 10);
+            std::memcpy(b.data() + 2 * i, &v, 2);
+        }
+        return b;
+    }
+    case fengine_input::float32:
+    case fengine_input::complex64: {
+        const std::size_t m = f == fengine_input::float32 ? n : 2 * n;
+        std::vector<uint8_t> b(4 * m);
+        for (std::size_t i = 0; i < m; ++i) {
+            const float v = g(rng);
+            std::memcpy(b.data() + 4 * i, &v, 4);
+        }
+        return b;
+    }
+    }
+    return {};
+}
+
+void compare(const kernels::fengine_config& c, unsigned seed, const std::vector<std::size_t>& calls)
+{
+    const std::size_t n_spectra = 37;
+    const std::size_t n = c.samples_for(n_spectra) + 11;
+    std::vector<std::vector<uint8_t>> inputs;
+    std::vector<int64_t> first;
+    std::vector<kernels::fengine_input_view> host_views;
+    for (int i = 0; i < c.n_inputs; ++i) {
+        inputs.push_back(random_input(c.input, n, seed + i));
+        first.push_back(i % 4 == 0 ? 0 : (i * 7) % 11); // windows starting mid-group too
+    }
+    for (int i = 0; i < c.n_inputs; ++i)
+        host_views.push_back({ inputs[i].data(), first[i] });
+
+    kernels::fengine_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
+    kernels::fengine_plan dev(c, qa::test_device(), "qa_device");
+    kernels::fengine_corrections corr;
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-0.5, 0.5);
+    for (int k = 0; k < c.n_channels * c.n_inputs; ++k)
+        corr.gains.push_back(std::polar(float(1.0 + u(rng)), float(6 * u(rng))));
+    for (int i = 0; i < c.n_inputs; ++i) {
+        corr.fine_delays.push_back(u(rng));
+        corr.phases.push_back(6 * u(rng));
+    }
+    cpu.set_corrections(corr);
+    dev.set_corrections(corr);
+
+    std::vector<char> want(n_spectra * c.output_item_size());
+    std::vector<uint32_t> want_sat(n_spectra * c.n_inputs);
+    cpu.execute(host_views, want.data(), want_sat.data(), n_spectra, 0, nullptr);
+    const auto got = run_on_device(dev, inputs, first, n_spectra, calls);
+
+    if (c.output == fengine_output::cf32) {
+        const auto* a = reinterpret_cast<const std::complex<float>*>(want.data());
+        const auto* b = reinterpret_cast<const std::complex<float>*>(got.out.data());
+        double scale = 0, err = 0;
+        for (std::size_t k = 0; k < want.size() / 8; ++k) {
+            scale = std::max(scale, double(std::abs(a[k])));
+            err = std::max(err, double(std::abs(a[k] - b[k]))); // NaN poison fails this
+            BOOST_REQUIRE(std::isfinite(b[k].real()) && std::isfinite(b[k].imag()));
+        }
+        BOOST_CHECK_MESSAGE(err <= 2e-5 * scale, "max error " << err << " of " << scale);
+    } else {
+        int worst = 0;
+        for (std::size_t k = 0; k < want.size(); ++k) {
+            BOOST_REQUIRE(int8_t(got.out[k]) != -128);
+            worst = std::max(worst, std::abs(int(int8_t(want[k])) - int(int8_t(got.out[k]))));
+        }
+        BOOST_CHECK_LE(worst, 1);
+        for (std::size_t k = 0; k < want_sat.size(); ++k) // FFT rounding may move a boundary value
+            BOOST_CHECK_LE(std::abs(int64_t(want_sat[k]) - int64_t(got.sat[k])), 2);
+    }
+}
+
+kernels::fengine_config config(fengine_input in, fengine_output out, int n_inputs, int N, int T)
+{
+    kernels::fengine_config c;
+    c.input = in;
+    c.output = out;
+    c.n_inputs = n_inputs;
+    c.n_channels = N;
+    c.n_taps = T;
+    return c;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(every_input_format_cf32)
+{
+    unsigned seed = 100;
+    for (auto f : { fengine_input::packed10, fengine_input::int16, fengine_input::float32,
+                    fengine_input::complex64 })
+        for (int T : { 1, 3, 16, 21 })
+            compare(config(f, fengine_output::cf32, 3, 64, T), seed++, { 37 });
+}
+
+BOOST_AUTO_TEST_CASE(sizes_and_input_counts)
+{
+    compare(config(fengine_input::packed10, fengine_output::cf32, 1, 4096, 16), 200, { 37 });
+    compare(config(fengine_input::packed10, fengine_output::cf32, 70, 128, 8), 201, { 37 });
+    compare(config(fengine_input::int16, fengine_output::cf32, 5, 96, 6), 202, { 37 });
+    compare(config(fengine_input::complex64, fengine_output::cf32, 2, 40, 4), 203, { 37 });
+}
+
+BOOST_AUTO_TEST_CASE(ci8_with_dither_split_across_calls)
+{
+    auto c = config(fengine_input::packed10, fengine_output::ci8, 4, 256, 16);
+    c.dither = true;
+    compare(c, 300, { 1, 10, 3 });
+    c.dither = false;
+    compare(c, 301, { 36, 1 });
+    auto f = config(fengine_input::float32, fengine_output::ci8, 2, 64, 4); // saturates
+    compare(f, 302, { 5 });
+}
+
+BOOST_AUTO_TEST_CASE(split_is_bit_identical_on_the_device)
+{
+    auto c = config(fengine_input::packed10, fengine_output::ci8, 3, 128, 16);
+    c.dither = true;
+    kernels::fengine_plan dev(c, qa::test_device(), "qa_device");
+    const std::size_t n_spectra = 29;
+    std::vector<std::vector<uint8_t>> in;
+    for (int i = 0; i < 3; ++i)
+        in.push_back(random_input(c.input, c.samples_for(n_spectra), 400 + i));
+    const std::vector<int64_t> first = { 0, 0, 0 };
+    const auto whole = run_on_device(dev, in, first, n_spectra, { n_spectra });
+    const auto split = run_on_device(dev, in, first, n_spectra, { 4, 1, 13 });
+    BOOST_CHECK(whole.out == split.out);
+    BOOST_CHECK(whole.sat == split.sat);
+}
