@@ -25,7 +25,10 @@ public:
     int device_index() const override { return d_choice.device; }
     bool on_device() const { return d_choice.kind != runtime::backend_kind::cpu; }
     const runtime::backend_choice& choice() const { return d_choice; }
-    gr::buffer_type port_type() const { return runtime::device_buffer::type_for(d_choice.kind); }
+    gr::buffer_type port_type() const
+    {
+        return runtime::device_buffer::type_for(d_choice.kind);
+    }
 
 protected:
     // Called at the end of the block's constructor.
@@ -34,7 +37,8 @@ protected:
         logger->info("running on {}", d_choice.describe());
         if (on_device())
             d_io = std::make_unique<runtime::device_io>(
-                runtime::device_context::get(d_choice.kind, d_choice.device), self.alias());
+                runtime::device_context::get(d_choice.kind, d_choice.device),
+                self.alias());
     }
     // Called from the block's start().
     void check_backend_topology(gr::block& self)

@@ -11,7 +11,8 @@
 namespace gr {
 namespace gpudsp {
 
-device_copy::sptr device_copy::make(size_t itemsize, const std::string& backend, int device)
+device_copy::sptr
+device_copy::make(size_t itemsize, const std::string& backend, int device)
 {
     if (itemsize == 0)
         throw std::invalid_argument("device_copy: itemsize must be > 0");
@@ -20,10 +21,11 @@ device_copy::sptr device_copy::make(size_t itemsize, const std::string& backend,
 }
 
 device_copy_impl::device_copy_impl(size_t itemsize, const runtime::backend_choice& choice)
-    : gr::sync_block(
-          "device_copy",
-          gr::io_signature::make(1, 1, itemsize, runtime::device_buffer::type_for(choice.kind)),
-          gr::io_signature::make(1, 1, itemsize, runtime::device_buffer::type_for(choice.kind))),
+    : gr::sync_block("device_copy",
+                     gr::io_signature::make(
+                         1, 1, itemsize, runtime::device_buffer::type_for(choice.kind)),
+                     gr::io_signature::make(
+                         1, 1, itemsize, runtime::device_buffer::type_for(choice.kind))),
       block_backend(choice),
       d_itemsize(itemsize)
 {

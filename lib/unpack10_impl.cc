@@ -25,19 +25,23 @@ unpack10::make(const std::string& out_type, const std::string& backend, int devi
     else if (out_type == "short")
         format = kernels::sample_format::int16;
     else
-        throw std::invalid_argument("unpack10: out_type must be \"float\" or \"short\", got \"" +
-                                    out_type + "\"");
+        throw std::invalid_argument(
+            "unpack10: out_type must be \"float\" or \"short\", got \"" + out_type +
+            "\"");
     const auto choice = runtime::resolve_backend(backend, device, "unpack10");
     return gnuradio::make_block_sptr<unpack10_impl>(format, choice);
 }
 
-unpack10_impl::unpack10_impl(kernels::sample_format format, const runtime::backend_choice& choice)
+unpack10_impl::unpack10_impl(kernels::sample_format format,
+                             const runtime::backend_choice& choice)
     : gr::block("unpack10",
-                gr::io_signature::make(1, 1, sizeof(uint8_t), runtime::device_buffer::type_for(choice.kind)),
+                gr::io_signature::make(
+                    1, 1, sizeof(uint8_t), runtime::device_buffer::type_for(choice.kind)),
                 gr::io_signature::make(1,
                                        1,
-                                       format == kernels::sample_format::float32 ? sizeof(float)
-                                                                                 : sizeof(int16_t),
+                                       format == kernels::sample_format::float32
+                                           ? sizeof(float)
+                                           : sizeof(int16_t),
                                        runtime::device_buffer::type_for(choice.kind))),
       block_backend(choice),
       d_plan(format, choice, "unpack10")

@@ -76,7 +76,8 @@ double device_copy_bandwidth(std::size_t bytes, int iterations);
 double host_to_device_bandwidth(std::size_t bytes, int iterations);
 
 /*! \brief The CUDA device, or nullptr (and a skip line) without one. */
-gr::gpudsp::runtime::device_context::sptr cuda_or_skip(report& rep, const std::string& job);
+gr::gpudsp::runtime::device_context::sptr cuda_or_skip(report& rep,
+                                                       const std::string& job);
 
 using subcommand = std::function<void(const options&, report&)>;
 void run_unpack10(const options& opt, report& rep);

@@ -49,16 +49,28 @@ void run_buffer(const options& opt, report& rep)
     chain_seconds("cpu", items / 16, itemsize); // warm-up
     const double t_cpu = chain_seconds("cpu", items, itemsize);
     const double cpu_bw = host_memcpy_bandwidth(std::size_t(1) << 24, 10);
-    rep.add({ "buffer", what, "cpu", items / t_cpu / 1e6, "MS/s",
-              cpu_bw / (2 * 2 * itemsize) / 1e6, "2x memcpy", "host buffers" });
+    rep.add({ "buffer",
+              what,
+              "cpu",
+              items / t_cpu / 1e6,
+              "MS/s",
+              cpu_bw / (2 * 2 * itemsize) / 1e6,
+              "2x memcpy",
+              "host buffers" });
 
     if (!cuda_or_skip(rep, "buffer"))
         return;
     chain_seconds("cuda", items / 16, itemsize);
     const double t_gpu = chain_seconds("cuda", items, itemsize);
     const double h2d = host_to_device_bandwidth(std::size_t(1) << 26, 10);
-    rep.add({ "buffer", what, "cuda", items / t_gpu / 1e6, "MS/s", h2d / itemsize / 1e6,
-              "pinned H2D", "" });
+    rep.add({ "buffer",
+              what,
+              "cuda",
+              items / t_gpu / 1e6,
+              "MS/s",
+              h2d / itemsize / 1e6,
+              "pinned H2D",
+              "" });
 }
 
 } // namespace bench

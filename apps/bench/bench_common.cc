@@ -67,18 +67,21 @@ void report::skip(const std::string& job, const std::string& why)
 
 void report::print() const
 {
-    std::cout << std::left << std::setw(10) << "job" << std::setw(34) << "case" << std::setw(9)
-              << "backend" << std::right << std::setw(12) << "value" << "  " << std::left
-              << std::setw(8) << "unit" << std::right << std::setw(12) << "roofline"
-              << std::setw(8) << "ratio" << "  " << std::left << "roofline measured" << "\n";
+    std::cout << std::left << std::setw(10) << "job" << std::setw(34) << "case"
+              << std::setw(9) << "backend" << std::right << std::setw(12) << "value"
+              << "  " << std::left << std::setw(8) << "unit" << std::right
+              << std::setw(12) << "roofline" << std::setw(8) << "ratio"
+              << "  " << std::left << "roofline measured"
+              << "\n";
     for (const auto& r : d_rows) {
-        std::cout << std::left << std::setw(10) << r.job << std::setw(34) << r.name << std::setw(9)
-                  << r.backend << std::right << std::setw(12) << std::fixed
-                  << std::setprecision(3) << r.value << "  " << std::left << std::setw(8) << r.unit
-                  << std::right;
+        std::cout << std::left << std::setw(10) << r.job << std::setw(34) << r.name
+                  << std::setw(9) << r.backend << std::right << std::setw(12)
+                  << std::fixed << std::setprecision(3) << r.value << "  " << std::left
+                  << std::setw(8) << r.unit << std::right;
         if (r.roofline > 0)
-            std::cout << std::setw(12) << r.roofline << std::setw(7) << std::setprecision(1)
-                      << 100.0 * r.value / r.roofline << "%  " << r.roofline_name;
+            std::cout << std::setw(12) << r.roofline << std::setw(7)
+                      << std::setprecision(1) << 100.0 * r.value / r.roofline << "%  "
+                      << r.roofline_name;
         else
             std::cout << std::setw(12) << "-" << std::setw(8) << "-";
         if (!r.note.empty())
@@ -112,12 +115,13 @@ void report::write_json(const std::string& path) const
       << ",\n  \"rows\": [\n";
     for (std::size_t i = 0; i < d_rows.size(); ++i) {
         const auto& r = d_rows[i];
-        f << "    {\"job\": " << json_string(r.job) << ", \"case\": " << json_string(r.name)
+        f << "    {\"job\": " << json_string(r.job)
+          << ", \"case\": " << json_string(r.name)
           << ", \"backend\": " << json_string(r.backend) << ", \"value\": " << r.value
           << ", \"unit\": " << json_string(r.unit) << ", \"roofline\": " << r.roofline
           << ", \"roofline_name\": " << json_string(r.roofline_name)
-          << ", \"note\": " << json_string(r.note) << "}" << (i + 1 < d_rows.size() ? "," : "")
-          << "\n";
+          << ", \"note\": " << json_string(r.note) << "}"
+          << (i + 1 < d_rows.size() ? "," : "") << "\n";
     }
     f << "  ],\n  \"skipped\": [";
     for (std::size_t i = 0; i < d_skipped.size(); ++i)
@@ -170,7 +174,8 @@ double device_copy_bandwidth(std::size_t bytes, int iterations)
     device_stream s(ctx, "bench");
     const double t = seconds_per_call(
         [&] {
-            ctx->copy_async(b.get(), a.get(), bytes, copy_kind::device_to_device, s.get(), "bench");
+            ctx->copy_async(
+                b.get(), a.get(), bytes, copy_kind::device_to_device, s.get(), "bench");
         },
         [&] { s.synchronize(); },
         iterations);
@@ -187,7 +192,8 @@ double host_to_device_bandwidth(std::size_t bytes, int iterations)
     device_stream s(ctx, "bench");
     const double t = seconds_per_call(
         [&] {
-            ctx->copy_async(d.get(), h.get(), bytes, copy_kind::host_to_device, s.get(), "bench");
+            ctx->copy_async(
+                d.get(), h.get(), bytes, copy_kind::host_to_device, s.get(), "bench");
         },
         [&] { s.synchronize(); },
         iterations);

@@ -30,7 +30,8 @@ void run_unpack10(const options& opt, report& rep)
     const auto ctx = cuda_or_skip(rep, "unpack10");
     const double gpu_bw = ctx ? device_copy_bandwidth(n * sizeof(float), iterations) : 0;
 
-    for (auto format : { kernels::sample_format::float32, kernels::sample_format::int16 }) {
+    for (auto format :
+         { kernels::sample_format::float32, kernels::sample_format::int16 }) {
         const bool is_float = format == kernels::sample_format::float32;
         const double bytes_per_sample = 1.25 + (is_float ? 4 : 2);
         const std::string what = std::string(is_float ? "float" : "short") + " out, " +
@@ -38,10 +39,18 @@ void run_unpack10(const options& opt, report& rep)
 
         kernels::unpack10_plan cpu_plan(format, runtime::backend_choice{}, "bench");
         std::vector<char> out(n * cpu_plan.sample_size());
-        const double t_cpu = seconds_per_call(
-            [&] { cpu_plan.execute(in.data(), out.data(), n, nullptr); }, [] {}, iterations);
-        rep.add({ "unpack10", what, "cpu", n / t_cpu / 1e9, "GS/s",
-                  cpu_bw / bytes_per_sample / 1e9, "memcpy", "one core" });
+        const double t_cpu =
+            seconds_per_call([&] { cpu_plan.execute(in.data(), out.data(), n, nullptr); },
+                             [] {},
+                             iterations);
+        rep.add({ "unpack10",
+                  what,
+                  "cpu",
+                  n / t_cpu / 1e9,
+                  "GS/s",
+                  cpu_bw / bytes_per_sample / 1e9,
+                  "memcpy",
+                  "one core" });
 
         if (!ctx)
             continue;
@@ -51,14 +60,24 @@ void run_unpack10(const options& opt, report& rep)
         runtime::device_memory d_in(ctx, in_bytes, "bench");
         runtime::device_memory d_out(ctx, n * plan.sample_size(), "bench");
         runtime::device_stream stream(ctx, "bench");
-        ctx->copy_async(d_in.get(), in.data(), in_bytes, runtime::copy_kind::host_to_device,
-                        stream.get(), "bench");
+        ctx->copy_async(d_in.get(),
+                        in.data(),
+                        in_bytes,
+                        runtime::copy_kind::host_to_device,
+                        stream.get(),
+                        "bench");
         const double t_gpu = seconds_per_call(
             [&] { plan.execute(d_in.get(), d_out.get(), n, stream.get()); },
             [&] { stream.synchronize(); },
             iterations);
-        rep.add({ "unpack10", what + ", device-resident", "cuda", n / t_gpu / 1e9, "GS/s",
-                  gpu_bw / bytes_per_sample / 1e9, "device copy", "" });
+        rep.add({ "unpack10",
+                  what + ", device-resident",
+                  "cuda",
+                  n / t_gpu / 1e9,
+                  "GS/s",
+                  gpu_bw / bytes_per_sample / 1e9,
+                  "device copy",
+                  "" });
     }
 }
 

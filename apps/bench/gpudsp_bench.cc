@@ -15,10 +15,11 @@ namespace {
 
 const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
 {
-    static const std::map<std::string, std::pair<bench::subcommand, std::string>> table = {
-        { "unpack10", { bench::run_unpack10, "--samples N --iterations K" } },
-        { "buffer", { bench::run_buffer, "--items N" } },
-    };
+    static const std::map<std::string, std::pair<bench::subcommand, std::string>>
+        table = {
+            { "unpack10", { bench::run_unpack10, "--samples N --iterations K" } },
+            { "buffer", { bench::run_buffer, "--items N" } },
+        };
     return table;
 }
 

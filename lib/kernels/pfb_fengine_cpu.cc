@@ -55,7 +55,8 @@ public:
         : d_c(c),
           d_w(w),
           d_step(c.step()),
-          d_fir(fftw_alloc<float>(std::size_t(batch) * d_step * (c.complex_input() ? 2 : 1))),
+          d_fir(fftw_alloc<float>(std::size_t(batch) * d_step *
+                                  (c.complex_input() ? 2 : 1))),
           d_spec(fftw_alloc<fftwf_complex>(std::size_t(batch) * (c.n_channels + 1))),
           d_samples(std::size_t(c.window()) * (c.complex_input() ? 2 : 1))
     {
@@ -63,11 +64,31 @@ public:
         int n = d_step;
         if (c.complex_input()) {
             auto* in = reinterpret_cast<fftwf_complex*>(d_fir.get());
-            d_plan = fftwf_plan_many_dft(1, &n, batch, in, nullptr, 1, n, d_spec.get(), nullptr,
-                                         1, c.n_channels + 1, FFTW_FORWARD, FFTW_ESTIMATE);
+            d_plan = fftwf_plan_many_dft(1,
+                                         &n,
+                                         batch,
+                                         in,
+                                         nullptr,
+                                         1,
+                                         n,
+                                         d_spec.get(),
+                                         nullptr,
+                                         1,
+                                         c.n_channels + 1,
+                                         FFTW_FORWARD,
+                                         FFTW_ESTIMATE);
         } else {
-            d_plan = fftwf_plan_many_dft_r2c(1, &n, batch, d_fir.get(), nullptr, 1, n,
-                                             d_spec.get(), nullptr, 1, c.n_channels + 1,
+            d_plan = fftwf_plan_many_dft_r2c(1,
+                                             &n,
+                                             batch,
+                                             d_fir.get(),
+                                             nullptr,
+                                             1,
+                                             n,
+                                             d_spec.get(),
+                                             nullptr,
+                                             1,
+                                             c.n_channels + 1,
                                              FFTW_ESTIMATE);
         }
         if (!d_plan)
@@ -115,7 +136,8 @@ public:
                 for (int b = nb; b < batch; ++b) // keep the unused tail finite
                     std::fill_n(fir_row(b), row_floats(), 0.0f);
                 if (d_c.complex_input())
-                    fftwf_execute_dft(d_plan, reinterpret_cast<fftwf_complex*>(d_fir.get()),
+                    fftwf_execute_dft(d_plan,
+                                      reinterpret_cast<fftwf_complex*>(d_fir.get()),
                                       d_spec.get());
                 else
                     fftwf_execute_dft_r2c(d_plan, d_fir.get(), d_spec.get());

@@ -100,7 +100,10 @@ struct loader<fengine_input::complex64> {
 
 __device__ __forceinline__ float zero_of(float) { return 0.0f; }
 __device__ __forceinline__ float2 zero_of(float2) { return make_float2(0.0f, 0.0f); }
-__device__ __forceinline__ float fma_w(float w, float x, float acc) { return fmaf(w, x, acc); }
+__device__ __forceinline__ float fma_w(float w, float x, float acc)
+{
+    return fmaf(w, x, acc);
+}
 __device__ __forceinline__ float2 fma_w(float w, float2 x, float2 acc)
 {
     return make_float2(fmaf(w, x.x, acc.x), fmaf(w, x.y, acc.y));
@@ -148,8 +151,10 @@ __global__ void pfb_fir_registers(input_table in,
     T x[MAXT];
 #pragma unroll
     for (int t = 0; t < MAXT - 1; ++t) {
-        const int blk = s_begin + taps - MAXT + t; // slot t+1 holds it before the first shift
-        x[t + 1] = blk >= 0 ? loader<F>::load(src, first + int64_t(blk) * step) : zero_of(T());
+        const int blk =
+            s_begin + taps - MAXT + t; // slot t+1 holds it before the first shift
+        x[t + 1] =
+            blk >= 0 ? loader<F>::load(src, first + int64_t(blk) * step) : zero_of(T());
     }
     T* o = out + (int64_t(input_offset + i) * n_spectra) * step + j;
     for (int s = s_begin; s < s_end; ++s) {
@@ -277,15 +282,22 @@ public:
           d_step(c.step()),
           d_chunk(chunk_spectra(c)),
           d_weights(d_ctx, w.size() * sizeof(float), who),
-          d_rot(d_ctx, std::size_t(c.n_channels) * c.n_inputs * sizeof(cuFloatComplex), who),
+          d_rot(d_ctx,
+                std::size_t(c.n_channels) * c.n_inputs * sizeof(cuFloatComplex),
+                who),
           d_fir(d_ctx, fir_bytes(c, d_chunk), who),
           d_spec(d_ctx,
-                 std::size_t(c.n_inputs) * d_chunk * (c.n_channels + 1) * sizeof(cuFloatComplex),
+                 std::size_t(c.n_inputs) * d_chunk * (c.n_channels + 1) *
+                     sizeof(cuFloatComplex),
                  who),
           d_setup(d_ctx, who)
     {
-        d_ctx->copy_async(d_weights.get(), w.data(), w.size() * sizeof(float),
-                          runtime::copy_kind::host_to_device, d_setup.get(), who);
+        d_ctx->copy_async(d_weights.get(),
+                          w.data(),
+                          w.size() * sizeof(float),
+                          runtime::copy_kind::host_to_device,
+                          d_setup.get(),
+                          who);
         d_setup.synchronize();
     }
 
@@ -306,8 +318,10 @@ public:
             for (int i = 0; i < I; ++i) {
                 const double ph = -M_PI * scale * c.fine_delays[i] * kk / N + c.phases[i];
                 const std::complex<double> r =
-                    std::complex<double>(c.gains[std::size_t(k) * I + i]) * std::polar(1.0, ph);
-                rot[std::size_t(k) * I + i] = make_cuFloatComplex(float(r.real()), float(r.imag()));
+                    std::complex<double>(c.gains[std::size_t(k) * I + i]) *
+                    std::polar(1.0, ph);
+                rot[std::size_t(k) * I + i] =
+                    make_cuFloatComplex(float(r.real()), float(r.imag()));
             }
         }
         // Uploaded by the next execute(), on its stream, so launches still in
@@ -329,9 +343,12 @@ public:
         const std::size_t out_item = d_c.output_item_size();
         if (d_rot_dirty) {
             // Pageable source: the call returns once the bytes are staged.
-            d_ctx->copy_async(d_rot.get(), d_rot_host.data(),
+            d_ctx->copy_async(d_rot.get(),
+                              d_rot_host.data(),
                               d_rot_host.size() * sizeof(cuFloatComplex),
-                              runtime::copy_kind::host_to_device, stream, d_who);
+                              runtime::copy_kind::host_to_device,
+                              stream,
+                              d_who);
             d_rot_dirty = false;
         }
         for (std::size_t s0 = 0; s0 < n_spectra; s0 += d_chunk) {
@@ -345,8 +362,11 @@ public:
             uint32_t* sat = saturation ? saturation + s0 * I : nullptr;
             if (sat)
                 d_ctx->memset_async(sat, 0, ns * I * sizeof(uint32_t), stream, d_who);
-            launch_postproc(static_cast<char*>(out) + s0 * out_item, sat, ns,
-                            first_spectrum + s0, stream);
+            launch_postproc(static_cast<char*>(out) + s0 * out_item,
+                            sat,
+                            ns,
+                            first_spectrum + s0,
+                            stream);
             d_ctx->check_last_error("pfb_fengine post-processing kernel launch", d_who);
         }
     }
@@ -366,7 +386,8 @@ private:
     }
 
     template <fengine_input F>
-    void fir_for(const input_table& tab, int offset, int count, int ns, cudaStream_t stream)
+    void
+    fir_for(const input_table& tab, int offset, int count, int ns, cudaStream_t stream)
     {
         using T = typename loader<F>::type;
         constexpr int threads = 128;
@@ -376,13 +397,14 @@ private:
         const int64_t columns = int64_t(d_step) * count;
         const int want_sections = int(std::max<int64_t>(1, (int64_t(1) << 17) / columns));
         const int min_len = std::max(1, 8 * std::min(taps, 16));
-        const int sections = std::max(1, std::min(want_sections, (ns + min_len - 1) / min_len));
+        const int sections =
+            std::max(1, std::min(want_sections, (ns + min_len - 1) / min_len));
         const int per_section = (ns + sections - 1) / sections;
         dim3 grid((d_step + threads - 1) / threads, count, sections);
         auto* o = static_cast<T*>(static_cast<void*>(d_fir.get()));
         const float* w = reinterpret_cast<const float*>(d_weights.get());
-#define GPUDSP_FIR(MAXT)                                                                  \
-    pfb_fir_registers<MAXT, F>                                                            \
+#define GPUDSP_FIR(MAXT)       \
+    pfb_fir_registers<MAXT, F> \
         <<<grid, threads, 0, stream>>>(tab, offset, w, d_step, taps, ns, per_section, o)
         if (taps <= 1)
             GPUDSP_FIR(1);
@@ -395,12 +417,13 @@ private:
         else if (taps <= 16)
             GPUDSP_FIR(16);
         else
-            pfb_fir_generic<F>
-                <<<grid, threads, 0, stream>>>(tab, offset, w, d_step, taps, ns, per_section, o);
+            pfb_fir_generic<F><<<grid, threads, 0, stream>>>(
+                tab, offset, w, d_step, taps, ns, per_section, o);
 #undef GPUDSP_FIR
     }
 
-    void launch_fir(const std::vector<fengine_input_view>& views, int ns, cudaStream_t stream)
+    void
+    launch_fir(const std::vector<fengine_input_view>& views, int ns, cudaStream_t stream)
     {
         for (int i0 = 0; i0 < d_c.n_inputs; i0 += input_table::max_inputs) {
             const int count = std::min(input_table::max_inputs, d_c.n_inputs - i0);
@@ -440,10 +463,19 @@ private:
         int n = d_step;
         int inembed = d_step, onembed = d_c.n_channels + 1;
         const int batch = ns * d_c.n_inputs;
-        check_cufft(cufftPlanMany(&h, 1, &n, &inembed, 1, d_step, &onembed, 1,
+        check_cufft(cufftPlanMany(&h,
+                                  1,
+                                  &n,
+                                  &inembed,
+                                  1,
+                                  d_step,
+                                  &onembed,
+                                  1,
                                   d_c.n_channels + 1,
-                                  d_c.complex_input() ? CUFFT_C2C : CUFFT_R2C, batch),
-                    "cufftPlanMany", d_who);
+                                  d_c.complex_input() ? CUFFT_C2C : CUFFT_R2C,
+                                  batch),
+                    "cufftPlanMany",
+                    d_who);
         d_plans[ns] = h;
         return h;
     }
@@ -454,27 +486,46 @@ private:
         check_cufft(cufftSetStream(h, stream), "cufftSetStream", d_who);
         auto* spec = reinterpret_cast<cufftComplex*>(d_spec.get());
         if (d_c.complex_input())
-            check_cufft(cufftExecC2C(h, reinterpret_cast<cufftComplex*>(d_fir.get()), spec,
-                                     CUFFT_FORWARD),
-                        "cufftExecC2C", d_who);
+            check_cufft(
+                cufftExecC2C(
+                    h, reinterpret_cast<cufftComplex*>(d_fir.get()), spec, CUFFT_FORWARD),
+                "cufftExecC2C",
+                d_who);
         else
             check_cufft(cufftExecR2C(h, reinterpret_cast<cufftReal*>(d_fir.get()), spec),
-                        "cufftExecR2C", d_who);
+                        "cufftExecR2C",
+                        d_who);
     }
 
-    void launch_postproc(void* out, uint32_t* sat, int ns, uint64_t first, cudaStream_t stream)
+    void
+    launch_postproc(void* out, uint32_t* sat, int ns, uint64_t first, cudaStream_t stream)
     {
         dim3 block(tile, tile_rows);
-        dim3 grid((d_c.n_channels + tile - 1) / tile, (d_c.n_inputs + tile - 1) / tile, ns);
+        dim3 grid(
+            (d_c.n_channels + tile - 1) / tile, (d_c.n_inputs + tile - 1) / tile, ns);
         const auto* spec = reinterpret_cast<const cuFloatComplex*>(d_spec.get());
         const auto* rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
         if (d_c.output == fengine_output::ci8)
-            postproc<true><<<grid, block, 0, stream>>>(spec, rot, d_c.n_channels, d_c.n_inputs,
-                                                       ns, d_c.dither, d_c.dither_seed, first,
-                                                       out, sat);
+            postproc<true><<<grid, block, 0, stream>>>(spec,
+                                                       rot,
+                                                       d_c.n_channels,
+                                                       d_c.n_inputs,
+                                                       ns,
+                                                       d_c.dither,
+                                                       d_c.dither_seed,
+                                                       first,
+                                                       out,
+                                                       sat);
         else
-            postproc<false><<<grid, block, 0, stream>>>(spec, rot, d_c.n_channels,
-                                                        d_c.n_inputs, ns, false, 0, first, out,
+            postproc<false><<<grid, block, 0, stream>>>(spec,
+                                                        rot,
+                                                        d_c.n_channels,
+                                                        d_c.n_inputs,
+                                                        ns,
+                                                        false,
+                                                        0,
+                                                        first,
+                                                        out,
                                                         nullptr);
     }
 

@@ -26,8 +26,9 @@ fengine_input parse_fengine_input(const std::string& name, const std::string& wh
         return fengine_input::float32;
     if (name == "complex")
         return fengine_input::complex64;
-    throw std::invalid_argument(who + ": input_format must be \"packed10\", \"short\", "
-                                      "\"float\" or \"complex\", got \"" +
+    throw std::invalid_argument(who +
+                                ": input_format must be \"packed10\", \"short\", "
+                                "\"float\" or \"complex\", got \"" +
                                 name + "\"");
 }
 
@@ -37,11 +38,12 @@ fengine_output parse_fengine_output(const std::string& name, const std::string& 
         return fengine_output::cf32;
     if (name == "ci8")
         return fengine_output::ci8;
-    throw std::invalid_argument(who + ": output_format must be \"cf32\" or \"ci8\", got \"" +
-                                name + "\"");
+    throw std::invalid_argument(
+        who + ": output_format must be \"cf32\" or \"ci8\", got \"" + name + "\"");
 }
 
-std::vector<double> pfb_weights(int n_channels, int n_taps, double w_cutoff, bool complex_input)
+std::vector<double>
+pfb_weights(int n_channels, int n_taps, double w_cutoff, bool complex_input)
 {
     if (n_channels < 1 || n_taps < 1)
         throw std::invalid_argument("pfb_weights: n_channels and n_taps must be >= 1");
@@ -68,7 +70,9 @@ namespace {
 
 void validate(const fengine_config& c, const std::string& who)
 {
-    auto fail = [&](const std::string& what) { throw std::invalid_argument(who + ": " + what); };
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(who + ": " + what);
+    };
     if (c.n_inputs < 1)
         fail("n_inputs must be >= 1, got " + std::to_string(c.n_inputs));
     if (c.n_channels < 2 || c.n_channels > (1 << 20))
@@ -106,8 +110,10 @@ fengine_plan::fengine_plan(const fengine_config& config,
     d_weights.assign(w.begin(), w.end());
     if (where.kind == backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA
-        d_impl = make_fengine_cuda(
-            d_config, d_weights, runtime::device_context::get(where.kind, where.device), who);
+        d_impl = make_fengine_cuda(d_config,
+                                   d_weights,
+                                   runtime::device_context::get(where.kind, where.device),
+                                   who);
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
 #endif
@@ -123,7 +129,9 @@ fengine_plan::~fengine_plan() = default;
 void fengine_plan::set_corrections(const fengine_corrections& c)
 {
     const std::size_t n_in = d_config.n_inputs;
-    auto fail = [&](const std::string& what) { throw std::invalid_argument(d_who + ": " + what); };
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(d_who + ": " + what);
+    };
     if (!c.gains.empty() && c.gains.size() != n_in * d_config.n_channels)
         fail("gains must hold n_channels x n_inputs = " +
              std::to_string(n_in * d_config.n_channels) + " values, got " +
@@ -134,7 +142,8 @@ void fengine_plan::set_corrections(const fengine_corrections& c)
         fail("phases must hold one value per input");
     for (double t : c.fine_delays)
         if (!(std::fabs(t) <= 0.5))
-            fail("fine delays must lie in [-0.5, 0.5] samples (the rest is a coarse delay)");
+            fail("fine delays must lie in [-0.5, 0.5] samples (the rest is a coarse "
+                 "delay)");
     for (double p : c.phases)
         if (!std::isfinite(p))
             fail("phases must be finite");
@@ -175,8 +184,9 @@ void fengine_plan::execute(const std::vector<fengine_input_view>& inputs,
                            runtime::stream_handle stream)
 {
     if (inputs.size() != std::size_t(d_config.n_inputs))
-        throw std::invalid_argument(d_who + ": expected " + std::to_string(d_config.n_inputs) +
-                                    " inputs, got " + std::to_string(inputs.size()));
+        throw std::invalid_argument(d_who + ": expected " +
+                                    std::to_string(d_config.n_inputs) + " inputs, got " +
+                                    std::to_string(inputs.size()));
     for (const auto& v : inputs)
         if (v.first_sample < 0)
             throw std::invalid_argument(d_who + ": an input starts before its data");
@@ -204,15 +214,20 @@ void fengine_plan::execute_host(const std::vector<fengine_input_view>& inputs,
     for (const auto& v : inputs) {
         d_in.push_back(std::make_unique<runtime::device_memory>(
             ctx, input_bytes_each ? input_bytes_each : 1, d_who));
-        ctx->copy_async(d_in.back()->get(), v.data, input_bytes_each, h2d, stream.get(), d_who);
+        ctx->copy_async(
+            d_in.back()->get(), v.data, input_bytes_each, h2d, stream.get(), d_who);
         views.push_back({ d_in.back()->get(), v.first_sample });
     }
     const std::size_t out_bytes = n_spectra * d_config.output_item_size();
     const std::size_t sat_bytes = n_spectra * d_config.n_inputs * sizeof(uint32_t);
     runtime::device_memory d_out(ctx, out_bytes ? out_bytes : 1, d_who);
     runtime::device_memory d_sat(ctx, sat_bytes ? sat_bytes : 1, d_who);
-    execute(views, d_out.get(), reinterpret_cast<uint32_t*>(d_sat.get()), n_spectra,
-            first_spectrum, stream.get());
+    execute(views,
+            d_out.get(),
+            reinterpret_cast<uint32_t*>(d_sat.get()),
+            n_spectra,
+            first_spectrum,
+            stream.get());
     const auto d2h = runtime::copy_kind::device_to_host;
     ctx->copy_async(out, d_out.get(), out_bytes, d2h, stream.get(), d_who);
     if (saturation)

@@ -25,7 +25,8 @@ __global__ void unpack10_kernel(const uint8_t* __restrict__ in,
                                 std::size_t n_samples)
 {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n_samples;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+         i < n_samples;
          i += stride) {
         const std::size_t bit = 10 * i;
         const std::size_t byte = bit >> 3;

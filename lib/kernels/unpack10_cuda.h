@@ -18,7 +18,10 @@ namespace kernels {
 namespace cuda {
 
 void launch_unpack10(const uint8_t* in, float* out, std::size_t n_samples, void* stream);
-void launch_unpack10(const uint8_t* in, int16_t* out, std::size_t n_samples, void* stream);
+void launch_unpack10(const uint8_t* in,
+                     int16_t* out,
+                     std::size_t n_samples,
+                     void* stream);
 
 } // namespace cuda
 } // namespace kernels

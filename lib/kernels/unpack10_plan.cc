@@ -58,11 +58,19 @@ void unpack10_plan::execute_host(const uint8_t* in, void* out, std::size_t n_sam
     runtime::device_stream stream(d_ctx, d_who);
     runtime::device_memory d_in(d_ctx, in_bytes ? in_bytes : 1, d_who);
     runtime::device_memory d_out(d_ctx, out_bytes ? out_bytes : 1, d_who);
-    d_ctx->copy_async(
-        d_in.get(), in, in_bytes, runtime::copy_kind::host_to_device, stream.get(), d_who);
+    d_ctx->copy_async(d_in.get(),
+                      in,
+                      in_bytes,
+                      runtime::copy_kind::host_to_device,
+                      stream.get(),
+                      d_who);
     execute(d_in.get(), d_out.get(), n_samples, stream.get());
-    d_ctx->copy_async(
-        out, d_out.get(), out_bytes, runtime::copy_kind::device_to_host, stream.get(), d_who);
+    d_ctx->copy_async(out,
+                      d_out.get(),
+                      out_bytes,
+                      runtime::copy_kind::device_to_host,
+                      stream.get(),
+                      d_who);
     stream.synchronize();
 }
 

@@ -41,8 +41,10 @@ public:
     device_delay(size_t itemsize, unsigned history, runtime::backend_choice where)
         : gr::sync_block(
               "device_delay",
-              gr::io_signature::make(1, 1, itemsize, runtime::device_buffer::type_for(where.kind)),
-              gr::io_signature::make(1, 1, itemsize, runtime::device_buffer::type_for(where.kind))),
+              gr::io_signature::make(
+                  1, 1, itemsize, runtime::device_buffer::type_for(where.kind)),
+              gr::io_signature::make(
+                  1, 1, itemsize, runtime::device_buffer::type_for(where.kind))),
           d_itemsize(itemsize),
           d_io(runtime::device_context::get(where.kind, where.device), "device_delay")
     {
@@ -149,7 +151,8 @@ BOOST_AUTO_TEST_CASE(history_on_device_edges_and_wraps)
     BOOST_REQUIRE_EQUAL(out.size(), n);
     for (std::size_t i = 0; i < n; ++i) {
         const float want = i < delay ? 0.0f : data[i - delay];
-        BOOST_REQUIRE_MESSAGE(out[i] == want, "item " << i << ": " << out[i] << " != " << want);
+        BOOST_REQUIRE_MESSAGE(out[i] == want,
+                              "item " << i << ": " << out[i] << " != " << want);
     }
     // Much longer than every buffer: the realignment callbacks had to run.
     auto buf = runtime::device_io::output_buffer(*c, 0);
@@ -285,7 +288,8 @@ BOOST_AUTO_TEST_CASE(host_output_to_host_and_device_blocks_is_refused)
     tb->connect(src, 0, a, 0);
     tb->connect(a, 0, gr::blocks::vector_sink_f::make(), 0);
     // Which of the two edges GNU Radio connects first decides who notices.
-    expect_start_refused(tb, { "read by both host and GPU blocks", "Cannot change to transfer type" });
+    expect_start_refused(
+        tb, { "read by both host and GPU blocks", "Cannot change to transfer type" });
 }
 
 BOOST_AUTO_TEST_CASE(device_output_to_host_and_device_blocks_is_refused)

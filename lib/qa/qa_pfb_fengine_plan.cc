@@ -45,9 +45,14 @@ device_run run_on_device(kernels::fengine_plan& plan,
     std::vector<std::unique_ptr<runtime::device_memory>> d_in;
     std::vector<kernels::fengine_input_view> views;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-        d_in.push_back(std::make_unique<runtime::device_memory>(ctx, inputs[i].size(), "qa"));
-        ctx->copy_async(d_in.back()->get(), inputs[i].data(), inputs[i].size(),
-                        runtime::copy_kind::host_to_device, stream.get(), "qa");
+        d_in.push_back(
+            std::make_unique<runtime::device_memory>(ctx, inputs[i].size(), "qa"));
+        ctx->copy_async(d_in.back()->get(),
+                        inputs[i].data(),
+                        inputs[i].size(),
+                        runtime::copy_kind::host_to_device,
+                        stream.get(),
+                        "qa");
         views.push_back({ d_in.back()->get(), first[i] });
     }
     const std::size_t out_bytes = n_spectra * c.output_item_size();
@@ -61,16 +66,28 @@ device_run run_on_device(kernels::fengine_plan& plan,
         auto v = views;
         for (auto& x : v)
             x.first_sample += int64_t(done) * c.step();
-        plan.execute(v, d_out.get() + done * c.output_item_size(),
-                     reinterpret_cast<uint32_t*>(d_sat.get()) + done * c.n_inputs, ns, done,
+        plan.execute(v,
+                     d_out.get() + done * c.output_item_size(),
+                     reinterpret_cast<uint32_t*>(d_sat.get()) + done * c.n_inputs,
+                     ns,
+                     done,
                      stream.get());
         done += ns;
     }
-    device_run r{ std::vector<char>(out_bytes), std::vector<uint32_t>(n_spectra * c.n_inputs) };
-    ctx->copy_async(r.out.data(), d_out.get(), out_bytes, runtime::copy_kind::device_to_host,
-                    stream.get(), "qa");
-    ctx->copy_async(r.sat.data(), d_sat.get(), sat_bytes, runtime::copy_kind::device_to_host,
-                    stream.get(), "qa");
+    device_run r{ std::vector<char>(out_bytes),
+                  std::vector<uint32_t>(n_spectra * c.n_inputs) };
+    ctx->copy_async(r.out.data(),
+                    d_out.get(),
+                    out_bytes,
+                    runtime::copy_kind::device_to_host,
+                    stream.get(),
+                    "qa");
+    ctx->copy_async(r.sat.data(),
+                    d_sat.get(),
+                    sat_bytes,
+                    runtime::copy_kind::device_to_host,
+                    stream.get(),
+                    "qa");
     stream.synchronize();
     return r;
 }
@@ -104,7 +121,9 @@ std::vector<uint8_t> random_input(fengine_input f, std::size_t n, unsigned seed)
     return {};
 }
 
-void compare(const kernels::fengine_config& c, unsigned seed, const std::vector<std::size_t>& calls)
+void compare(const kernels::fengine_config& c,
+             unsigned seed,
+             const std::vector<std::size_t>& calls)
 {
     const std::size_t n_spectra = 37;
     const std::size_t n = c.samples_for(n_spectra) + 11;
@@ -151,15 +170,18 @@ void compare(const kernels::fengine_config& c, unsigned seed, const std::vector<
         int worst = 0;
         for (std::size_t k = 0; k < want.size(); ++k) {
             BOOST_REQUIRE(int8_t(got.out[k]) != -128);
-            worst = std::max(worst, std::abs(int(int8_t(want[k])) - int(int8_t(got.out[k]))));
+            worst =
+                std::max(worst, std::abs(int(int8_t(want[k])) - int(int8_t(got.out[k]))));
         }
         BOOST_CHECK_LE(worst, 1);
-        for (std::size_t k = 0; k < want_sat.size(); ++k) // FFT rounding may move a boundary value
+        for (std::size_t k = 0; k < want_sat.size();
+             ++k) // FFT rounding may move a boundary value
             BOOST_CHECK_LE(std::abs(int64_t(want_sat[k]) - int64_t(got.sat[k])), 2);
     }
 }
 
-kernels::fengine_config config(fengine_input in, fengine_output out, int n_inputs, int N, int T)
+kernels::fengine_config
+config(fengine_input in, fengine_output out, int n_inputs, int N, int T)
 {
     kernels::fengine_config c;
     c.input = in;
@@ -175,7 +197,9 @@ kernels::fengine_config config(fengine_input in, fengine_output out, int n_input
 BOOST_AUTO_TEST_CASE(every_input_format_cf32)
 {
     unsigned seed = 100;
-    for (auto f : { fengine_input::packed10, fengine_input::int16, fengine_input::float32,
+    for (auto f : { fengine_input::packed10,
+                    fengine_input::int16,
+                    fengine_input::float32,
                     fengine_input::complex64 })
         for (int T : { 1, 3, 16, 21 })
             compare(config(f, fengine_output::cf32, 3, 64, T), seed++, { 37 });
@@ -183,10 +207,13 @@ BOOST_AUTO_TEST_CASE(every_input_format_cf32)
 
 BOOST_AUTO_TEST_CASE(sizes_and_input_counts)
 {
-    compare(config(fengine_input::packed10, fengine_output::cf32, 1, 4096, 16), 200, { 37 });
-    compare(config(fengine_input::packed10, fengine_output::cf32, 70, 128, 8), 201, { 37 });
+    compare(
+        config(fengine_input::packed10, fengine_output::cf32, 1, 4096, 16), 200, { 37 });
+    compare(
+        config(fengine_input::packed10, fengine_output::cf32, 70, 128, 8), 201, { 37 });
     compare(config(fengine_input::int16, fengine_output::cf32, 5, 96, 6), 202, { 37 });
-    compare(config(fengine_input::complex64, fengine_output::cf32, 2, 40, 4), 203, { 37 });
+    compare(
+        config(fengine_input::complex64, fengine_output::cf32, 2, 40, 4), 203, { 37 });
 }
 
 BOOST_AUTO_TEST_CASE(ci8_with_dither_split_across_calls)

@@ -27,7 +27,8 @@ BOOST_AUTO_TEST_CASE(backend_strings)
     BOOST_CHECK(resolve_backend("cpu", 0, "t").kind == backend_kind::cpu);
     BOOST_CHECK(resolve_backend("emulated", 0, "t").kind == backend_kind::emulated);
     const auto autoc = resolve_backend("auto", 0, "t");
-    BOOST_CHECK(autoc.kind == (cuda_available() ? backend_kind::cuda : backend_kind::cpu));
+    BOOST_CHECK(autoc.kind ==
+                (cuda_available() ? backend_kind::cuda : backend_kind::cpu));
     BOOST_CHECK_THROW(resolve_backend("gpu", 0, "t"), std::invalid_argument);
     BOOST_CHECK_THROW(resolve_backend("", 0, "t"), std::invalid_argument);
     BOOST_CHECK_THROW(resolve_backend("cpu", -1, "t"), std::invalid_argument);
@@ -57,21 +58,26 @@ BOOST_AUTO_TEST_CASE(emulated_device_memory_is_poisoned_and_checked)
             BOOST_CHECK_EQUAL(static_cast<unsigned char>(dev.get()[i]), 0xA5);
         device_stream s(ctx, "qa");
         std::memset(host.get(), 7, 64);
-        ctx->copy_async(dev.get(), host.get(), 64, copy_kind::host_to_device, s.get(), "qa");
+        ctx->copy_async(
+            dev.get(), host.get(), 64, copy_kind::host_to_device, s.get(), "qa");
         BOOST_CHECK_EQUAL(dev.get()[63], 7);
         // Wrong sides and overlaps are refused.
         BOOST_CHECK_THROW(
-            ctx->copy_async(host.get(), dev.get(), 64, copy_kind::host_to_device, s.get(), "qa"),
+            ctx->copy_async(
+                host.get(), dev.get(), 64, copy_kind::host_to_device, s.get(), "qa"),
             device_error);
         BOOST_CHECK_THROW(
-            ctx->copy_async(dev.get(), host.get(), 64, copy_kind::device_to_host, s.get(), "qa"),
+            ctx->copy_async(
+                dev.get(), host.get(), 64, copy_kind::device_to_host, s.get(), "qa"),
             device_error);
-        BOOST_CHECK_THROW(ctx->copy_async(
-                              dev.get() + 8, dev.get(), 16, copy_kind::device_to_device, s.get(), "qa"),
-                          device_error);
-        BOOST_CHECK_THROW(ctx->copy_async(
-                              dev.get() + 60, host.get(), 8, copy_kind::host_to_device, s.get(), "qa"),
-                          device_error);
+        BOOST_CHECK_THROW(
+            ctx->copy_async(
+                dev.get() + 8, dev.get(), 16, copy_kind::device_to_device, s.get(), "qa"),
+            device_error);
+        BOOST_CHECK_THROW(
+            ctx->copy_async(
+                dev.get() + 60, host.get(), 8, copy_kind::host_to_device, s.get(), "qa"),
+            device_error);
         const auto during = ctx->usage();
         BOOST_CHECK_EQUAL(during.device_bytes, before.device_bytes + 64);
         BOOST_CHECK_EQUAL(during.host_allocations, before.host_allocations + 1);

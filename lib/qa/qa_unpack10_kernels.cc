@@ -40,7 +40,8 @@ void check_equal(const std::vector<T>& got, const std::vector<int>& want, std::s
 {
     for (std::size_t i = 0; i < n; ++i)
         BOOST_REQUIRE_MESSAGE(got[i] == static_cast<T>(want[i]),
-                              "sample " << i << ": got " << got[i] << " want " << want[i]);
+                              "sample " << i << ": got " << got[i] << " want "
+                                        << want[i]);
 }
 
 } // namespace
@@ -78,7 +79,8 @@ BOOST_AUTO_TEST_CASE(cpu_extremes)
 
 BOOST_AUTO_TEST_CASE(plan_on_test_device_every_length)
 {
-    for (auto format : { kernels::sample_format::float32, kernels::sample_format::int16 }) {
+    for (auto format :
+         { kernels::sample_format::float32, kernels::sample_format::int16 }) {
         kernels::unpack10_plan plan(format, qa::test_device(), "qa_unpack10");
         for (std::size_t len = 0; len <= 64; ++len) {
             const auto bytes = qa::random_bytes(len, 300 + len);
@@ -110,7 +112,8 @@ BOOST_AUTO_TEST_CASE(plan_large_stream_split_across_calls)
     runtime::device_stream stream(ctx, "qa");
     runtime::device_memory d_in(ctx, bytes.size(), "qa");
     runtime::device_memory d_out(ctx, n * sizeof(float), "qa");
-    ctx->memset_async(d_out.get(), 0xFF, n * sizeof(float), stream.get(), "qa"); // NaN poison
+    ctx->memset_async(
+        d_out.get(), 0xFF, n * sizeof(float), stream.get(), "qa"); // NaN poison
     ctx->copy_async(d_in.get(),
                     bytes.data(),
                     bytes.size(),
@@ -121,7 +124,10 @@ BOOST_AUTO_TEST_CASE(plan_large_stream_split_across_calls)
     const std::size_t chunks[] = { 4, 40000, 12, 400004 };
     for (int c = 0; done < n; ++c) {
         std::size_t k = std::min(chunks[c % 4], n - done);
-        plan.execute(d_in.get() + done / 4 * 5, d_out.get() + done * sizeof(float), k, stream.get());
+        plan.execute(d_in.get() + done / 4 * 5,
+                     d_out.get() + done * sizeof(float),
+                     k,
+                     stream.get());
         done += k;
     }
     std::vector<float> out(n);

@@ -63,7 +63,8 @@ std::string backend_choice::describe() const
     return "?";
 }
 
-backend_choice resolve_backend(const std::string& backend, int device, const std::string& who)
+backend_choice
+resolve_backend(const std::string& backend, int device, const std::string& who)
 {
     if (device < 0)
         throw std::invalid_argument(who + ": device index must be >= 0, got " +
@@ -83,9 +84,10 @@ backend_choice resolve_backend(const std::string& backend, int device, const std
             }
             throw std::runtime_error(
                 who + ": backend \"cuda\" needs a usable CUDA device, but " +
-                (built_with_cuda() ? std::string("none was found (no NVIDIA GPU or driver, "
-                                                 "or CUDA_VISIBLE_DEVICES hides them)")
-                                   : std::string("gr-gpudsp was built without CUDA")) +
+                (built_with_cuda()
+                     ? std::string("none was found (no NVIDIA GPU or driver, "
+                                   "or CUDA_VISIBLE_DEVICES hides them)")
+                     : std::string("gr-gpudsp was built without CUDA")) +
                 "; use backend=\"cpu\" or \"auto\"");
         }
         if (device >= static_cast<int>(devs.size()))

@@ -125,7 +125,8 @@ public:
     }
     void stream_synchronize(stream_handle stream, const std::string& who) override
     {
-        check(cudaStreamSynchronize(cuda(stream)), "cudaStreamSynchronize", device(), who);
+        check(
+            cudaStreamSynchronize(cuda(stream)), "cudaStreamSynchronize", device(), who);
     }
     event_handle event_create(const std::string& who) override
     {
@@ -142,7 +143,9 @@ public:
         cudaSetDevice(device());
         cudaEventDestroy(static_cast<cudaEvent_t>(event));
     }
-    void event_record(event_handle event, stream_handle stream, const std::string& who) override
+    void event_record(event_handle event,
+                      stream_handle stream,
+                      const std::string& who) override
     {
         check(cudaEventRecord(static_cast<cudaEvent_t>(event), cuda(stream)),
               "cudaEventRecord",

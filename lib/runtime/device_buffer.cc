@@ -228,7 +228,8 @@ void device_buffer::wait_for_data(stream_handle reader_stream)
     d_written.wait_in(reader_stream);
 }
 
-void device_buffer::mark_read(const gr::buffer_reader* reader, stream_handle reader_stream)
+void device_buffer::mark_read(const gr::buffer_reader* reader,
+                              stream_handle reader_stream)
 {
     std::lock_guard<std::mutex> lock(d_event_mutex);
     auto& ev = d_read_events[reader];
@@ -352,8 +353,12 @@ bool device_buffer::input_blocked_callback(int items_required,
     } else {
         // Both sides hold every unread item: realign the host copy (plain
         // memmove), then make the device copy equal to it.
-        moved = input_blocked_callback_logic(
-            items_required, items_avail, read_index, d_host->get(), std::memcpy, std::memmove);
+        moved = input_blocked_callback_logic(items_required,
+                                             items_avail,
+                                             read_index,
+                                             d_host->get(),
+                                             std::memcpy,
+                                             std::memmove);
         if (moved)
             propagate_host_to_device();
     }
@@ -372,7 +377,10 @@ bool device_buffer::output_blocked_callback(int output_multiple, bool force)
     bool moved = false;
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_DEVICE) {
         moved = output_blocked_callback_logic(
-            output_multiple, force, d_device->get(), [this](void* d, const void* s, std::size_t n) {
+            output_multiple,
+            force,
+            d_device->get(),
+            [this](void* d, const void* s, std::size_t n) {
                 device_move(static_cast<char*>(d), static_cast<const char*>(s), n);
                 return d;
             });
@@ -421,7 +429,8 @@ void device_buffer::refuse_orphaning_replacement(const gr::block_sptr& link,
     int matches = 0;
     for (int p = 0; p < detail->noutputs(); ++p) {
         auto b = detail->output(p);
-        if (b && static_cast<int>(b->bufsize()) == nitems && b->get_sizeof_item() == sizeof_item &&
+        if (b && static_cast<int>(b->bufsize()) == nitems &&
+            b->get_sizeof_item() == sizeof_item &&
             b->get_downstream_lcm_nitems() == downstream_lcm_nitems &&
             b->get_max_reader_output_multiple() == downstream_max_out_mult) {
             replaced = b;
@@ -431,10 +440,10 @@ void device_buffer::refuse_orphaning_replacement(const gr::block_sptr& link,
     if (matches != 1 || replaced->nreaders() == 0)
         return;
     const bool gpu_readers = dynamic_cast<device_buffer*>(replaced.get()) != nullptr;
-    throw std::runtime_error(owner->alias() + ": the output of '" + link->alias() +
-                             "' is read by " +
-                             (gpu_readers ? "several GPU blocks" : "both host and GPU blocks") +
-                             "." + topology_advice);
+    throw std::runtime_error(
+        owner->alias() + ": the output of '" + link->alias() + "' is read by " +
+        (gpu_readers ? "several GPU blocks" : "both host and GPU blocks") + "." +
+        topology_advice);
 }
 
 std::string device_buffer::topology_error()

@@ -73,10 +73,11 @@ void device_io::check_topology(gr::block& blk)
                                      problem);
         if (self && buf->context()->device() != self->device_index())
             throw std::runtime_error(
-                blk.alias() + ": input " + std::to_string(i) + " comes from CUDA device " +
-                std::to_string(buf->context()->device()) + " but this block runs on device " +
-                std::to_string(self->device_index()) +
-                "; connect blocks on different GPUs through a host block (e.g. blocks.copy)");
+                blk.alias() + ": input " + std::to_string(i) +
+                " comes from CUDA device " + std::to_string(buf->context()->device()) +
+                " but this block runs on device " + std::to_string(self->device_index()) +
+                "; connect blocks on different GPUs through a host block (e.g. "
+                "blocks.copy)");
     }
 }
 

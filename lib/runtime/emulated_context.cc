@@ -152,7 +152,10 @@ private:
 
 } // namespace
 
-device_context::sptr make_emulated_context() { return std::make_shared<emulated_context>(); }
+device_context::sptr make_emulated_context()
+{
+    return std::make_shared<emulated_context>();
+}
 
 } // namespace detail
 } // namespace runtime

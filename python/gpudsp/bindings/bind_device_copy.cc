@@ -9,7 +9,11 @@
 void bind_device_copy(py::module& m)
 {
     using gr::gpudsp::device_copy;
-    py::class_<device_copy, gr::sync_block, gr::block, gr::basic_block, std::shared_ptr<device_copy>>(
+    py::class_<device_copy,
+               gr::sync_block,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<device_copy>>(
         m,
         "device_copy",
         "Copies a stream device buffer to device buffer: moves a host stream onto "

@@ -17,21 +17,21 @@ using namespace gr::gpudsp;
 using kernels::fengine_input;
 
 py::object fengine_array(py::array x,
-                        int n_channels,
-                        int n_taps,
-                        const std::string& input_format,
-                        const std::string& output_format,
-                        double w_cutoff,
-                        std::vector<double> weights,
-                        py::object gains,
-                        std::vector<double> fine_delays,
-                        std::vector<double> phases,
-                        std::vector<int64_t> coarse_delays,
-                        bool dither,
-                        uint64_t dither_seed,
-                        uint64_t first_spectrum,
-                        const std::string& backend,
-                        int device)
+                         int n_channels,
+                         int n_taps,
+                         const std::string& input_format,
+                         const std::string& output_format,
+                         double w_cutoff,
+                         std::vector<double> weights,
+                         py::object gains,
+                         std::vector<double> fine_delays,
+                         std::vector<double> phases,
+                         std::vector<int64_t> coarse_delays,
+                         bool dither,
+                         uint64_t dither_seed,
+                         uint64_t first_spectrum,
+                         const std::string& backend,
+                         int device)
 {
     const std::string who = "kernels.fengine";
     kernels::fengine_config c;
@@ -57,22 +57,24 @@ py::object fengine_array(py::array x,
         a = py::array_t<float, py::array::c_style | py::array::forcecast>(x);
         break;
     case fengine_input::complex64:
-        a = py::array_t<std::complex<float>, py::array::c_style | py::array::forcecast>(x);
+        a = py::array_t<std::complex<float>, py::array::c_style | py::array::forcecast>(
+            x);
         break;
     }
     if (a.ndim() != 2)
         throw std::invalid_argument(who + ": x must be 2-D [n_inputs, n_samples]");
     c.n_inputs = int(a.shape(0));
     const std::size_t row_bytes = std::size_t(a.shape(1)) * a.itemsize();
-    const std::size_t n_samples = c.input == fengine_input::packed10
-                                      ? row_bytes * 8 / 10
-                                      : std::size_t(a.shape(1));
+    const std::size_t n_samples =
+        c.input == fengine_input::packed10 ? row_bytes * 8 / 10 : std::size_t(a.shape(1));
 
     const auto where = runtime::resolve_backend(backend, device, who);
     kernels::fengine_plan plan(c, where, who);
     kernels::fengine_corrections corr;
     if (!gains.is_none()) {
-        auto g = py::array_t<std::complex<float>, py::array::c_style | py::array::forcecast>(gains);
+        auto g =
+            py::array_t<std::complex<float>, py::array::c_style | py::array::forcecast>(
+                gains);
         if (g.ndim() != 2 || g.shape(0) != n_channels || g.shape(1) != c.n_inputs)
             throw std::invalid_argument(who + ": gains must be [n_channels, n_inputs]");
         corr.gains.assign(g.data(), g.data() + g.size());
@@ -82,13 +84,15 @@ py::object fengine_array(py::array x,
     plan.set_corrections(corr);
 
     if (!coarse_delays.empty() && coarse_delays.size() != std::size_t(c.n_inputs))
-        throw std::invalid_argument(who + ": coarse_delays must hold one value per input");
+        throw std::invalid_argument(who +
+                                    ": coarse_delays must hold one value per input");
     coarse_delays.resize(c.n_inputs, 0);
 
     // A coarse delay D puts D zero samples in front of that input (for
     // packed10: whole zero groups, and a start inside the first group).
     const std::size_t window = c.window();
-    const std::size_t n_spectra = n_samples >= window ? (n_samples - window) / c.step() + 1 : 0;
+    const std::size_t n_spectra =
+        n_samples >= window ? (n_samples - window) / c.step() + 1 : 0;
     std::vector<int64_t> pad(c.n_inputs);
     std::vector<std::size_t> pad_bytes(c.n_inputs);
     std::size_t longest = 0;
@@ -112,16 +116,23 @@ py::object fengine_array(py::array x,
         views[i] = { row, pad[i] - coarse_delays[i] };
     }
 
-    const std::vector<py::ssize_t> shape_cf = { py::ssize_t(n_spectra), n_channels, c.n_inputs };
+    const std::vector<py::ssize_t> shape_cf = { py::ssize_t(n_spectra),
+                                                n_channels,
+                                                c.n_inputs };
     py::array out = c.output == kernels::fengine_output::cf32
                         ? py::array(py::array_t<std::complex<float>>(shape_cf))
-                        : py::array(py::array_t<int8_t>(
-                              { py::ssize_t(n_spectra), py::ssize_t(n_channels),
-                                py::ssize_t(c.n_inputs), py::ssize_t(2) }));
+                        : py::array(py::array_t<int8_t>({ py::ssize_t(n_spectra),
+                                                          py::ssize_t(n_channels),
+                                                          py::ssize_t(c.n_inputs),
+                                                          py::ssize_t(2) }));
     py::array_t<uint32_t> sat({ py::ssize_t(n_spectra), py::ssize_t(c.n_inputs) });
     {
         py::gil_scoped_release release;
-        plan.execute_host(views, longest, out.mutable_data(), sat.mutable_data(), n_spectra,
+        plan.execute_host(views,
+                          longest,
+                          out.mutable_data(),
+                          sat.mutable_data(),
+                          n_spectra,
                           first_spectrum);
     }
     if (c.output == kernels::fengine_output::ci8)
@@ -133,17 +144,19 @@ py::object fengine_array(py::array x,
 
 void bind_pfb_fengine(py::module& m, py::module& k)
 {
-    k.def("pfb_weights",
-          [](int n_channels, int n_taps, double w_cutoff, bool complex_input) {
-              const auto w = kernels::pfb_weights(n_channels, n_taps, w_cutoff, complex_input);
-              py::array_t<double> a(w.size());
-              std::copy(w.begin(), w.end(), a.mutable_data());
-              return a;
-          },
-          py::arg("n_channels"),
-          py::arg("n_taps"),
-          py::arg("w_cutoff") = 1.0,
-          py::arg("complex_input") = false);
+    k.def(
+        "pfb_weights",
+        [](int n_channels, int n_taps, double w_cutoff, bool complex_input) {
+            const auto w =
+                kernels::pfb_weights(n_channels, n_taps, w_cutoff, complex_input);
+            py::array_t<double> a(w.size());
+            std::copy(w.begin(), w.end(), a.mutable_data());
+            return a;
+        },
+        py::arg("n_channels"),
+        py::arg("n_taps"),
+        py::arg("w_cutoff") = 1.0,
+        py::arg("complex_input") = false);
     k.def("fengine",
           &fengine_array,
           py::arg("x"),

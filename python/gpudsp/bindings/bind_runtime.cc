@@ -27,10 +27,12 @@ py::dict to_dict(const transfer_counters& c)
     return d;
 }
 
-py::object buffer_counters(std::shared_ptr<gr::block> blk, int port, const std::string& side)
+py::object
+buffer_counters(std::shared_ptr<gr::block> blk, int port, const std::string& side)
 {
     if (side != "input" && side != "output")
-        throw std::invalid_argument("buffer_counters: side must be \"input\" or \"output\"");
+        throw std::invalid_argument(
+            "buffer_counters: side must be \"input\" or \"output\"");
     auto buf = side == "input" ? device_io::input_buffer(*blk, port)
                                : device_io::output_buffer(*blk, port);
     if (!buf)
@@ -60,7 +62,9 @@ py::dict device_counters(const std::string& backend, int device)
 
 void bind_runtime(py::module& m)
 {
-    m.def("built_with_cuda", &built_with_cuda, "True when this build has the CUDA backend.");
+    m.def("built_with_cuda",
+          &built_with_cuda,
+          "True when this build has the CUDA backend.");
     m.def("cuda_available",
           &cuda_available,
           "True when a usable CUDA device exists; never raises, never hangs.");
@@ -72,7 +76,8 @@ void bind_runtime(py::module& m)
                 py::dict info;
                 info["index"] = d.index;
                 info["name"] = d.name;
-                info["compute_capability"] = py::make_tuple(d.compute_major, d.compute_minor);
+                info["compute_capability"] =
+                    py::make_tuple(d.compute_major, d.compute_minor);
                 info["total_memory"] = d.total_memory;
                 info["multiprocessors"] = d.multiprocessors;
                 out.append(info);
@@ -84,7 +89,8 @@ void bind_runtime(py::module& m)
     m.def(
         "resolve_backend",
         [](const std::string& backend, int device) {
-            return std::string(to_string(resolve_backend(backend, device, "resolve_backend").kind));
+            return std::string(
+                to_string(resolve_backend(backend, device, "resolve_backend").kind));
         },
         py::arg("backend") = "auto",
         py::arg("device") = 0,

@@ -11,17 +11,18 @@ namespace {
 
 using namespace gr::gpudsp;
 
-py::array unpack10_array(py::array_t<uint8_t, py::array::c_style | py::array::forcecast> data,
-                         const std::string& out_type,
-                         const std::string& backend,
-                         int device)
+py::array
+unpack10_array(py::array_t<uint8_t, py::array::c_style | py::array::forcecast> data,
+               const std::string& out_type,
+               const std::string& backend,
+               int device)
 {
     if (data.ndim() != 1)
         throw std::invalid_argument("unpack10: data must be a 1-D uint8 array");
     if (out_type != "short" && out_type != "float")
         throw std::invalid_argument("unpack10: out_type must be \"short\" or \"float\"");
-    const auto format =
-        out_type == "float" ? kernels::sample_format::float32 : kernels::sample_format::int16;
+    const auto format = out_type == "float" ? kernels::sample_format::float32
+                                            : kernels::sample_format::int16;
     const auto where = runtime::resolve_backend(backend, device, "kernels.unpack10");
     // Every whole sample the bytes hold (a trailing partial sample is ignored).
     const std::size_t n = std::size_t(data.size()) * 8 / 10;

@@ -27,8 +27,10 @@ enum class fengine_input { packed10, int16, float32, complex64 };
  *  clamped to [-127, 127]). */
 enum class fengine_output { cf32, ci8 };
 
-GPUDSP_API fengine_input parse_fengine_input(const std::string& name, const std::string& who);
-GPUDSP_API fengine_output parse_fengine_output(const std::string& name, const std::string& who);
+GPUDSP_API fengine_input parse_fengine_input(const std::string& name,
+                                             const std::string& who);
+GPUDSP_API fengine_output parse_fengine_output(const std::string& name,
+                                               const std::string& who);
 
 /*!
  * \brief The PFB window, computed in float64.
@@ -65,7 +67,8 @@ struct GPUDSP_API fengine_config {
     /*! \brief Bytes of one output spectrum ([channel][input] values). */
     std::size_t output_item_size() const
     {
-        return std::size_t(n_channels) * n_inputs * (output == fengine_output::cf32 ? 8 : 2);
+        return std::size_t(n_channels) * n_inputs *
+               (output == fengine_output::cf32 ? 8 : 2);
     }
 };
 

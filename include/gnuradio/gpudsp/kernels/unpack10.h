@@ -25,7 +25,10 @@ namespace kernels {
 enum class sample_format { float32, int16 };
 
 /*! \brief Bytes that hold \p n_samples packed samples: ceil(10 n / 8). */
-inline std::size_t packed10_bytes(std::size_t n_samples) { return (10 * n_samples + 7) / 8; }
+inline std::size_t packed10_bytes(std::size_t n_samples)
+{
+    return (10 * n_samples + 7) / 8;
+}
 
 /*! \brief CPU unpack of \p n_samples samples (reads packed10_bytes(n) bytes). */
 GPUDSP_API void unpack10_cpu(const uint8_t* in, float* out, std::size_t n_samples);
@@ -42,9 +45,14 @@ GPUDSP_API void unpack10_cpu(const uint8_t* in, int16_t* out, std::size_t n_samp
 class GPUDSP_API unpack10_plan
 {
 public:
-    unpack10_plan(sample_format format, runtime::backend_choice where, const std::string& who);
+    unpack10_plan(sample_format format,
+                  runtime::backend_choice where,
+                  const std::string& who);
 
-    void execute(const void* in, void* out, std::size_t n_samples, runtime::stream_handle stream);
+    void execute(const void* in,
+                 void* out,
+                 std::size_t n_samples,
+                 runtime::stream_handle stream);
     void execute_host(const uint8_t* in, void* out, std::size_t n_samples);
 
     sample_format format() const { return d_format; }

@@ -29,10 +29,10 @@ GPUDSP_API const char* to_string(backend_kind kind);
 
 /*! \brief One CUDA device as the runtime sees it. */
 struct GPUDSP_API device_info {
-    int index = 0;                //!< index as CUDA numbers it (after CUDA_VISIBLE_DEVICES)
-    std::string name;             //!< e.g. "NVIDIA H100 80GB HBM3"
-    int compute_major = 0;        //!< compute capability, major
-    int compute_minor = 0;        //!< compute capability, minor
+    int index = 0;         //!< index as CUDA numbers it (after CUDA_VISIBLE_DEVICES)
+    std::string name;      //!< e.g. "NVIDIA H100 80GB HBM3"
+    int compute_major = 0; //!< compute capability, major
+    int compute_minor = 0; //!< compute capability, minor
     std::size_t total_memory = 0; //!< bytes of device memory
     int multiprocessors = 0;      //!< streaming multiprocessors
 };

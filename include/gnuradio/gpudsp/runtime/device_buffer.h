@@ -80,8 +80,9 @@ public:
     void wait_for_space(stream_handle writer_stream);
     void mark_written(stream_handle writer_stream);
 
-    /*! \brief Copies this buffer made between host and device (post_work)
-     *  and the moves of its realignment callbacks. */
+    /*! \brief Copies this buffer made between host and device for the
+     *  stream itself (post_work: each item once). The copies GNU Radio's
+     *  realignment callbacks force are counted by realignments() instead. */
     transfer_counters counters() const;
     uint64_t realignments() const;
 
@@ -130,8 +131,8 @@ private:
     std::unique_ptr<pinned_memory> d_host;
     std::unique_ptr<device_memory> d_scratch; // lazily, for overlapping device moves
     device_stream d_stream;                   // this buffer's copies and moves
-    device_event d_written;                   // device data up to the write index is valid
-    device_event d_copied;                    // last post_work copy completed
+    device_event d_written; // device data up to the write index is valid
+    device_event d_copied;  // last post_work copy completed
     std::mutex d_event_mutex;
     std::map<const gr::buffer_reader*, std::unique_ptr<device_event>> d_read_events;
     mutable std::mutex d_count_mutex;

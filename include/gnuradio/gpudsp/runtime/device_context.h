@@ -93,9 +93,8 @@ public:
     virtual void stream_synchronize(stream_handle stream, const std::string& who) = 0;
     virtual event_handle event_create(const std::string& who) = 0;
     virtual void event_destroy(event_handle event) noexcept = 0;
-    virtual void event_record(event_handle event,
-                              stream_handle stream,
-                              const std::string& who) = 0;
+    virtual void
+    event_record(event_handle event, stream_handle stream, const std::string& who) = 0;
     /*! \brief Makes \p stream wait (on the device) for the last record of \p event. */
     virtual void stream_wait_event(stream_handle stream,
                                    event_handle event,
@@ -103,7 +102,8 @@ public:
     /*! \brief Blocks the calling CPU thread until \p event has completed. */
     virtual void event_synchronize(event_handle event, const std::string& who) = 0;
     /*! \brief Raises any error left by an earlier kernel launch. */
-    virtual void check_last_error(const std::string& operation, const std::string& who) = 0;
+    virtual void check_last_error(const std::string& operation,
+                                  const std::string& who) = 0;
 
     transfer_counters counters() const;
     void reset_counters();
