@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <gnuradio/gpudsp/pfb_fengine.h>
 #include <cstring>
 
 namespace {
@@ -144,6 +145,46 @@ py::object fengine_array(py::array x,
 
 void bind_pfb_fengine(py::module& m, py::module& k)
 {
+    using gr::gpudsp::pfb_fengine;
+    py::class_<pfb_fengine,
+               gr::sync_decimator,
+               gr::sync_block,
+               gr::block,
+               gr::basic_block,
+               std::shared_ptr<pfb_fengine>>(
+        m,
+        "pfb_fengine",
+        "The F of an FX correlator: polyphase filter bank (FIR + FFT), per-input gains, "
+        "fine and coarse delays and phases, int8 quantisation. See docs/fengine.md.")
+        .def(py::init(&pfb_fengine::make),
+             py::arg("n_inputs"),
+             py::arg("n_channels"),
+             py::arg("n_taps") = 16,
+             py::arg("input_format") = "packed10",
+             py::arg("output_format") = "ci8",
+             py::arg("w_cutoff") = 1.0,
+             py::arg("weights") = std::vector<double>(),
+             py::arg("dither") = false,
+             py::arg("backend") = "auto",
+             py::arg("device") = 0,
+             py::arg("max_coarse_delay") = 65536)
+        .def("backend", &pfb_fengine::backend)
+        .def("weights", &pfb_fengine::weights)
+        .def("set_gains", &pfb_fengine::set_gains, py::arg("gains"), py::arg("at_sample") = -1)
+        .def("set_fine_delays",
+             &pfb_fengine::set_fine_delays,
+             py::arg("delays"),
+             py::arg("at_sample") = -1)
+        .def("set_phases", &pfb_fengine::set_phases, py::arg("phases"), py::arg("at_sample") = -1)
+        .def("set_coarse_delays",
+             &pfb_fengine::set_coarse_delays,
+             py::arg("delays"),
+             py::arg("at_sample") = -1)
+        .def("gains", &pfb_fengine::gains)
+        .def("fine_delays", &pfb_fengine::fine_delays)
+        .def("phases", &pfb_fengine::phases)
+        .def("coarse_delays", &pfb_fengine::coarse_delays);
+
     k.def(
         "pfb_weights",
         [](int n_channels, int n_taps, double w_cutoff, bool complex_input) {

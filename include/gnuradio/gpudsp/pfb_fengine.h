@@ -1,0 +1,95 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GPUDSP_PFB_FENGINE_H
+#define INCLUDED_GPUDSP_PFB_FENGINE_H
+
+#include <gnuradio/gpudsp/api.h>
+#include <gnuradio/sync_decimator.h>
+#include <complex>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpudsp {
+
+/*!
+ * \brief The F of an FX correlator: polyphase filter bank (FIR + FFT) with
+ * per-input gains, fine and coarse delays and phases, and int8 quantisation.
+ * \ingroup gpudsp
+ *
+ * \details
+ * n_inputs input ports (antenna-polarisations), each packed 10-bit bytes,
+ * short, float (real samples) or complex float. One output port: one item
+ * per spectrum, n_channels x n_inputs complex values in [channel][input]
+ * order, complex float ("cf32") or complex int8 pairs ("ci8", clamped to
+ * [-127, 127]).
+ *
+ * Output item m is the spectrum of input samples [(m - T + 1) step,
+ * (m + 1) step), step = 2 n_channels (real input) or n_channels (complex):
+ * the first T - 1 spectra see the zeros before the stream starts. The full
+ * definition, the delay and phase conventions, the tags (gpudsp.missing,
+ * gpudsp.saturated, rx_time, rx_rate) and the message formats are in
+ * docs/fengine.md.
+ *
+ * Corrections (gains, fine delays, phases, coarse delays) change through the
+ * setters or the message port "delays", from a given absolute input sample:
+ * they apply to every spectrum whose first sample is at or after it (-1:
+ * from the next spectrum produced).
+ */
+class GPUDSP_API pfb_fengine : virtual public gr::sync_decimator
+{
+public:
+    typedef std::shared_ptr<pfb_fengine> sptr;
+
+    /*!
+     * \param n_inputs input ports (antenna x polarisation)
+     * \param n_channels channels per spectrum (N)
+     * \param n_taps taps per channel (T)
+     * \param input_format "packed10", "short", "float" or "complex"
+     * \param output_format "ci8" or "cf32"
+     * \param w_cutoff sinc width of the default window (1.0: -6 dB at one channel)
+     * \param weights replace the default window (length step x T)
+     * \param dither uniform +-0.5 LSB dither before rounding (ci8)
+     * \param backend "auto", "cuda" or "cpu"
+     * \param device CUDA device index
+     * \param max_coarse_delay the largest coarse delay, in samples, the
+     *        block will accept (sets its history)
+     */
+    static sptr make(int n_inputs,
+                     int n_channels,
+                     int n_taps = 16,
+                     const std::string& input_format = "packed10",
+                     const std::string& output_format = "ci8",
+                     double w_cutoff = 1.0,
+                     const std::vector<double>& weights = {},
+                     bool dither = false,
+                     const std::string& backend = "auto",
+                     int device = 0,
+                     int max_coarse_delay = 65536);
+
+    virtual std::string backend() const = 0;
+    virtual std::vector<double> weights() const = 0;
+
+    /*! \brief Complex gains [channel][input] (n_channels x n_inputs values). */
+    virtual void set_gains(const std::vector<std::complex<float>>& gains,
+                           int64_t at_sample = -1) = 0;
+    /*! \brief Fine delays in samples, |tau| <= 0.5, one per input. */
+    virtual void set_fine_delays(const std::vector<double>& delays, int64_t at_sample = -1) = 0;
+    /*! \brief Phases in radians, one per input. */
+    virtual void set_phases(const std::vector<double>& phases, int64_t at_sample = -1) = 0;
+    /*! \brief Coarse delays in whole samples, 0..max_coarse_delay, one per input. */
+    virtual void set_coarse_delays(const std::vector<int>& delays, int64_t at_sample = -1) = 0;
+
+    virtual std::vector<std::complex<float>> gains() const = 0;
+    virtual std::vector<double> fine_delays() const = 0;
+    virtual std::vector<double> phases() const = 0;
+    virtual std::vector<int> coarse_delays() const = 0;
+};
+
+} // namespace gpudsp
+} // namespace gr
+
+#endif /* INCLUDED_GPUDSP_PFB_FENGINE_H */

@@ -1,0 +1,425 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "pfb_fengine_impl.h"
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+
+using kernels::fengine_input;
+
+namespace {
+
+const pmt::pmt_t missing_key = pmt::intern("gpudsp.missing");
+const pmt::pmt_t saturated_key = pmt::intern("gpudsp.saturated");
+const pmt::pmt_t rx_rate_key = pmt::intern("rx_rate");
+const pmt::pmt_t delays_port = pmt::intern("delays");
+
+int input_item_size(fengine_input f)
+{
+    switch (f) {
+    case fengine_input::packed10:
+        return 1;
+    case fengine_input::int16:
+        return 2;
+    case fengine_input::float32:
+        return 4;
+    case fengine_input::complex64:
+        return 8;
+    }
+    return 0;
+}
+
+// Samples <-> input items (bytes of packed 10-bit data hold 4/5 sample each).
+int64_t items_to_samples(fengine_input f, int64_t items)
+{
+    return f == fengine_input::packed10 ? items * 4 / 5 : items;
+}
+int64_t samples_to_items(fengine_input f, int64_t samples)
+{
+    return f == fengine_input::packed10 ? samples * 5 / 4 : samples;
+}
+
+std::vector<double> to_doubles(const pmt::pmt_t& v, const char* what)
+{
+    std::vector<double> out;
+    if (pmt::is_f64vector(v))
+        return pmt::f64vector_elements(v);
+    if (pmt::is_f32vector(v)) {
+        for (float x : pmt::f32vector_elements(v))
+            out.push_back(x);
+        return out;
+    }
+    if (pmt::is_s32vector(v)) {
+        for (int32_t x : pmt::s32vector_elements(v))
+            out.push_back(x);
+        return out;
+    }
+    if (pmt::is_s64vector(v)) {
+        for (int64_t x : pmt::s64vector_elements(v))
+            out.push_back(double(x));
+        return out;
+    }
+    if (pmt::is_vector(v)) {
+        for (std::size_t i = 0; i < pmt::length(v); ++i)
+            out.push_back(pmt::to_double(pmt::vector_ref(v, i)));
+        return out;
+    }
+    if (pmt::is_pair(v)) { // a PMT list
+        for (std::size_t i = 0; i < pmt::length(v); ++i)
+            out.push_back(pmt::to_double(pmt::nth(i, v)));
+        return out;
+    }
+    throw std::invalid_argument(std::string("pfb_fengine: \"") + what +
+                                "\" must be a vector of numbers");
+}
+
+} // namespace
+
+pfb_fengine::sptr pfb_fengine::make(int n_inputs,
+                                    int n_channels,
+                                    int n_taps,
+                                    const std::string& input_format,
+                                    const std::string& output_format,
+                                    double w_cutoff,
+                                    const std::vector<double>& weights,
+                                    bool dither,
+                                    const std::string& backend,
+                                    int device,
+                                    int max_coarse_delay)
+{
+    const std::string who = "pfb_fengine";
+    kernels::fengine_config c;
+    c.n_inputs = n_inputs;
+    c.n_channels = n_channels;
+    c.n_taps = n_taps;
+    c.input = kernels::parse_fengine_input(input_format, who);
+    c.output = kernels::parse_fengine_output(output_format, who);
+    c.w_cutoff = w_cutoff;
+    c.weights = weights;
+    c.dither = dither;
+    if (c.input == fengine_input::packed10 && n_channels % 2 != 0)
+        throw std::invalid_argument(who + ": packed10 input needs an even n_channels (a "
+                                          "spectrum must span whole 5-byte groups), got " +
+                                    std::to_string(n_channels));
+    if (max_coarse_delay < 0 || max_coarse_delay > (1 << 26))
+        throw std::invalid_argument(who + ": max_coarse_delay must lie in 0..2^26, got " +
+                                    std::to_string(max_coarse_delay));
+    const auto choice = runtime::resolve_backend(backend, device, who);
+    return gnuradio::make_block_sptr<pfb_fengine_impl>(c, max_coarse_delay, choice);
+}
+
+pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
+                                   int max_coarse_delay,
+                                   const runtime::backend_choice& choice)
+    : gr::sync_decimator(
+          "pfb_fengine",
+          gr::io_signature::make(config.n_inputs,
+                                 config.n_inputs,
+                                 input_item_size(config.input),
+                                 runtime::device_buffer::type_for(choice.kind)),
+          gr::io_signature::make(1,
+                                 1,
+                                 config.output_item_size(),
+                                 runtime::device_buffer::type_for(choice.kind)),
+          unsigned(samples_to_items(config.input, config.step()))),
+      block_backend(choice),
+      d_config(config),
+      d_plan(config, choice, "pfb_fengine"),
+      d_max_delay((max_coarse_delay + 3) / 4 * 4),
+      d_step(config.step()),
+      d_step_items(samples_to_items(config.input, config.step())),
+      d_schedule(fengine_state{
+          std::vector<std::complex<float>>(std::size_t(config.n_channels) * config.n_inputs,
+                                           1.0f),
+          std::vector<double>(config.n_inputs, 0.0),
+          std::vector<double>(config.n_inputs, 0.0),
+          std::vector<int>(config.n_inputs, 0) }),
+      d_applied(d_schedule.latest())
+{
+    // The window reaches T-1 spectra back, and a coarse delay D further.
+    const int64_t history_samples = int64_t(config.window()) - d_step + d_max_delay;
+    set_history(unsigned(samples_to_items(config.input, history_samples)) + 1);
+    set_tag_propagation_policy(TPP_DONT);
+    message_port_register_in(delays_port);
+    set_msg_handler(delays_port, [this](const pmt::pmt_t& msg) { handle_delays_message(msg); });
+    open_backend(*this, d_logger);
+}
+
+std::vector<double> pfb_fengine_impl::weights() const
+{
+    return { d_plan.weights().begin(), d_plan.weights().end() };
+}
+
+bool pfb_fengine_impl::start()
+{
+    check_backend_topology(*this);
+    return sync_decimator::start();
+}
+
+// ---------------------------------------------------------------------------
+// Corrections
+
+void pfb_fengine_impl::schedule(int64_t at_sample, fengine_schedule::change change)
+{
+    gr::thread::scoped_lock guard(d_setlock);
+    // The first spectrum whose first sample, (m - T + 1) step, is >= at_sample.
+    uint64_t m = 0;
+    if (at_sample >= 0)
+        m = uint64_t((at_sample + d_step - 1) / d_step) + d_config.n_taps - 1;
+    if (at_sample >= 0 && m < nitems_written(0))
+        d_logger->warn("a correction for sample {} arrived after spectrum {} was produced; "
+                       "it applies from the next spectrum",
+                       at_sample,
+                       m);
+    d_schedule.add(m, change);
+}
+
+void pfb_fengine_impl::set_gains(const std::vector<std::complex<float>>& gains,
+                                 int64_t at_sample)
+{
+    const std::size_t want = std::size_t(d_config.n_channels) * d_config.n_inputs;
+    if (gains.size() != want)
+        throw std::invalid_argument("pfb_fengine: gains must hold n_channels x n_inputs = " +
+                                    std::to_string(want) + " values, got " +
+                                    std::to_string(gains.size()));
+    for (auto g : gains)
+        if (!std::isfinite(g.real()) || !std::isfinite(g.imag()))
+            throw std::invalid_argument("pfb_fengine: gains must be finite");
+    schedule(at_sample, [gains](fengine_state& s) { s.gains = gains; });
+}
+
+void pfb_fengine_impl::set_fine_delays(const std::vector<double>& delays, int64_t at_sample)
+{
+    if (delays.size() != std::size_t(d_config.n_inputs))
+        throw std::invalid_argument("pfb_fengine: fine delays must hold one value per input");
+    for (double t : delays)
+        if (!(std::fabs(t) <= 0.5))
+            throw std::invalid_argument(
+                "pfb_fengine: fine delays must lie in [-0.5, 0.5] samples (the rest is a "
+                "coarse delay)");
+    schedule(at_sample, [delays](fengine_state& s) { s.fine_delays = delays; });
+}
+
+void pfb_fengine_impl::set_phases(const std::vector<double>& phases, int64_t at_sample)
+{
+    if (phases.size() != std::size_t(d_config.n_inputs))
+        throw std::invalid_argument("pfb_fengine: phases must hold one value per input");
+    for (double p : phases)
+        if (!std::isfinite(p))
+            throw std::invalid_argument("pfb_fengine: phases must be finite");
+    schedule(at_sample, [phases](fengine_state& s) { s.phases = phases; });
+}
+
+void pfb_fengine_impl::set_coarse_delays(const std::vector<int>& delays, int64_t at_sample)
+{
+    if (delays.size() != std::size_t(d_config.n_inputs))
+        throw std::invalid_argument("pfb_fengine: coarse delays must hold one value per input");
+    for (int d : delays)
+        if (d < 0 || d > d_max_delay)
+            throw std::invalid_argument("pfb_fengine: coarse delays must lie in 0.." +
+                                        std::to_string(d_max_delay) +
+                                        " samples (max_coarse_delay), got " +
+                                        std::to_string(d));
+    schedule(at_sample, [delays](fengine_state& s) { s.coarse_delays = delays; });
+}
+
+std::vector<std::complex<float>> pfb_fengine_impl::gains() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex&>(d_setlock));
+    return d_schedule.latest().gains;
+}
+std::vector<double> pfb_fengine_impl::fine_delays() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex&>(d_setlock));
+    return d_schedule.latest().fine_delays;
+}
+std::vector<double> pfb_fengine_impl::phases() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex&>(d_setlock));
+    return d_schedule.latest().phases;
+}
+std::vector<int> pfb_fengine_impl::coarse_delays() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex&>(d_setlock));
+    return d_schedule.latest().coarse_delays;
+}
+
+// A dict: any of "gains" (complex, [channel][input] flattened), "fine_delays",
+// "phases", "coarse_delays" (one per input), and "at_sample" (integer).
+void pfb_fengine_impl::handle_delays_message(const pmt::pmt_t& msg)
+{
+    try {
+        if (!pmt::is_dict(msg))
+            throw std::invalid_argument("a \"delays\" message must be a dict");
+        const pmt::pmt_t none = pmt::PMT_NIL;
+        const pmt::pmt_t at = pmt::dict_ref(msg, pmt::intern("at_sample"), none);
+        const int64_t at_sample = pmt::is_null(at) ? -1 : pmt::to_long(at);
+        const pmt::pmt_t g = pmt::dict_ref(msg, pmt::intern("gains"), none);
+        if (!pmt::is_null(g)) {
+            std::vector<std::complex<float>> gains;
+            if (pmt::is_c32vector(g))
+                gains = pmt::c32vector_elements(g);
+            else if (pmt::is_c64vector(g))
+                for (auto v : pmt::c64vector_elements(g))
+                    gains.emplace_back(v);
+            else
+                throw std::invalid_argument("\"gains\" must be a c32vector or c64vector");
+            set_gains(gains, at_sample);
+        }
+        const pmt::pmt_t f = pmt::dict_ref(msg, pmt::intern("fine_delays"), none);
+        if (!pmt::is_null(f))
+            set_fine_delays(to_doubles(f, "fine_delays"), at_sample);
+        const pmt::pmt_t p = pmt::dict_ref(msg, pmt::intern("phases"), none);
+        if (!pmt::is_null(p))
+            set_phases(to_doubles(p, "phases"), at_sample);
+        const pmt::pmt_t c = pmt::dict_ref(msg, pmt::intern("coarse_delays"), none);
+        if (!pmt::is_null(c)) {
+            std::vector<int> d;
+            for (double v : to_doubles(c, "coarse_delays"))
+                d.push_back(int(std::lround(v)));
+            set_coarse_delays(d, at_sample);
+        }
+    } catch (const std::exception& e) {
+        d_logger->error("ignored a \"delays\" message: {}", e.what());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Work
+
+void pfb_fengine_impl::run_segment(const gr_vector_const_void_star& in,
+                                   char* out,
+                                   uint32_t* saturation,
+                                   int first,
+                                   int count,
+                                   uint64_t first_spectrum)
+{
+    // in[i] starts (history) samples before the first spectrum's newest
+    // step: spectrum j of input i starts at sample max_delay - D_i + j step.
+    std::vector<kernels::fengine_input_view> views(d_config.n_inputs);
+    for (int i = 0; i < d_config.n_inputs; ++i)
+        views[i] = { in[i],
+                     int64_t(d_max_delay) - d_applied.coarse_delays[i] + int64_t(first) * d_step };
+    d_plan.execute(views,
+                   out + std::size_t(first) * d_config.output_item_size(),
+                   saturation ? saturation + std::size_t(first) * d_config.n_inputs : nullptr,
+                   count,
+                   first_spectrum,
+                   d_io ? d_io->stream() : nullptr);
+}
+
+int pfb_fengine_impl::work(int noutput_items,
+                           gr_vector_const_void_star& input_items,
+                           gr_vector_void_star& output_items)
+{
+    gr::thread::scoped_lock guard(d_setlock);
+    const bool ci8 = d_config.output == kernels::fengine_output::ci8;
+    const std::size_t n_sat = std::size_t(noutput_items) * d_config.n_inputs;
+    std::vector<uint32_t> saturation(ci8 ? n_sat : 0);
+    uint32_t* sat_ptr = saturation.data();
+    if (ci8 && d_io && d_saturation_capacity < n_sat) {
+        d_saturation_capacity = n_sat;
+        d_device_saturation = std::make_unique<runtime::device_memory>(
+            d_io->context(), n_sat * sizeof(uint32_t), alias());
+        d_host_saturation = std::make_unique<runtime::pinned_memory>(
+            d_io->context(), n_sat * sizeof(uint32_t), alias());
+    }
+    if (ci8 && d_io)
+        sat_ptr = reinterpret_cast<uint32_t*>(d_device_saturation->get());
+
+    if (d_io)
+        d_io->begin(*this);
+    const uint64_t m0 = nitems_written(0);
+    int done = 0;
+    while (done < noutput_items) {
+        if (d_schedule.apply_due(m0 + done, d_applied))
+            d_plan.set_corrections(
+                { d_applied.gains, d_applied.fine_delays, d_applied.phases });
+        const uint64_t next = d_schedule.next_after(m0 + done);
+        const int count = int(std::min<uint64_t>(noutput_items - done, next - (m0 + done)));
+        run_segment(input_items,
+                    static_cast<char*>(output_items[0]),
+                    ci8 ? sat_ptr : nullptr,
+                    done,
+                    count,
+                    m0 + done);
+        done += count;
+    }
+    if (d_io) {
+        if (ci8) {
+            // Saturation counts become tags now, so the CPU waits for this
+            // call's kernels (documented: ci8 on the GPU syncs once per call).
+            d_io->context()->copy_async(d_host_saturation->get(),
+                                        d_device_saturation->get(),
+                                        n_sat * sizeof(uint32_t),
+                                        runtime::copy_kind::device_to_host,
+                                        d_io->stream(),
+                                        alias());
+            d_io->synchronize();
+            std::copy_n(reinterpret_cast<const uint32_t*>(d_host_saturation->get()),
+                        n_sat,
+                        saturation.begin());
+        }
+        d_io->end(*this);
+    }
+    map_tags(noutput_items, saturation);
+    return noutput_items;
+}
+
+void pfb_fengine_impl::map_tags(int noutput_items, const std::vector<uint32_t>& saturation)
+{
+    const uint64_t m0 = nitems_written(0);
+    const uint64_t m_end = m0 + noutput_items;
+    const auto f = d_config.input;
+    const int T = d_config.n_taps;
+    std::vector<gr::tag_t> tags;
+    for (int i = 0; i < d_config.n_inputs; ++i) {
+        const uint64_t r0 = nitems_read(i);
+        get_tags_in_range(tags, i, r0, r0 + uint64_t(noutput_items) * d_step_items);
+        for (const auto& tag : tags) {
+            const int64_t sample = items_to_samples(f, int64_t(tag.offset));
+            if (pmt::eqv(tag.key, missing_key)) {
+                // Samples [a, b) are bad; delayed by D they reach the windows
+                // of spectra floor((a+D)/step) .. floor((b+D-1)/step) + T - 1.
+                const int64_t count = std::max<int64_t>(1, pmt::to_long(tag.value));
+                const int64_t end_sample =
+                    f == fengine_input::packed10
+                        ? (int64_t(tag.offset + count) * 8 + 9) / 10
+                        : sample + count;
+                const int64_t D = d_applied.coarse_delays[i];
+                d_missing.add(uint64_t((sample + D) / d_step),
+                              uint64_t((end_sample + D - 1) / d_step) + T - 1);
+            } else if (i == 0) {
+                gr::tag_t out = tag;
+                out.offset = uint64_t(sample / d_step);
+                if (pmt::eqv(tag.key, rx_rate_key))
+                    out.value = pmt::from_double(pmt::to_double(tag.value) / d_step);
+                add_item_tag(0, out);
+            }
+        }
+    }
+    for (const auto& run : d_missing.take(m0, m_end))
+        add_item_tag(0, run.first, missing_key, pmt::from_uint64(run.second), alias_pmt());
+    if (saturation.empty())
+        return;
+    const std::size_t I = d_config.n_inputs;
+    for (int j = 0; j < noutput_items; ++j) {
+        const uint32_t* s = saturation.data() + std::size_t(j) * I;
+        if (std::any_of(s, s + I, [](uint32_t v) { return v != 0; }))
+            add_item_tag(0,
+                         m0 + j,
+                         saturated_key,
+                         pmt::init_u32vector(I, s),
+                         alias_pmt());
+    }
+}
+
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,69 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GPUDSP_PFB_FENGINE_IMPL_H
+#define INCLUDED_GPUDSP_PFB_FENGINE_IMPL_H
+
+#include "block_backend.h"
+#include "fengine_schedule.h"
+#include <gnuradio/gpudsp/kernels/pfb_fengine.h>
+#include <gnuradio/gpudsp/pfb_fengine.h>
+#include <pmt/pmt.h>
+
+namespace gr {
+namespace gpudsp {
+
+class pfb_fengine_impl : public pfb_fengine, public block_backend
+{
+public:
+    pfb_fengine_impl(const kernels::fengine_config& config,
+                     int max_coarse_delay,
+                     const runtime::backend_choice& choice);
+
+    std::string backend() const override { return runtime::to_string(d_choice.kind); }
+    std::vector<double> weights() const override;
+
+    void set_gains(const std::vector<std::complex<float>>& gains, int64_t at_sample) override;
+    void set_fine_delays(const std::vector<double>& delays, int64_t at_sample) override;
+    void set_phases(const std::vector<double>& phases, int64_t at_sample) override;
+    void set_coarse_delays(const std::vector<int>& delays, int64_t at_sample) override;
+    std::vector<std::complex<float>> gains() const override;
+    std::vector<double> fine_delays() const override;
+    std::vector<double> phases() const override;
+    std::vector<int> coarse_delays() const override;
+
+    bool start() override;
+    int work(int noutput_items,
+             gr_vector_const_void_star& input_items,
+             gr_vector_void_star& output_items) override;
+
+private:
+    void schedule(int64_t at_sample, fengine_schedule::change change);
+    void handle_delays_message(const pmt::pmt_t& msg);
+    void run_segment(const gr_vector_const_void_star& in,
+                     char* out,
+                     uint32_t* saturation,
+                     int first,
+                     int count,
+                     uint64_t first_spectrum);
+    void map_tags(int noutput_items, const std::vector<uint32_t>& saturation);
+
+    kernels::fengine_config d_config;
+    kernels::fengine_plan d_plan;
+    int d_max_delay;       // samples, a multiple of 4
+    int64_t d_step;        // samples per spectrum
+    int64_t d_step_items;  // input items per spectrum
+    fengine_schedule d_schedule;
+    fengine_state d_applied; // what the plan has now
+    missing_tracker d_missing;
+    std::unique_ptr<runtime::device_memory> d_device_saturation;
+    std::unique_ptr<runtime::pinned_memory> d_host_saturation;
+    std::size_t d_saturation_capacity = 0;
+};
+
+} // namespace gpudsp
+} // namespace gr
+
+#endif

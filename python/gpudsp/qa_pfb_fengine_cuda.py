@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-gpudsp authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The pfb_fengine block tests on CUDA device 0 (ctest label "gpu"); skipped,
+with exit code 77, where there is none."""
+
+import sys
+
+from gnuradio import gr_unittest
+from gnuradio import gpudsp
+from qa_pfb_fengine import fengine_block_tests
+
+
+class qa_pfb_fengine_cuda(fengine_block_tests, gr_unittest.TestCase):
+    backend = "cuda"
+
+
+if __name__ == "__main__":
+    if not gpudsp.cuda_available():
+        print("SKIPPED: no CUDA device")
+        sys.exit(77)
+    gr_unittest.main()
