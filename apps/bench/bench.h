@@ -82,6 +82,7 @@ gr::gpudsp::runtime::device_context::sptr cuda_or_skip(report& rep,
 using subcommand = std::function<void(const options&, report&)>;
 void run_unpack10(const options& opt, report& rep);
 void run_buffer(const options& opt, report& rep);
+void run_fengine(const options& opt, report& rep);
 
 } // namespace bench
 

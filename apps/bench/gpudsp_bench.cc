@@ -19,6 +19,9 @@ const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
         table = {
             { "unpack10", { bench::run_unpack10, "--samples N --iterations K" } },
             { "buffer", { bench::run_buffer, "--items N" } },
+        { "fengine",
+          { bench::run_fengine,
+            "--channels 1024,4096,32768 --taps 16 --inputs 2 --samples PER_INPUT" } },
         };
     return table;
 }

@@ -66,11 +66,14 @@ GPUDSP_HD void dither_pair(uint64_t seed,
 GPUDSP_HD int8_t quantise(float v, bool& clamped)
 {
     clamped = clamped || v > 127.0f || v < -127.0f;
-    v = fminf(fmaxf(v, -127.0f), 127.0f);
+    v = v < -127.0f ? -127.0f : (v > 127.0f ? 127.0f : v);
 #ifdef __CUDA_ARCH__
     return int8_t(__float2int_rn(v));
 #else
-    return int8_t(std::nearbyint(v)); // default rounding mode: to nearest, ties to even
+    // Adding and removing 1.5 * 2^23 leaves v rounded to an integer in the
+    // FPU's default mode (to nearest, ties to even), exactly, for |v| < 2^22
+    // (valid without -ffast-math, which this library never uses).
+    return int8_t(int((v + 12582912.0f) - 12582912.0f));
 #endif
 }
 

@@ -1,0 +1,166 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// gpudsp_bench fengine: input samples per second (over all inputs) of the
+// F-engine, packed 10-bit in, ci8 out, T = 16, for several channel counts.
+//   cpu          one core, the CPU plan
+//   gr peer      the work GNU Radio's pfb_channelizer_ccf does per output
+//                vector (N fir_filter_ccf branch filters of T taps and one
+//                N-point fft_complex_rev), same channels and taps per channel
+//   cuda         device-resident (input already in device memory) and
+//                host-fed (pinned upload of the packed bytes on the stream)
+// GPU roofline: the device copy bandwidth measured in the same run divided
+// by the bytes the pipeline moves per sample (1.25 in, FIR 4 out, FFT 4 in
+// and 4 out, post-processing 4 in and 1 out = 18.25 B); host-fed: pinned
+// host-to-device bandwidth / 1.25 B.
+
+#include "bench.h"
+#include <gnuradio/fft/fft.h>
+#include <gnuradio/filter/fir_filter.h>
+#include <gnuradio/gpudsp/kernels/pfb_fengine.h>
+#include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <random>
+
+namespace bench {
+
+using namespace gr::gpudsp;
+
+namespace {
+
+constexpr double bytes_per_sample_device = 18.25;
+
+double gr_channelizer_seconds(int N, int T, std::size_t spectra, int iterations)
+{
+    std::vector<float> taps(std::size_t(N) * T);
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (auto& t : taps)
+        t = u(rng);
+    std::vector<gr::filter::kernel::fir_filter_ccf> branches;
+    for (int j = 0; j < N; ++j) {
+        std::vector<float> branch(T);
+        for (int t = 0; t < T; ++t)
+            branch[t] = taps[std::size_t(t) * N + j];
+        branches.emplace_back(branch);
+    }
+    gr::fft::fft_complex_rev fft(N);
+    // Branch j's decimated input, contiguous: spectra + T samples.
+    std::vector<gr_complex> in(std::size_t(N) * (spectra + T));
+    for (auto& v : in)
+        v = gr_complex(u(rng), u(rng));
+    gr_complex sink = 0;
+    const double t = seconds_per_call(
+        [&] {
+            for (std::size_t s = 0; s < spectra; ++s) {
+                gr_complex* buf = fft.get_inbuf();
+                for (int j = 0; j < N; ++j)
+                    buf[j] = branches[j].filter(&in[std::size_t(j) * (spectra + T) + s]);
+                fft.execute();
+                sink += fft.get_outbuf()[s % N];
+            }
+        },
+        [] {},
+        iterations);
+    if (sink == gr_complex(1e30f, 0)) // keep the work observable
+        std::printf(" ");
+    return t;
+}
+
+} // namespace
+
+void run_fengine(const options& opt, report& rep)
+{
+    const int T = int(opt.size("taps", 16));
+    const int n_inputs = int(opt.size("inputs", 2));
+    const int iterations = int(opt.size("iterations", 3));
+    const auto channels = opt.sizes("channels", { 1024, 4096, 32768 });
+    const std::size_t samples_per_input = opt.size("samples", std::size_t(1) << 23);
+    const auto ctx = cuda_or_skip(rep, "fengine");
+    const double hbm = ctx ? device_copy_bandwidth(std::size_t(1) << 28, 5) : 0;
+    const double h2d = ctx ? host_to_device_bandwidth(std::size_t(1) << 27, 5) : 0;
+
+    for (std::size_t N : channels) {
+        kernels::fengine_config c;
+        c.n_inputs = n_inputs;
+        c.n_channels = int(N);
+        c.n_taps = T;
+        c.input = kernels::fengine_input::packed10;
+        c.output = kernels::fengine_output::ci8;
+        const std::size_t step = c.step();
+        const std::size_t spectra =
+            std::max<std::size_t>(1, samples_per_input / step) ;
+        const std::size_t n = c.samples_for(spectra);
+        const std::size_t in_bytes = kernels::packed10_bytes(n);
+        std::vector<std::vector<uint8_t>> in;
+        for (int i = 0; i < n_inputs; ++i) {
+            in.emplace_back(in_bytes);
+            std::mt19937 rng(i);
+            for (auto& b : in.back())
+                b = uint8_t(rng());
+        }
+        const double samples = double(spectra) * step * n_inputs;
+        const std::string what = "N=" + std::to_string(N) + " T=" + std::to_string(T) + " " +
+                                 std::to_string(n_inputs) + " inputs, 10b->ci8";
+
+        std::vector<kernels::fengine_input_view> views;
+        for (auto& v : in)
+            views.push_back({ v.data(), 0 });
+        kernels::fengine_plan cpu(c, runtime::backend_choice{}, "bench");
+        std::vector<char> out(spectra * c.output_item_size());
+        std::vector<uint32_t> sat(spectra * n_inputs);
+        const double t_cpu = seconds_per_call(
+            [&] { cpu.execute(views, out.data(), sat.data(), spectra, 0, nullptr); },
+            [] {},
+            iterations);
+        rep.add({ "fengine", what, "cpu", samples / t_cpu / 1e9, "GS/s", 0, "", "one core" });
+
+        // The same channel count and taps per channel through GNU Radio's
+        // channelizer kernels (complex samples: N per output vector).
+        const std::size_t gr_spectra = std::max<std::size_t>(1, spectra * n_inputs * 2);
+        const double t_gr = gr_channelizer_seconds(int(N), T, gr_spectra, iterations);
+        rep.add({ "fengine", "N=" + std::to_string(N) + " T=" + std::to_string(T) +
+                                 " GNU Radio pfb_channelizer_ccf kernels",
+                  "gr-cpu", double(gr_spectra) * N / t_gr / 1e9, "GS/s", 0, "",
+                  "complex in, one core" });
+
+        if (!ctx)
+            continue;
+        runtime::backend_choice gpu;
+        gpu.kind = runtime::backend_kind::cuda;
+        kernels::fengine_plan plan(c, gpu, "bench");
+        runtime::device_stream stream(ctx, "bench");
+        std::vector<std::unique_ptr<runtime::device_memory>> d_in;
+        std::vector<std::unique_ptr<runtime::pinned_memory>> h_in;
+        std::vector<kernels::fengine_input_view> d_views;
+        for (auto& v : in) {
+            d_in.push_back(std::make_unique<runtime::device_memory>(ctx, in_bytes, "bench"));
+            h_in.push_back(std::make_unique<runtime::pinned_memory>(ctx, in_bytes, "bench"));
+            std::copy(v.begin(), v.end(), h_in.back()->get());
+            d_views.push_back({ d_in.back()->get(), 0 });
+        }
+        runtime::device_memory d_out(ctx, out.size(), "bench");
+        runtime::device_memory d_sat(ctx, sat.size() * 4, "bench");
+        auto* dsat = reinterpret_cast<uint32_t*>(d_sat.get());
+        const double t_dev = seconds_per_call(
+            [&] { plan.execute(d_views, d_out.get(), dsat, spectra, 0, stream.get()); },
+            [&] { stream.synchronize(); },
+            iterations);
+        rep.add({ "fengine", what + ", device-resident", "cuda", samples / t_dev / 1e9, "GS/s",
+                  hbm / bytes_per_sample_device / 1e9, "HBM copy / 18.25 B", "" });
+        const double t_host = seconds_per_call(
+            [&] {
+                for (int i = 0; i < n_inputs; ++i)
+                    ctx->copy_async(d_in[i]->get(), h_in[i]->get(), in_bytes,
+                                    runtime::copy_kind::host_to_device, stream.get(), "bench");
+                plan.execute(d_views, d_out.get(), dsat, spectra, 0, stream.get());
+            },
+            [&] { stream.synchronize(); },
+            iterations);
+        rep.add({ "fengine", what + ", host-fed", "cuda", samples / t_host / 1e9, "GS/s",
+                  h2d / 1.25 / 1e9, "pinned H2D / 1.25 B", "" });
+    }
+}
+
+} // namespace bench
