@@ -168,6 +168,13 @@ public:
               device(),
               who);
     }
+    std::size_t free_memory() override
+    {
+        make_current();
+        std::size_t free = 0, total = 0;
+        check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo", device(), "device_context");
+        return free;
+    }
     void check_last_error(const std::string& operation, const std::string& who) override
     {
         check(cudaGetLastError(), operation.c_str(), device(), who);

@@ -64,6 +64,8 @@ public:
     void stream_wait_event(stream_handle, event_handle, const std::string&) override {}
     void event_synchronize(event_handle, const std::string&) override {}
     void check_last_error(const std::string&, const std::string&) override {}
+    // The emulated device shares the host's memory; report a generous 64 GiB.
+    std::size_t free_memory() override { return std::size_t(64) << 30; }
 
 protected:
     void do_copy_async(void* dst,

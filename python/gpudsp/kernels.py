@@ -10,7 +10,7 @@ Each function runs the same plan the block runs, on the backend asked for
 
 from .gpudsp_python import _kernels
 
-__all__ = ["unpack10", "pfb_weights", "fengine"]
+__all__ = ["unpack10", "pfb_weights", "fengine", "xengine"]
 
 
 def unpack10(data, out_type="short", backend="auto", device=0):
@@ -52,3 +52,20 @@ def fengine(x, n_channels, n_taps=16, input_format="packed10", output_format="cf
         out, sat = result
         return (out, sat) if return_saturation else out
     return result
+
+
+def xengine(x, n_pols=2, backend="auto", device=0, output_format="auto", kernel="auto",
+            return_saturation=False):
+    """All-baseline cross-correlation summed over time.
+
+    x: complex64 [n_time, n_channels, n_inputs], or int8 [n_time, n_channels,
+    n_inputs, 2] (re, im in -127..127); input = station * n_pols + pol.
+    Returns V [n_channels, n_baselines, n_pols, n_pols] complex64 (cf32 input,
+    or output_format="cf32"), or int32 [..., 2] for int8 input (exact,
+    saturated to +-(2**31 - 1)), with V[c][k(i,j)][p][q] = sum_t
+    x[t,c,i*P+p] * conj(x[t,c,j*P+q]) for stations i >= j and
+    k(i,j) = i(i+1)/2 + j. kernel: "auto", "fp32" or "tensor" (GPU only).
+    With return_saturation=True returns (V, saturated visibilities)."""
+    out, saturated, _ = _kernels.xengine(x, int(n_pols), output_format, kernel, backend,
+                                         int(device))
+    return (out, saturated) if return_saturation else out

@@ -101,6 +101,8 @@ public:
                                    const std::string& who) = 0;
     /*! \brief Blocks the calling CPU thread until \p event has completed. */
     virtual void event_synchronize(event_handle event, const std::string& who) = 0;
+    /*! \brief Bytes of device memory free now. */
+    virtual std::size_t free_memory() = 0;
     /*! \brief Raises any error left by an earlier kernel launch. */
     virtual void check_last_error(const std::string& operation,
                                   const std::string& who) = 0;

@@ -1,0 +1,113 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_H
+#define INCLUDED_GPUDSP_KERNELS_XENGINE_H
+
+#include <gnuradio/gpudsp/api.h>
+#include <gnuradio/gpudsp/runtime/backend.h>
+#include <gnuradio/gpudsp/runtime/device_context.h>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+enum class xengine_input { ci8, cf32 };
+enum class xengine_output { ci32, cf32 };
+/*! \brief Which GPU kernel accumulates: chosen per size ("auto"), the
+ *  xGPU-style FP32 kernel, or the int8 tensor-core kernel (ci8 only). */
+enum class xengine_kernel { automatic, fp32, tensor };
+
+GPUDSP_API xengine_kernel parse_xengine_kernel(const std::string& name, const std::string& who);
+
+/*! \brief Baseline index of stations i >= j: i (i + 1) / 2 + j. */
+inline std::size_t xengine_baseline(std::size_t i, std::size_t j) { return i * (i + 1) / 2 + j; }
+
+struct GPUDSP_API xengine_config {
+    int n_stations = 1;
+    int n_pols = 2;
+    int n_channels = 1;
+    xengine_input input = xengine_input::ci8;
+    xengine_output output = xengine_output::ci32;
+    xengine_kernel kernel = xengine_kernel::automatic;
+
+    int n_inputs() const { return n_stations * n_pols; }
+    std::size_t n_baselines() const
+    {
+        return std::size_t(n_stations) * (n_stations + 1) / 2;
+    }
+    /*! \brief Bytes of one input item (spectrum): [channel][input] complex. */
+    std::size_t input_item_size() const
+    {
+        return std::size_t(n_channels) * n_inputs() * (input == xengine_input::ci8 ? 2 : 8);
+    }
+    /*! \brief Values in one dump: [channel][baseline][p][q]. */
+    std::size_t dump_values() const
+    {
+        return std::size_t(n_channels) * n_baselines() * n_pols * n_pols;
+    }
+    /*! \brief Bytes of one dump (output item): complex int32 or float32. */
+    std::size_t output_item_size() const { return dump_values() * 8; }
+};
+
+/*!
+ * \brief The X-engine on one backend: all-baseline cross-correlation with
+ * accumulation across calls.
+ *
+ * For every channel c, stations i >= j and pols p, q:
+ *   V[c][k(i,j)][p][q] = sum over t of x[t][c][i P + p] * conj(x[t][c][j P + q]).
+ * ci8 input is accumulated exactly (64-bit); a dump of ci32 saturates each
+ * part to +-(2^31 - 1) and counts the saturated values. cf32 accumulates in
+ * float32 on the GPU and float64 on the CPU.
+ *
+ * accumulate() adds spectra (input items, in the plan's memory space) to the
+ * running sums; dump() writes the sums and clears them. Both are enqueued on
+ * \p stream.
+ */
+class GPUDSP_API xengine_plan
+{
+public:
+    xengine_plan(const xengine_config& config,
+                 runtime::backend_choice where,
+                 const std::string& who);
+    ~xengine_plan();
+    xengine_plan(const xengine_plan&) = delete;
+    xengine_plan& operator=(const xengine_plan&) = delete;
+
+    const xengine_config& config() const { return d_config; }
+    const runtime::backend_choice& where() const { return d_where; }
+    /*! \brief The kernel that runs ("cpu", "fp32" or "tensor"). */
+    std::string kernel_name() const;
+
+    void accumulate(const void* spectra, std::size_t n_spectra, runtime::stream_handle stream);
+    /*! \brief Writes the dump to \p out and the count of saturated values
+     *  (ci32) to \p saturated (a uint64 in the plan's memory space, may be
+     *  null); clears the sums. */
+    void dump(void* out, uint64_t* saturated, runtime::stream_handle stream);
+
+    /*! \brief Host input, host output: accumulate all and dump, waiting. */
+    uint64_t correlate_host(const void* spectra, std::size_t n_spectra, void* out);
+
+    /*! \brief Device memory the plan needs (accumulators and scratch). */
+    static std::size_t device_bytes(const xengine_config& config);
+
+    struct impl;
+
+private:
+    xengine_config d_config;
+    runtime::backend_choice d_where;
+    std::string d_who;
+    std::unique_ptr<impl> d_impl;
+};
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif /* INCLUDED_GPUDSP_KERNELS_XENGINE_H */

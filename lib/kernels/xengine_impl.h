@@ -1,0 +1,52 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the backends behind xengine_plan. Both accumulate the lower
+// triangle of the input-by-input matrix per channel, pair (a, b) with a >= b
+// at tri(a, b) = a (a + 1) / 2 + b; a dump maps it to [channel][baseline]
+// [p][q], taking the conjugate of (b, a) for the one product of a station
+// with itself that lies above the diagonal (p < q).
+
+#ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_IMPL_H
+#define INCLUDED_GPUDSP_KERNELS_XENGINE_IMPL_H
+
+#include <gnuradio/gpudsp/kernels/xengine.h>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+inline std::size_t xengine_tri(std::size_t a, std::size_t b) { return a * (a + 1) / 2 + b; }
+
+struct xengine_plan::impl {
+    virtual ~impl() = default;
+    virtual std::string kernel_name() const = 0;
+    virtual void accumulate(const void* spectra, std::size_t n, runtime::stream_handle s) = 0;
+    virtual void dump(void* out, uint64_t* saturated, runtime::stream_handle s) = 0;
+};
+
+std::unique_ptr<xengine_plan::impl> make_xengine_cpu(const xengine_config& config);
+#ifdef GPUDSP_HAVE_CUDA
+std::unique_ptr<xengine_plan::impl> make_xengine_cuda(const xengine_config& config,
+                                                      runtime::device_context::sptr ctx,
+                                                      const std::string& who);
+#endif
+
+/*! Saturates a 64-bit sum to +-(2^31 - 1), setting \p clamped when it had to. */
+inline int32_t saturate_int32(int64_t v, bool& clamped)
+{
+    constexpr int64_t lim = 2147483647;
+    if (v > lim || v < -lim) {
+        clamped = true;
+        return int32_t(v > 0 ? lim : -lim);
+    }
+    return int32_t(v);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

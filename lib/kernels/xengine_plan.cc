@@ -1,0 +1,118 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// xengine_plan: validation and the choice of backend.
+
+#include "xengine_impl.h"
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+using runtime::backend_kind;
+
+xengine_kernel parse_xengine_kernel(const std::string& name, const std::string& who)
+{
+    if (name == "auto")
+        return xengine_kernel::automatic;
+    if (name == "fp32")
+        return xengine_kernel::fp32;
+    if (name == "tensor")
+        return xengine_kernel::tensor;
+    throw std::invalid_argument(who + ": kernel must be \"auto\", \"fp32\" or \"tensor\", got \"" +
+                                name + "\"");
+}
+
+std::size_t xengine_plan::device_bytes(const xengine_config& c)
+{
+    const std::size_t pairs = std::size_t(c.n_inputs()) * (c.n_inputs() + 1) / 2;
+    const std::size_t acc = std::size_t(c.n_channels) * pairs *
+                            (c.input == xengine_input::ci8 ? 16 : 8);
+    return acc + 64;
+}
+
+xengine_plan::xengine_plan(const xengine_config& config,
+                           runtime::backend_choice where,
+                           const std::string& who)
+    : d_config(config), d_where(where), d_who(who)
+{
+    auto fail = [&](const std::string& what) { throw std::invalid_argument(who + ": " + what); };
+    if (config.n_stations < 1 || config.n_stations > 65536)
+        fail("n_stations must lie in 1..65536, got " + std::to_string(config.n_stations));
+    if (config.n_pols != 1 && config.n_pols != 2)
+        fail("n_pols must be 1 or 2, got " + std::to_string(config.n_pols));
+    if (config.n_channels < 1)
+        fail("n_channels must be >= 1, got " + std::to_string(config.n_channels));
+    if (config.kernel == xengine_kernel::tensor && config.input != xengine_input::ci8)
+        fail("the tensor-core kernel takes ci8 input only");
+    if (where.kind == backend_kind::cuda) {
+#ifdef GPUDSP_HAVE_CUDA
+        auto ctx = runtime::device_context::get(where.kind, where.device);
+        const std::size_t need = device_bytes(config);
+        const std::size_t free = ctx->free_memory();
+        if (need > free)
+            throw std::invalid_argument(
+                who + ": " + std::to_string(config.n_stations) + " stations x " +
+                std::to_string(config.n_pols) + " pols x " + std::to_string(config.n_channels) +
+                " channels need " + std::to_string(need >> 20) + " MiB of accumulators, but CUDA device " +
+                std::to_string(where.device) + " has " + std::to_string(free >> 20) + " MiB free");
+        d_impl = make_xengine_cuda(config, ctx, who);
+#else
+        throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
+#endif
+    } else {
+        // CPU, or the emulated device whose memory the CPU addresses directly.
+        d_impl = make_xengine_cpu(config);
+    }
+}
+
+xengine_plan::~xengine_plan() = default;
+
+std::string xengine_plan::kernel_name() const { return d_impl->kernel_name(); }
+
+void xengine_plan::accumulate(const void* spectra,
+                              std::size_t n_spectra,
+                              runtime::stream_handle stream)
+{
+    if (n_spectra)
+        d_impl->accumulate(spectra, n_spectra, stream);
+}
+
+void xengine_plan::dump(void* out, uint64_t* saturated, runtime::stream_handle stream)
+{
+    d_impl->dump(out, saturated, stream);
+}
+
+uint64_t xengine_plan::correlate_host(const void* spectra, std::size_t n_spectra, void* out)
+{
+    uint64_t saturated = 0;
+    if (d_where.kind == backend_kind::cpu) {
+        accumulate(spectra, n_spectra, nullptr);
+        dump(out, &saturated, nullptr);
+        return saturated;
+    }
+    auto ctx = runtime::device_context::get(d_where.kind, d_where.device);
+    runtime::device_stream stream(ctx, d_who);
+    const std::size_t in_bytes = n_spectra * d_config.input_item_size();
+    const std::size_t out_bytes = d_config.output_item_size();
+    runtime::device_memory d_in(ctx, in_bytes ? in_bytes : 1, d_who);
+    runtime::device_memory d_out(ctx, out_bytes, d_who);
+    runtime::device_memory d_sat(ctx, sizeof(uint64_t), d_who);
+    ctx->copy_async(d_in.get(), spectra, in_bytes, runtime::copy_kind::host_to_device,
+                    stream.get(), d_who);
+    accumulate(d_in.get(), n_spectra, stream.get());
+    dump(d_out.get(), reinterpret_cast<uint64_t*>(d_sat.get()), stream.get());
+    ctx->copy_async(out, d_out.get(), out_bytes, runtime::copy_kind::device_to_host,
+                    stream.get(), d_who);
+    ctx->copy_async(&saturated, d_sat.get(), sizeof(uint64_t),
+                    runtime::copy_kind::device_to_host, stream.get(), d_who);
+    stream.synchronize();
+    return saturated;
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

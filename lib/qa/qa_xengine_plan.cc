@@ -1,0 +1,160 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The X-engine plan on the test device (emulated, or CUDA when built with
+// GPUDSP_TEST_CUDA, with both GPU kernels) against the CPU plan, which
+// python/gpudsp/qa_xengine_kernels.py checks against an exact int64
+// reference: ci8 bit-exact, device-resident input accumulated over uneven
+// calls, poisoned outputs, sizes that are not multiples of any tile,
+// saturation; cf32 within float rounding.
+
+#include "qa_common.h"
+#include <gnuradio/gpudsp/kernels/xengine.h>
+#include <cmath>
+#include <cstring>
+
+using namespace gr::gpudsp;
+using kernels::xengine_input;
+using kernels::xengine_kernel;
+using kernels::xengine_output;
+
+using device_fixture = qa::skip_without_device;
+BOOST_TEST_GLOBAL_FIXTURE(device_fixture);
+
+namespace {
+
+std::vector<uint8_t> random_ci8(std::size_t values, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> d(-127, 127);
+    std::vector<uint8_t> v(2 * values);
+    for (auto& b : v) {
+        int x = d(rng);
+        b = uint8_t(int8_t(x == 0 ? 1 : x));
+    }
+    return v;
+}
+
+std::vector<uint8_t> run_on_device(const kernels::xengine_config& c,
+                                   const std::vector<uint8_t>& in,
+                                   std::size_t n_time,
+                                   const std::vector<std::size_t>& calls,
+                                   uint64_t& saturated)
+{
+    kernels::xengine_plan plan(c, qa::test_device(), "qa_device");
+    auto ctx = runtime::device_context::get(plan.where().kind, plan.where().device);
+    runtime::device_stream stream(ctx, "qa");
+    runtime::device_memory d_in(ctx, in.size(), "qa");
+    runtime::device_memory d_out(ctx, c.output_item_size(), "qa");
+    runtime::device_memory d_sat(ctx, sizeof(uint64_t), "qa");
+    ctx->copy_async(d_in.get(), in.data(), in.size(), runtime::copy_kind::host_to_device,
+                    stream.get(), "qa");
+    ctx->memset_async(d_out.get(), 0xA7, c.output_item_size(), stream.get(), "qa");
+    std::size_t done = 0;
+    for (std::size_t k = 0; done < n_time; ++k) {
+        const std::size_t n = std::min(calls[k % calls.size()], n_time - done);
+        plan.accumulate(d_in.get() + done * c.input_item_size(), n, stream.get());
+        done += n;
+    }
+    plan.dump(d_out.get(), reinterpret_cast<uint64_t*>(d_sat.get()), stream.get());
+    std::vector<uint8_t> out(c.output_item_size());
+    ctx->copy_async(out.data(), d_out.get(), out.size(), runtime::copy_kind::device_to_host,
+                    stream.get(), "qa");
+    ctx->copy_async(&saturated, d_sat.get(), sizeof(uint64_t),
+                    runtime::copy_kind::device_to_host, stream.get(), "qa");
+    stream.synchronize();
+    return out;
+}
+
+std::vector<uint8_t> run_on_cpu(const kernels::xengine_config& c,
+                                const std::vector<uint8_t>& in,
+                                std::size_t n_time,
+                                uint64_t& saturated)
+{
+    kernels::xengine_plan plan(c, runtime::backend_choice{}, "qa_cpu");
+    std::vector<uint8_t> out(c.output_item_size());
+    saturated = plan.correlate_host(in.data(), n_time, out.data());
+    return out;
+}
+
+kernels::xengine_config config(int S, int P, int C, xengine_kernel k)
+{
+    kernels::xengine_config c;
+    c.n_stations = S;
+    c.n_pols = P;
+    c.n_channels = C;
+    c.kernel = k;
+    return c;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
+{
+    unsigned seed = 1;
+    for (int S : { 1, 3, 4, 19, 33, 64, 80, 257 })
+        for (int P : { 1, 2 })
+            for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
+                const int C = S > 100 ? 2 : 5;
+                const std::size_t T = S > 100 ? 40 : 700; // 700 > one FP32 flush of 512
+                auto c = config(S, P, C, k);
+                const auto in = random_ci8(T * C * c.n_inputs(), seed++);
+                uint64_t s_dev = 1, s_cpu = 1;
+                const auto got = run_on_device(c, in, T, { 17, 300, 1 }, s_dev);
+                const auto want = run_on_cpu(c, in, T, s_cpu);
+                BOOST_CHECK_MESSAGE(got == want, "S=" << S << " P=" << P << " kernel "
+                                                      << int(k));
+                BOOST_CHECK_EQUAL(s_dev, 0u);
+                BOOST_CHECK_EQUAL(s_cpu, 0u);
+            }
+}
+
+BOOST_AUTO_TEST_CASE(ci8_saturation_counts)
+{
+    for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
+        auto c = config(1, 2, 1, k);
+        const std::size_t T = 70000;
+        std::vector<uint8_t> in(T * 4);
+        for (std::size_t t = 0; t < T; ++t) {
+            const int8_t v[4] = { 127, 127, 127, -127 };
+            std::memcpy(in.data() + 4 * t, v, 4);
+        }
+        uint64_t s_dev = 0, s_cpu = 0;
+        const auto got = run_on_device(c, in, T, { 65000, 5000 }, s_dev);
+        const auto want = run_on_cpu(c, in, T, s_cpu);
+        BOOST_CHECK(got == want);
+        BOOST_CHECK_EQUAL(s_dev, s_cpu);
+        BOOST_CHECK_GT(s_cpu, 0u);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cf32_within_rounding)
+{
+    for (int S : { 1, 5, 40 }) {
+        auto c = config(S, 2, 3, xengine_kernel::automatic);
+        c.input = xengine_input::cf32;
+        c.output = xengine_output::cf32;
+        const std::size_t T = 50, n = T * c.n_channels * c.n_inputs() * 2;
+        std::mt19937 rng(S);
+        std::normal_distribution<float> g;
+        std::vector<uint8_t> in(n * 4);
+        for (std::size_t i = 0; i < n; ++i) {
+            const float v = g(rng);
+            std::memcpy(in.data() + 4 * i, &v, 4);
+        }
+        uint64_t s = 0;
+        const auto got = run_on_device(c, in, T, { 7, 40 }, s);
+        const auto want = run_on_cpu(c, in, T, s);
+        const auto* a = reinterpret_cast<const float*>(got.data());
+        const auto* b = reinterpret_cast<const float*>(want.data());
+        double scale = 0, err = 0;
+        for (std::size_t i = 0; i < got.size() / 4; ++i) {
+            BOOST_REQUIRE(std::isfinite(a[i]));
+            scale = std::max(scale, double(std::fabs(b[i])));
+            err = std::max(err, double(std::fabs(a[i] - b[i])));
+        }
+        BOOST_CHECK_LE(err, 1e-5 * scale);
+    }
+}

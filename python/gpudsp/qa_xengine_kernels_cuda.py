@@ -1,0 +1,26 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-gpudsp authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The X-engine kernel tests on CUDA device 0 with both GPU kernels (FP32
+and tensor-core), bit-exact against the int64 reference (ctest label "gpu");
+skipped, with exit code 77, where there is none."""
+
+import sys
+
+from gnuradio import gr_unittest
+from gnuradio import gpudsp
+from qa_xengine_kernels import xengine_kernel_tests
+
+
+class qa_xengine_kernels_cuda(xengine_kernel_tests, gr_unittest.TestCase):
+    backend = "cuda"
+    kernels = ("auto", "fp32", "tensor")
+
+
+if __name__ == "__main__":
+    if not gpudsp.cuda_available():
+        print("SKIPPED: no CUDA device")
+        sys.exit(77)
+    gr_unittest.main()
