@@ -7,6 +7,7 @@
 
 #include "bindings.h"
 #include <gnuradio/gpudsp/kernels/xengine.h>
+#include <gnuradio/gpudsp/xengine.h>
 #include <complex>
 
 namespace {
@@ -78,6 +79,25 @@ py::object xengine_array(py::array x,
 
 void bind_xengine(py::module& m, py::module& k)
 {
+    using gr::gpudsp::xengine;
+    py::class_<xengine, gr::block, gr::basic_block, std::shared_ptr<xengine>>(
+        m,
+        "xengine",
+        "The X of an FX correlator: all-baseline cross-correlation with long integration. "
+        "See docs/xengine.md.")
+        .def(py::init(&xengine::make),
+             py::arg("n_stations"),
+             py::arg("n_pols"),
+             py::arg("n_channels"),
+             py::arg("n_integrate"),
+             py::arg("input_format") = "ci8",
+             py::arg("output_format") = "auto",
+             py::arg("backend") = "auto",
+             py::arg("device") = 0,
+             py::arg("kernel") = "auto")
+        .def("backend", &xengine::backend)
+        .def("kernel", &xengine::kernel);
+
     k.def("xengine",
           &xengine_array,
           py::arg("x"),

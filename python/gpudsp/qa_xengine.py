@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-gpudsp authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The xengine block in flowgraphs, against the int64 reference: dumps spread
+over many calls, missing spectra, dump tags, rx_time, and the F-engine ->
+X-engine edge. On the CPU and the emulated device; qa_xengine_cuda runs the
+same tests on CUDA."""
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+from gnuradio import gpudsp
+
+from qa_xengine_kernels import random_ci8, reference
+
+
+class xengine_block_tests:
+    backend = "cpu"
+
+    def run_block(self, x, S, P, n_int, fmt="ci8", chop=None, tags=()):
+        T, C, A = x.shape[:3]
+        tb = gr.top_block()
+        item_in = C * A * (2 if fmt == "ci8" else 8)
+        src = blocks.vector_source_b(np.frombuffer(x.tobytes(), np.uint8).tolist(), False,
+                                     item_in, list(tags))
+        xe = gpudsp.xengine(S, P, C, n_int, fmt, backend=self.backend)
+        if chop:
+            c = blocks.copy(item_in)
+            c.set_max_noutput_items(chop)
+            tb.connect(src, c)
+            src = c
+        B = S * (S + 1) // 2
+        snk = blocks.vector_sink_b(C * B * P * P * 8)
+        tb.connect(src, xe, snk)
+        tb.run()
+        raw = np.frombuffer(bytes(snk.data()), np.int32 if fmt == "ci8" else np.complex64)
+        shape = (-1, C, B, P, P, 2) if fmt == "ci8" else (-1, C, B, P, P)
+        self.xe = xe
+        return raw.reshape(shape), snk.tags()
+
+    def test_dumps_over_many_calls(self):
+        rng = np.random.default_rng(60)
+        S, P, C, n_int = 5, 2, 3, 17
+        x = random_ci8(rng, 17 * 4 + 9, C, S * P)  # 4 dumps and a partial one
+        for chop in (None, 1, 5, 40):
+            got, tags = self.run_block(x, S, P, n_int, chop=chop)
+            self.assertEqual(got.shape[0], 4)
+            for d in range(4):
+                np.testing.assert_array_equal(got[d], reference(x[d * n_int:(d + 1) * n_int], P),
+                                              err_msg=f"dump {d} chop {chop}")
+
+    def test_cf32(self):
+        rng = np.random.default_rng(61)
+        S, P, C, n_int = 3, 1, 4, 10
+        x = (rng.normal(size=(30, C, S * P)) + 1j * rng.normal(size=(30, C, S * P))).astype(np.complex64)
+        got, _ = self.run_block(x, S, P, n_int, "cf32", chop=7)
+        for d in range(3):
+            want = reference(x[d * n_int:(d + 1) * n_int], P)
+            np.testing.assert_allclose(got[d], want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+    def test_missing_spectra_left_out_and_tags(self):
+        rng = np.random.default_rng(62)
+        S, P, C, n_int = 4, 2, 2, 20
+        x = random_ci8(rng, 60, C, S * P)
+        tag = lambda o, k, v: gr.tag_utils.python_to_tag((o, pmt.intern(k), v))
+        tags = [tag(5, "gpudsp.missing", pmt.from_long(3)),    # spectra 5, 6, 7
+                tag(18, "gpudsp.missing", pmt.from_long(4)),   # 18..21: spans dumps 0 and 1
+                tag(45, "rx_time", pmt.make_tuple(pmt.from_uint64(3), pmt.from_double(0.25)))]
+        got, out_tags = self.run_block(x, S, P, n_int, chop=7, tags=tags)
+        valid = np.ones(60, bool)
+        valid[5:8] = False
+        valid[18:22] = False
+        by = {}
+        for t in out_tags:
+            by.setdefault(pmt.symbol_to_string(t.key), {})[t.offset] = t.value
+        for d in range(3):
+            sel = np.arange(d * n_int, (d + 1) * n_int)
+            sel = sel[valid[sel]]
+            np.testing.assert_array_equal(got[d], reference(x[sel], P))
+            self.assertEqual(pmt.to_uint64(by["gpudsp.dump_start"][d]), d * n_int)
+            self.assertEqual(pmt.to_long(by["gpudsp.n_integrate"][d]), n_int)
+            self.assertEqual(pmt.to_uint64(by["gpudsp.spectra_used"][d]), len(sel))
+            self.assertEqual(pmt.to_uint64(by["gpudsp.saturated"][d]), 0)
+        self.assertEqual(list(by["rx_time"]), [2])
+
+    def test_bad_parameters(self):
+        with self.assertRaises(ValueError):
+            gpudsp.xengine(4, 3, 8, 10, backend=self.backend)
+        with self.assertRaises(ValueError):
+            gpudsp.xengine(4, 2, 8, 0, backend=self.backend)
+        with self.assertRaises(ValueError):
+            gpudsp.xengine(4, 2, 8, 10, "ci4", backend=self.backend)
+        with self.assertRaises(ValueError):
+            gpudsp.xengine(4, 2, 8, 10, "cf32", "ci32", backend=self.backend)
+        with self.assertRaises(ValueError):
+            gpudsp.xengine(0, 2, 8, 10, backend=self.backend)
+
+    def test_fengine_to_xengine(self):
+        # 10-bit bytes -> F-engine -> X-engine, against the two kernels chained.
+        rng = np.random.default_rng(63)
+        S, P, N, T, n_int = 2, 2, 32, 4, 8
+        A = S * P
+        n_spectra = 40
+        data = rng.integers(0, 256, (A, 2 * N * n_spectra * 10 // 8), dtype=np.uint8)
+        tb = gr.top_block()
+        fe = gpudsp.pfb_fengine(A, N, T, "packed10", "ci8", backend=self.backend)
+        xe = gpudsp.xengine(S, P, N, n_int, "ci8", backend=self.backend)
+        for a in range(A):
+            tb.connect(blocks.vector_source_b(data[a].tolist()), (fe, a))
+        snk = blocks.vector_sink_b(N * 3 * P * P * 8)
+        tb.connect(fe, xe, snk)
+        tb.run()
+        got = np.frombuffer(bytes(snk.data()), np.int32).reshape(-1, N, 3, P, P, 2)
+        spectra = gpudsp.kernels.fengine(data, N, T, output_format="ci8",
+                                         coarse_delays=[(T - 1) * 2 * N] * A, backend="cpu")
+        self.assertEqual(got.shape[0], n_spectra // n_int)
+        for d in range(len(spectra) // n_int):  # the kernel drops the last T - 1
+            want = reference(spectra[d * n_int:(d + 1) * n_int], P)
+            np.testing.assert_array_equal(got[d], want)
+        if self.backend != "cpu":  # the F -> X edge stays on the device
+            edge = gpudsp.buffer_counters(fe, 0, "output")
+            self.assertEqual(edge["h2d_bytes"] + edge["d2h_bytes"], 0)
+
+
+class qa_xengine_cpu(xengine_block_tests, gr_unittest.TestCase):
+    backend = "cpu"
+
+
+class qa_xengine_emulated(xengine_block_tests, gr_unittest.TestCase):
+    backend = "emulated"
+
+
+if __name__ == "__main__":
+    gr_unittest.main()
