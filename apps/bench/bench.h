@@ -83,6 +83,7 @@ using subcommand = std::function<void(const options&, report&)>;
 void run_unpack10(const options& opt, report& rep);
 void run_buffer(const options& opt, report& rep);
 void run_fengine(const options& opt, report& rep);
+void run_xengine(const options& opt, report& rep);
 
 } // namespace bench
 

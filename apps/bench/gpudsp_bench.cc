@@ -22,6 +22,9 @@ const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
         { "fengine",
           { bench::run_fengine,
             "--channels 1024,4096,32768 --taps 16 --inputs 2 --samples PER_INPUT" } },
+        { "xengine",
+          { bench::run_xengine,
+            "--stations 64,256,512,1024 --integrate 1024 --cpu-stations 16 --cpu-channels 8" } },
         };
     return table;
 }
