@@ -6,7 +6,9 @@
 # gr-gpudsp quick start, for a fresh Debian 12 machine:
 #
 #   scripts/quickstart.sh demo   install dependencies, build, install to
-#                                /usr/local, run the demo
+#                                /usr/local, run the demo: the FX correlator
+#                                (files in ./fx_output; extra arguments go
+#                                to gpudsp_fx_correlator)
 #   scripts/quickstart.sh test   the same set-up, then the whole test suite
 #
 # Idempotent: a second run reuses the installed packages and the build.
@@ -20,7 +22,7 @@ set -euo pipefail
 
 mode=${1:-}
 if [[ "$mode" != demo && "$mode" != test ]]; then
-    sed -n 6,19p "$0"
+    sed -n 6,21p "$0"
     exit 2
 fi
 shift
@@ -73,9 +75,9 @@ $sudo ldconfig
 
 # --- 3. Demo or tests --------------------------------------------------------
 if [[ "$mode" == demo ]]; then
-    demo=/usr/local/bin/gpudsp_unpack10_demo
-    echo "== running $demo $*"
-    exec /usr/bin/python3 "$demo" "$@"
+    demo=/usr/local/bin/gpudsp_fx_correlator
+    echo "== running $demo --output $PWD/fx_output $*"
+    exec /usr/bin/python3 "$demo" --output "$PWD/fx_output" "$@"
 else
     echo "== running the test suite (GPU tests are skipped without a CUDA device)"
     cd "$build"

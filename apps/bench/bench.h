@@ -50,12 +50,14 @@ class report
 public:
     void add(const row& r) { d_rows.push_back(r); }
     void skip(const std::string& job, const std::string& why);
+    void note(const std::string& job, const std::string& text);
     void print() const;
     void write_json(const std::string& path) const;
 
 private:
     std::vector<row> d_rows;
     std::vector<std::string> d_skipped;
+    std::vector<std::string> d_notes;
 };
 
 /*! \brief Best (shortest) seconds per call of \p fn over \p iterations
@@ -84,6 +86,7 @@ void run_unpack10(const options& opt, report& rep);
 void run_buffer(const options& opt, report& rep);
 void run_fengine(const options& opt, report& rep);
 void run_xengine(const options& opt, report& rep);
+void run_fx(const options& opt, report& rep);
 
 } // namespace bench
 

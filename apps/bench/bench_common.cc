@@ -65,6 +65,11 @@ void report::skip(const std::string& job, const std::string& why)
     d_skipped.push_back(job + ": " + why);
 }
 
+void report::note(const std::string& job, const std::string& text)
+{
+    d_notes.push_back(job + ": " + text);
+}
+
 void report::print() const
 {
     std::cout << std::left << std::setw(10) << "job" << std::setw(34) << "case"
@@ -90,6 +95,8 @@ void report::print() const
     }
     for (const auto& s : d_skipped)
         std::cout << "SKIPPED " << s << "\n";
+    for (const auto& s : d_notes)
+        std::cout << "NOTE " << s << "\n";
 }
 
 namespace {
@@ -126,6 +133,9 @@ void report::write_json(const std::string& path) const
     f << "  ],\n  \"skipped\": [";
     for (std::size_t i = 0; i < d_skipped.size(); ++i)
         f << (i ? ", " : "") << json_string(d_skipped[i]);
+    f << "],\n  \"notes\": [";
+    for (std::size_t i = 0; i < d_notes.size(); ++i)
+        f << (i ? ", " : "") << json_string(d_notes[i]);
     f << "]\n}\n";
 }
 

@@ -25,6 +25,7 @@ const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
         { "xengine",
           { bench::run_xengine,
             "--stations 64,256,512,1024 --integrate 1024 --cpu-stations 16 --cpu-channels 8" } },
+        { "fx", { bench::run_fx, "--antennas 1,2,4,...,64 --channels 4096 --spectra 256" } },
         };
     return table;
 }
