@@ -7,10 +7,8 @@
 the CPU, zero host copies on the F-engine -> X-engine edge (ctest label
 "gpu"); skipped, with exit code 77, where there is no device."""
 
-import sys
-
 from gnuradio import gr_unittest
-from gnuradio import gpudsp
+from qa_gpu import main_or_skip
 from qa_fx_correlator import fx_tests
 
 
@@ -19,7 +17,4 @@ class qa_fx_correlator_cuda(fx_tests, gr_unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if not gpudsp.cuda_available():
-        print("SKIPPED: no CUDA device")
-        sys.exit(77)
-    gr_unittest.main()
+    main_or_skip()

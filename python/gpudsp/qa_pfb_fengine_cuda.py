@@ -6,10 +6,8 @@
 """The pfb_fengine block tests on CUDA device 0 (ctest label "gpu"); skipped,
 with exit code 77, where there is none."""
 
-import sys
-
 from gnuradio import gr_unittest
-from gnuradio import gpudsp
+from qa_gpu import main_or_skip
 from qa_pfb_fengine import fengine_block_tests
 
 
@@ -18,7 +16,4 @@ class qa_pfb_fengine_cuda(fengine_block_tests, gr_unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if not gpudsp.cuda_available():
-        print("SKIPPED: no CUDA device")
-        sys.exit(77)
-    gr_unittest.main()
+    main_or_skip()

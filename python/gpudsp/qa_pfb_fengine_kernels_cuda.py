@@ -6,10 +6,9 @@
 """The F-engine kernel tests on CUDA device 0, and CUDA against the CPU
 (ctest label "gpu"); skipped, with exit code 77, where there is none."""
 
-import sys
-
 import numpy as np
 from gnuradio import gr_unittest
+from qa_gpu import main_or_skip
 from gnuradio import gpudsp
 from qa_pfb_fengine_kernels import fengine_kernel_tests, random_input
 
@@ -36,7 +35,4 @@ class qa_pfb_fengine_kernels_cuda(fengine_kernel_tests, gr_unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if not gpudsp.cuda_available():
-        print("SKIPPED: no CUDA device")
-        sys.exit(77)
-    gr_unittest.main()
+    main_or_skip()

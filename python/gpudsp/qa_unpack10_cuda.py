@@ -6,10 +6,8 @@
 """The unpack10 tests on CUDA device 0 (ctest label "gpu"); skipped, with
 exit code 77, where there is none."""
 
-import sys
-
 from gnuradio import gr_unittest
-from gnuradio import gpudsp
+from qa_gpu import main_or_skip
 from qa_unpack10 import unpack10_tests
 
 
@@ -18,7 +16,4 @@ class qa_unpack10_cuda(unpack10_tests, gr_unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if not gpudsp.cuda_available():
-        print("SKIPPED: no CUDA device")
-        sys.exit(77)
-    gr_unittest.main()
+    main_or_skip()

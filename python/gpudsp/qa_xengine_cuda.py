@@ -6,10 +6,8 @@
 """The xengine block tests on CUDA device 0, including the F -> X edge with
 no host copy (ctest label "gpu"); skipped, with exit code 77, without one."""
 
-import sys
-
 from gnuradio import gr_unittest
-from gnuradio import gpudsp
+from qa_gpu import main_or_skip
 from qa_xengine import xengine_block_tests
 
 
@@ -18,7 +16,4 @@ class qa_xengine_cuda(xengine_block_tests, gr_unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if not gpudsp.cuda_available():
-        print("SKIPPED: no CUDA device")
-        sys.exit(77)
-    gr_unittest.main()
+    main_or_skip()

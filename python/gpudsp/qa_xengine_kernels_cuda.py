@@ -7,10 +7,8 @@
 and tensor-core), bit-exact against the int64 reference (ctest label "gpu");
 skipped, with exit code 77, where there is none."""
 
-import sys
-
 from gnuradio import gr_unittest
-from gnuradio import gpudsp
+from qa_gpu import main_or_skip
 from qa_xengine_kernels import xengine_kernel_tests
 
 
@@ -20,7 +18,4 @@ class qa_xengine_kernels_cuda(xengine_kernel_tests, gr_unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if not gpudsp.cuda_available():
-        print("SKIPPED: no CUDA device")
-        sys.exit(77)
-    gr_unittest.main()
+    main_or_skip()
