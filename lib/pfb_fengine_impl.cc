@@ -105,8 +105,9 @@ pfb_fengine::sptr pfb_fengine::make(int n_inputs,
     c.weights = weights;
     c.dither = dither;
     if (c.input == fengine_input::packed10 && n_channels % 2 != 0)
-        throw std::invalid_argument(who + ": packed10 input needs an even n_channels (a "
-                                          "spectrum must span whole 5-byte groups), got " +
+        throw std::invalid_argument(who +
+                                    ": packed10 input needs an even n_channels (a "
+                                    "spectrum must span whole 5-byte groups), got " +
                                     std::to_string(n_channels));
     if (max_coarse_delay < 0 || max_coarse_delay > (1 << 26))
         throw std::invalid_argument(who + ": max_coarse_delay must lie in 0..2^26, got " +
@@ -135,12 +136,12 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
       d_max_delay((max_coarse_delay + 3) / 4 * 4),
       d_step(config.step()),
       d_step_items(samples_to_items(config.input, config.step())),
-      d_schedule(fengine_state{
-          std::vector<std::complex<float>>(std::size_t(config.n_channels) * config.n_inputs,
-                                           1.0f),
-          std::vector<double>(config.n_inputs, 0.0),
-          std::vector<double>(config.n_inputs, 0.0),
-          std::vector<int>(config.n_inputs, 0) }),
+      d_schedule(
+          fengine_state{ std::vector<std::complex<float>>(
+                             std::size_t(config.n_channels) * config.n_inputs, 1.0f),
+                         std::vector<double>(config.n_inputs, 0.0),
+                         std::vector<double>(config.n_inputs, 0.0),
+                         std::vector<int>(config.n_inputs, 0) }),
       d_applied(d_schedule.latest())
 {
     // The window reaches T-1 spectra back, and a coarse delay D further.
@@ -148,7 +149,8 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
     set_history(unsigned(samples_to_items(config.input, history_samples)) + 1);
     set_tag_propagation_policy(TPP_DONT);
     message_port_register_in(delays_port);
-    set_msg_handler(delays_port, [this](const pmt::pmt_t& msg) { handle_delays_message(msg); });
+    set_msg_handler(delays_port,
+                    [this](const pmt::pmt_t& msg) { handle_delays_message(msg); });
     open_backend(*this, d_logger);
 }
 
@@ -174,10 +176,11 @@ void pfb_fengine_impl::schedule(int64_t at_sample, fengine_schedule::change chan
     if (at_sample >= 0)
         m = uint64_t((at_sample + d_step - 1) / d_step) + d_config.n_taps - 1;
     if (at_sample >= 0 && m < nitems_written(0))
-        d_logger->warn("a correction for sample {} arrived after spectrum {} was produced; "
-                       "it applies from the next spectrum",
-                       at_sample,
-                       m);
+        d_logger->warn(
+            "a correction for sample {} arrived after spectrum {} was produced; "
+            "it applies from the next spectrum",
+            at_sample,
+            m);
     d_schedule.add(m, change);
 }
 
@@ -186,19 +189,21 @@ void pfb_fengine_impl::set_gains(const std::vector<std::complex<float>>& gains,
 {
     const std::size_t want = std::size_t(d_config.n_channels) * d_config.n_inputs;
     if (gains.size() != want)
-        throw std::invalid_argument("pfb_fengine: gains must hold n_channels x n_inputs = " +
-                                    std::to_string(want) + " values, got " +
-                                    std::to_string(gains.size()));
+        throw std::invalid_argument(
+            "pfb_fengine: gains must hold n_channels x n_inputs = " +
+            std::to_string(want) + " values, got " + std::to_string(gains.size()));
     for (auto g : gains)
         if (!std::isfinite(g.real()) || !std::isfinite(g.imag()))
             throw std::invalid_argument("pfb_fengine: gains must be finite");
     schedule(at_sample, [gains](fengine_state& s) { s.gains = gains; });
 }
 
-void pfb_fengine_impl::set_fine_delays(const std::vector<double>& delays, int64_t at_sample)
+void pfb_fengine_impl::set_fine_delays(const std::vector<double>& delays,
+                                       int64_t at_sample)
 {
     if (delays.size() != std::size_t(d_config.n_inputs))
-        throw std::invalid_argument("pfb_fengine: fine delays must hold one value per input");
+        throw std::invalid_argument(
+            "pfb_fengine: fine delays must hold one value per input");
     for (double t : delays)
         if (!(std::fabs(t) <= 0.5))
             throw std::invalid_argument(
@@ -217,10 +222,12 @@ void pfb_fengine_impl::set_phases(const std::vector<double>& phases, int64_t at_
     schedule(at_sample, [phases](fengine_state& s) { s.phases = phases; });
 }
 
-void pfb_fengine_impl::set_coarse_delays(const std::vector<int>& delays, int64_t at_sample)
+void pfb_fengine_impl::set_coarse_delays(const std::vector<int>& delays,
+                                         int64_t at_sample)
 {
     if (delays.size() != std::size_t(d_config.n_inputs))
-        throw std::invalid_argument("pfb_fengine: coarse delays must hold one value per input");
+        throw std::invalid_argument(
+            "pfb_fengine: coarse delays must hold one value per input");
     for (int d : delays)
         if (d < 0 || d > d_max_delay)
             throw std::invalid_argument("pfb_fengine: coarse delays must lie in 0.." +
@@ -306,10 +313,12 @@ void pfb_fengine_impl::run_segment(const gr_vector_const_void_star& in,
     std::vector<kernels::fengine_input_view> views(d_config.n_inputs);
     for (int i = 0; i < d_config.n_inputs; ++i)
         views[i] = { in[i],
-                     int64_t(d_max_delay) - d_applied.coarse_delays[i] + int64_t(first) * d_step };
+                     int64_t(d_max_delay) - d_applied.coarse_delays[i] +
+                         int64_t(first) * d_step };
     d_plan.execute(views,
                    out + std::size_t(first) * d_config.output_item_size(),
-                   saturation ? saturation + std::size_t(first) * d_config.n_inputs : nullptr,
+                   saturation ? saturation + std::size_t(first) * d_config.n_inputs
+                              : nullptr,
                    count,
                    first_spectrum,
                    d_io ? d_io->stream() : nullptr);
@@ -343,7 +352,8 @@ int pfb_fengine_impl::work(int noutput_items,
             d_plan.set_corrections(
                 { d_applied.gains, d_applied.fine_delays, d_applied.phases });
         const uint64_t next = d_schedule.next_after(m0 + done);
-        const int count = int(std::min<uint64_t>(noutput_items - done, next - (m0 + done)));
+        const int count =
+            int(std::min<uint64_t>(noutput_items - done, next - (m0 + done)));
         run_segment(input_items,
                     static_cast<char*>(output_items[0]),
                     ci8 ? sat_ptr : nullptr,
@@ -373,7 +383,8 @@ int pfb_fengine_impl::work(int noutput_items,
     return noutput_items;
 }
 
-void pfb_fengine_impl::map_tags(int noutput_items, const std::vector<uint32_t>& saturation)
+void pfb_fengine_impl::map_tags(int noutput_items,
+                                const std::vector<uint32_t>& saturation)
 {
     const uint64_t m0 = nitems_written(0);
     const uint64_t m_end = m0 + noutput_items;
@@ -406,18 +417,16 @@ void pfb_fengine_impl::map_tags(int noutput_items, const std::vector<uint32_t>& 
         }
     }
     for (const auto& run : d_missing.take(m0, m_end))
-        add_item_tag(0, run.first, missing_key, pmt::from_uint64(run.second), alias_pmt());
+        add_item_tag(
+            0, run.first, missing_key, pmt::from_uint64(run.second), alias_pmt());
     if (saturation.empty())
         return;
     const std::size_t I = d_config.n_inputs;
     for (int j = 0; j < noutput_items; ++j) {
         const uint32_t* s = saturation.data() + std::size_t(j) * I;
         if (std::any_of(s, s + I, [](uint32_t v) { return v != 0; }))
-            add_item_tag(0,
-                         m0 + j,
-                         saturated_key,
-                         pmt::init_u32vector(I, s),
-                         alias_pmt());
+            add_item_tag(
+                0, m0 + j, saturated_key, pmt::init_u32vector(I, s), alias_pmt());
     }
 }
 

@@ -25,7 +25,8 @@ public:
     std::string backend() const override { return runtime::to_string(d_choice.kind); }
     std::vector<double> weights() const override;
 
-    void set_gains(const std::vector<std::complex<float>>& gains, int64_t at_sample) override;
+    void set_gains(const std::vector<std::complex<float>>& gains,
+                   int64_t at_sample) override;
     void set_fine_delays(const std::vector<double>& delays, int64_t at_sample) override;
     void set_phases(const std::vector<double>& phases, int64_t at_sample) override;
     void set_coarse_delays(const std::vector<int>& delays, int64_t at_sample) override;
@@ -52,9 +53,9 @@ private:
 
     kernels::fengine_config d_config;
     kernels::fengine_plan d_plan;
-    int d_max_delay;       // samples, a multiple of 4
-    int64_t d_step;        // samples per spectrum
-    int64_t d_step_items;  // input items per spectrum
+    int d_max_delay;      // samples, a multiple of 4
+    int64_t d_step;       // samples per spectrum
+    int64_t d_step_items; // input items per spectrum
     fengine_schedule d_schedule;
     fengine_state d_applied; // what the plan has now
     missing_tracker d_missing;

@@ -39,7 +39,8 @@ xengine::sptr xengine::make(int n_stations,
     else if (input_format == "cf32")
         c.input = kernels::xengine_input::cf32;
     else
-        throw std::invalid_argument(who + ": input_format must be \"ci8\" or \"cf32\", got \"" +
+        throw std::invalid_argument(who +
+                                    ": input_format must be \"ci8\" or \"cf32\", got \"" +
                                     input_format + "\"");
     if (output_format == "auto")
         c.output = c.input == kernels::xengine_input::ci8 ? kernels::xengine_output::ci32
@@ -49,8 +50,9 @@ xengine::sptr xengine::make(int n_stations,
     else if (output_format == "cf32")
         c.output = kernels::xengine_output::cf32;
     else
-        throw std::invalid_argument(who + ": output_format must be \"auto\", \"cf32\" or, for "
-                                          "ci8 input, \"ci32\"; got \"" +
+        throw std::invalid_argument(who +
+                                    ": output_format must be \"auto\", \"cf32\" or, for "
+                                    "ci8 input, \"ci32\"; got \"" +
                                     output_format + "\"");
     c.kernel = kernels::parse_xengine_kernel(kernel, who);
     if (n_integrate < 1)
@@ -87,10 +89,10 @@ xengine_impl::xengine_impl(const kernels::xengine_config& config,
                    n_integrate,
                    d_plan.kernel_name());
     if (d_io) {
-        d_device_saturated =
-            std::make_unique<runtime::device_memory>(d_io->context(), sizeof(uint64_t), alias());
-        d_host_saturated =
-            std::make_unique<runtime::pinned_memory>(d_io->context(), sizeof(uint64_t), alias());
+        d_device_saturated = std::make_unique<runtime::device_memory>(
+            d_io->context(), sizeof(uint64_t), alias());
+        d_host_saturated = std::make_unique<runtime::pinned_memory>(
+            d_io->context(), sizeof(uint64_t), alias());
     }
 }
 
@@ -130,7 +132,8 @@ void xengine_impl::accumulate_valid(const char* in, uint64_t first, int count)
         uint64_t run_end = end;
         if (next_tag < tags.size())
             run_end = std::min(run_end, tags[next_tag].offset);
-        d_plan.accumulate(in + (pos - first) * d_config.input_item_size(), run_end - pos, stream);
+        d_plan.accumulate(
+            in + (pos - first) * d_config.input_item_size(), run_end - pos, stream);
         d_used += run_end - pos;
         pos = run_end;
     }
@@ -144,7 +147,8 @@ uint64_t xengine_impl::finish_dump(void* out)
         return saturated;
     }
     // Once per dump: the saturation count becomes a tag, so wait for it.
-    d_plan.dump(out, reinterpret_cast<uint64_t*>(d_device_saturated->get()), d_io->stream());
+    d_plan.dump(
+        out, reinterpret_cast<uint64_t*>(d_device_saturated->get()), d_io->stream());
     d_io->context()->copy_async(d_host_saturated->get(),
                                 d_device_saturated->get(),
                                 sizeof(uint64_t),
@@ -168,9 +172,8 @@ int xengine_impl::general_work(int noutput_items,
     int consumed = 0, produced = 0;
     while (consumed < ninput_items[0] && produced < noutput_items) {
         const int take = std::min(ninput_items[0] - consumed, d_n_integrate - d_in_dump);
-        accumulate_valid(in + std::size_t(consumed) * d_config.input_item_size(),
-                         r0 + consumed,
-                         take);
+        accumulate_valid(
+            in + std::size_t(consumed) * d_config.input_item_size(), r0 + consumed, take);
         consumed += take;
         d_in_dump += take;
         if (d_in_dump < d_n_integrate)

@@ -89,8 +89,7 @@ void run_fengine(const options& opt, report& rep)
         c.input = kernels::fengine_input::packed10;
         c.output = kernels::fengine_output::ci8;
         const std::size_t step = c.step();
-        const std::size_t spectra =
-            std::max<std::size_t>(1, samples_per_input / step) ;
+        const std::size_t spectra = std::max<std::size_t>(1, samples_per_input / step);
         const std::size_t n = c.samples_for(spectra);
         const std::size_t in_bytes = kernels::packed10_bytes(n);
         std::vector<std::vector<uint8_t>> in;
@@ -101,8 +100,8 @@ void run_fengine(const options& opt, report& rep)
                 b = uint8_t(rng());
         }
         const double samples = double(spectra) * step * n_inputs;
-        const std::string what = "N=" + std::to_string(N) + " T=" + std::to_string(T) + " " +
-                                 std::to_string(n_inputs) + " inputs, 10b->ci8";
+        const std::string what = "N=" + std::to_string(N) + " T=" + std::to_string(T) +
+                                 " " + std::to_string(n_inputs) + " inputs, 10b->ci8";
 
         std::vector<kernels::fengine_input_view> views;
         for (auto& v : in)
@@ -114,15 +113,21 @@ void run_fengine(const options& opt, report& rep)
             [&] { cpu.execute(views, out.data(), sat.data(), spectra, 0, nullptr); },
             [] {},
             iterations);
-        rep.add({ "fengine", what, "cpu", samples / t_cpu / 1e9, "GS/s", 0, "", "one core" });
+        rep.add(
+            { "fengine", what, "cpu", samples / t_cpu / 1e9, "GS/s", 0, "", "one core" });
 
         // The same channel count and taps per channel through GNU Radio's
         // channelizer kernels (complex samples: N per output vector).
         const std::size_t gr_spectra = std::max<std::size_t>(1, spectra * n_inputs * 2);
         const double t_gr = gr_channelizer_seconds(int(N), T, gr_spectra, iterations);
-        rep.add({ "fengine", "N=" + std::to_string(N) + " T=" + std::to_string(T) +
-                                 " GNU Radio pfb_channelizer_ccf kernels",
-                  "gr-cpu", double(gr_spectra) * N / t_gr / 1e9, "GS/s", 0, "",
+        rep.add({ "fengine",
+                  "N=" + std::to_string(N) + " T=" + std::to_string(T) +
+                      " GNU Radio pfb_channelizer_ccf kernels",
+                  "gr-cpu",
+                  double(gr_spectra) * N / t_gr / 1e9,
+                  "GS/s",
+                  0,
+                  "",
                   "complex in, one core" });
 
         if (!ctx)
@@ -135,8 +140,10 @@ void run_fengine(const options& opt, report& rep)
         std::vector<std::unique_ptr<runtime::pinned_memory>> h_in;
         std::vector<kernels::fengine_input_view> d_views;
         for (auto& v : in) {
-            d_in.push_back(std::make_unique<runtime::device_memory>(ctx, in_bytes, "bench"));
-            h_in.push_back(std::make_unique<runtime::pinned_memory>(ctx, in_bytes, "bench"));
+            d_in.push_back(
+                std::make_unique<runtime::device_memory>(ctx, in_bytes, "bench"));
+            h_in.push_back(
+                std::make_unique<runtime::pinned_memory>(ctx, in_bytes, "bench"));
             std::copy(v.begin(), v.end(), h_in.back()->get());
             d_views.push_back({ d_in.back()->get(), 0 });
         }
@@ -147,19 +154,35 @@ void run_fengine(const options& opt, report& rep)
             [&] { plan.execute(d_views, d_out.get(), dsat, spectra, 0, stream.get()); },
             [&] { stream.synchronize(); },
             iterations);
-        rep.add({ "fengine", what + ", device-resident", "cuda", samples / t_dev / 1e9, "GS/s",
-                  hbm / bytes_per_sample_device / 1e9, "HBM copy / 18.25 B", "" });
+        rep.add({ "fengine",
+                  what + ", device-resident",
+                  "cuda",
+                  samples / t_dev / 1e9,
+                  "GS/s",
+                  hbm / bytes_per_sample_device / 1e9,
+                  "HBM copy / 18.25 B",
+                  "" });
         const double t_host = seconds_per_call(
             [&] {
                 for (int i = 0; i < n_inputs; ++i)
-                    ctx->copy_async(d_in[i]->get(), h_in[i]->get(), in_bytes,
-                                    runtime::copy_kind::host_to_device, stream.get(), "bench");
+                    ctx->copy_async(d_in[i]->get(),
+                                    h_in[i]->get(),
+                                    in_bytes,
+                                    runtime::copy_kind::host_to_device,
+                                    stream.get(),
+                                    "bench");
                 plan.execute(d_views, d_out.get(), dsat, spectra, 0, stream.get());
             },
             [&] { stream.synchronize(); },
             iterations);
-        rep.add({ "fengine", what + ", host-fed", "cuda", samples / t_host / 1e9, "GS/s",
-                  h2d / 1.25 / 1e9, "pinned H2D / 1.25 B", "" });
+        rep.add({ "fengine",
+                  what + ", host-fed",
+                  "cuda",
+                  samples / t_host / 1e9,
+                  "GS/s",
+                  h2d / 1.25 / 1e9,
+                  "pinned H2D / 1.25 B",
+                  "" });
     }
 }
 

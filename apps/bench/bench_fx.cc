@@ -80,8 +80,14 @@ void run_fx(const options& opt, report& rep)
             [] {},
             iterations);
         const double gs = double(c.spectra) * c.fc.step() * c.fc.n_inputs / t / 1e9;
-        rep.add({ "fx", std::to_string(A) + " ant x 2 pol, N=" + std::to_string(N), "cpu", gs,
-                  "GS/s", 2 * A * meerkat_rate / 1e9, "real time", "one core" });
+        rep.add({ "fx",
+                  std::to_string(A) + " ant x 2 pol, N=" + std::to_string(N),
+                  "cpu",
+                  gs,
+                  "GS/s",
+                  2 * A * meerkat_rate / 1e9,
+                  "real time",
+                  "one core" });
     }
 
     const auto ctx = cuda_or_skip(rep, "fx");
@@ -102,8 +108,12 @@ void run_fx(const options& opt, report& rep)
             std::mt19937 rng(i);
             for (std::size_t b = 0; b < bytes; ++b)
                 h_in.back()->get()[b] = char(rng());
-            ctx->copy_async(d_in.back()->get(), h_in.back()->get(), bytes,
-                            runtime::copy_kind::host_to_device, stream.get(), "bench");
+            ctx->copy_async(d_in.back()->get(),
+                            h_in.back()->get(),
+                            bytes,
+                            runtime::copy_kind::host_to_device,
+                            stream.get(),
+                            "bench");
             views.push_back({ d_in.back()->get(), 0 });
         }
         kernels::fengine_plan fe(c.fc, gpu, "bench");
@@ -114,30 +124,51 @@ void run_fx(const options& opt, report& rep)
             fe.execute(views, spec.get(), nullptr, c.spectra, 0, stream.get());
             xe.accumulate(spec.get(), c.spectra, stream.get());
         };
-        const double t_dev = seconds_per_call(chain, [&] { stream.synchronize(); }, iterations);
+        const double t_dev = seconds_per_call(
+            chain, [&] { stream.synchronize(); }, iterations);
         const double t_host = seconds_per_call(
             [&] {
                 for (int i = 0; i < c.fc.n_inputs; ++i)
-                    ctx->copy_async(d_in[i]->get(), h_in[i]->get(), bytes,
-                                    runtime::copy_kind::host_to_device, stream.get(), "bench");
+                    ctx->copy_async(d_in[i]->get(),
+                                    h_in[i]->get(),
+                                    bytes,
+                                    runtime::copy_kind::host_to_device,
+                                    stream.get(),
+                                    "bench");
                 chain();
             },
             [&] { stream.synchronize(); },
             iterations);
         const double samples = double(c.spectra) * c.fc.step() * c.fc.n_inputs;
         const double need = 2.0 * A * meerkat_rate / 1e9;
-        const std::string what = std::to_string(A) + " ant x 2 pol, N=" + std::to_string(N) +
-                                 ", " + xe.kernel_name() + " X";
-        rep.add({ "fx", what + ", device-resident", "cuda", samples / t_dev / 1e9, "GS/s", need,
-                  "real time", samples / t_dev / 1e9 >= need ? "real time" : "slower than real time" });
-        rep.add({ "fx", what + ", host-fed", "cuda", samples / t_host / 1e9, "GS/s", need,
-                  "real time", samples / t_host / 1e9 >= need ? "real time" : "slower than real time" });
+        const std::string what = std::to_string(A) +
+                                 " ant x 2 pol, N=" + std::to_string(N) + ", " +
+                                 xe.kernel_name() + " X";
+        rep.add(
+            { "fx",
+              what + ", device-resident",
+              "cuda",
+              samples / t_dev / 1e9,
+              "GS/s",
+              need,
+              "real time",
+              samples / t_dev / 1e9 >= need ? "real time" : "slower than real time" });
+        rep.add(
+            { "fx",
+              what + ", host-fed",
+              "cuda",
+              samples / t_host / 1e9,
+              "GS/s",
+              need,
+              "real time",
+              samples / t_host / 1e9 >= need ? "real time" : "slower than real time" });
         if (samples / t_host / 1e9 >= need)
             best_host = int(A);
     }
-    rep.note("fx", "most MeerKAT-like antennas (2 x 1712 MS/s, 10-bit, " + std::to_string(N) +
-                       " channels) one GPU sustains in real time, host-fed: " +
-                       std::to_string(best_host));
+    rep.note("fx",
+             "most MeerKAT-like antennas (2 x 1712 MS/s, 10-bit, " + std::to_string(N) +
+                 " channels) one GPU sustains in real time, host-fed: " +
+                 std::to_string(best_host));
 }
 
 } // namespace bench

@@ -71,7 +71,8 @@ void run_xengine(const options& opt, report& rep)
 
     // CPU: a small case (the CPU plan is the exact reference, not a contender).
     {
-        const int S = int(opt.size("cpu-stations", 16)), C = int(opt.size("cpu-channels", 8));
+        const int S = int(opt.size("cpu-stations", 16)),
+                  C = int(opt.size("cpu-channels", 8));
         kernels::xengine_config c;
         c.n_stations = S;
         c.n_pols = P;
@@ -80,11 +81,19 @@ void run_xengine(const options& opt, report& rep)
         const auto in = random_ci8(t_cpu * C * c.n_inputs());
         kernels::xengine_plan plan(c, runtime::backend_choice{}, "bench");
         std::vector<uint8_t> out(c.output_item_size());
-        const double t = seconds_per_call(
-            [&] { plan.correlate_host(in.data(), t_cpu, out.data()); }, [] {}, iterations);
-        rep.add({ "xengine", "S=" + std::to_string(S) + " dual-pol C=" + std::to_string(C) +
-                                 " T=" + std::to_string(t_cpu),
-                  "cpu", ops_per_dump(S, P, C, t_cpu) / t / 1e12, "TOPS", 0, "", "one core" });
+        const double t =
+            seconds_per_call([&] { plan.correlate_host(in.data(), t_cpu, out.data()); },
+                             [] {},
+                             iterations);
+        rep.add({ "xengine",
+                  "S=" + std::to_string(S) + " dual-pol C=" + std::to_string(C) +
+                      " T=" + std::to_string(t_cpu),
+                  "cpu",
+                  ops_per_dump(S, P, C, t_cpu) / t / 1e12,
+                  "TOPS",
+                  0,
+                  "",
+                  "one core" });
     }
 
     const auto ctx = cuda_or_skip(rep, "xengine");
@@ -98,8 +107,8 @@ void run_xengine(const options& opt, report& rep)
     cublasCreate(&blas);
     for (std::size_t S : opt.sizes("stations", { 64, 256, 512, 1024 })) {
         const int A = int(S) * P;
-        const int C = int(std::clamp<std::size_t>((std::size_t(1) << 27) / (std::size_t(A) * A),
-                                                  16, 4096));
+        const int C = int(std::clamp<std::size_t>(
+            (std::size_t(1) << 27) / (std::size_t(A) * A), 16, 4096));
         kernels::xengine_config c;
         c.n_stations = int(S);
         c.n_pols = P;
@@ -107,15 +116,21 @@ void run_xengine(const options& opt, report& rep)
         const auto in = random_ci8(T * C * A);
         runtime::device_stream stream(ctx, "bench");
         runtime::device_memory d_in(ctx, in.size(), "bench");
-        ctx->copy_async(d_in.get(), in.data(), in.size(), runtime::copy_kind::host_to_device,
-                        stream.get(), "bench");
-        const std::string what = "S=" + std::to_string(S) + " dual-pol C=" + std::to_string(C) +
+        ctx->copy_async(d_in.get(),
+                        in.data(),
+                        in.size(),
+                        runtime::copy_kind::host_to_device,
+                        stream.get(),
+                        "bench");
+        const std::string what = "S=" + std::to_string(S) +
+                                 " dual-pol C=" + std::to_string(C) +
                                  " T=" + std::to_string(T);
         const double ops = ops_per_dump(int(S), P, C, T);
-        for (auto k : { kernels::xengine_kernel::fp32, kernels::xengine_kernel::tensor }) {
+        for (auto k :
+             { kernels::xengine_kernel::fp32, kernels::xengine_kernel::tensor }) {
             c.kernel = k;
-            kernels::xengine_plan plan(c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
-                                       "bench");
+            kernels::xengine_plan plan(
+                c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
             runtime::device_memory d_out(ctx, c.output_item_size(), "bench");
             const double t = seconds_per_call(
                 [&] {
@@ -125,9 +140,14 @@ void run_xengine(const options& opt, report& rep)
                 [&] { stream.synchronize(); },
                 iterations);
             const bool tensor = k == kernels::xengine_kernel::tensor;
-            rep.add({ "xengine", what, tensor ? "tensor" : "fp32", ops / t / 1e12, "TOPS",
+            rep.add({ "xengine",
+                      what,
+                      tensor ? "tensor" : "fp32",
+                      ops / t / 1e12,
+                      "TOPS",
                       (tensor ? int8_peak : fp32_peak) / 1e12,
-                      tensor ? "INT8 TC peak (nominal)" : "FP32 peak (nominal)", gpu });
+                      tensor ? "INT8 TC peak (nominal)" : "FP32 peak (nominal)",
+                      gpu });
         }
         // cuBLAS: C_c = X_c X_c^H per channel, X_c = inputs x time (lda = C A).
         runtime::device_memory d_vis(ctx, std::size_t(C) * A * A * 8, "bench");
@@ -137,21 +157,35 @@ void run_xengine(const options& opt, report& rep)
         const double t = seconds_per_call(
             [&] {
                 for (int ch = 0; ch < C && status == CUBLAS_STATUS_SUCCESS; ++ch)
-                    status = cublasCherk3mEx(blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, A,
-                                             int(T), &alpha,
-                                             d_in.get() + std::size_t(ch) * A * 2, CUDA_C_8I,
-                                             C * A, &beta,
+                    status = cublasCherk3mEx(blas,
+                                             CUBLAS_FILL_MODE_LOWER,
+                                             CUBLAS_OP_N,
+                                             A,
+                                             int(T),
+                                             &alpha,
+                                             d_in.get() + std::size_t(ch) * A * 2,
+                                             CUDA_C_8I,
+                                             C * A,
+                                             &beta,
                                              d_vis.get() + std::size_t(ch) * A * A * 8,
-                                             CUDA_C_32F, A);
+                                             CUDA_C_32F,
+                                             A);
             },
             [&] { stream.synchronize(); },
             iterations);
         if (status == CUBLAS_STATUS_SUCCESS)
-            rep.add({ "xengine", what, "cublas", ops / t / 1e12, "TOPS", fp32_peak / 1e12,
-                      "FP32 peak (nominal)", "cublasCherk3mEx per channel" });
+            rep.add({ "xengine",
+                      what,
+                      "cublas",
+                      ops / t / 1e12,
+                      "TOPS",
+                      fp32_peak / 1e12,
+                      "FP32 peak (nominal)",
+                      "cublasCherk3mEx per channel" });
         else
-            rep.skip("xengine", what + ": cublasCherk3mEx failed with status " +
-                                    std::to_string(int(status)));
+            rep.skip("xengine",
+                     what + ": cublasCherk3mEx failed with status " +
+                         std::to_string(int(status)));
     }
     cublasDestroy(blas);
 #endif

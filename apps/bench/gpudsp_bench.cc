@@ -19,13 +19,16 @@ const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
         table = {
             { "unpack10", { bench::run_unpack10, "--samples N --iterations K" } },
             { "buffer", { bench::run_buffer, "--items N" } },
-        { "fengine",
-          { bench::run_fengine,
-            "--channels 1024,4096,32768 --taps 16 --inputs 2 --samples PER_INPUT" } },
-        { "xengine",
-          { bench::run_xengine,
-            "--stations 64,256,512,1024 --integrate 1024 --cpu-stations 16 --cpu-channels 8" } },
-        { "fx", { bench::run_fx, "--antennas 1,2,4,...,64 --channels 4096 --spectra 256" } },
+            { "fengine",
+              { bench::run_fengine,
+                "--channels 1024,4096,32768 --taps 16 --inputs 2 --samples PER_INPUT" } },
+            { "xengine",
+              { bench::run_xengine,
+                "--stations 64,256,512,1024 --integrate 1024 --cpu-stations 16 "
+                "--cpu-channels 8" } },
+            { "fx",
+              { bench::run_fx,
+                "--antennas 1,2,4,...,64 --channels 4096 --spectra 256" } },
         };
     return table;
 }

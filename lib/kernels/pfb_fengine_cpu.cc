@@ -211,8 +211,8 @@ private:
     // Columns in blocks that stay in registers/L1 across the taps; built
     // for AVX2+FMA too and picked at run time (the module is compiled for
     // the baseline x86-64 ISA).
-    __attribute__((target_clones("avx2", "default"))) static void
-    fir_row_kernel(float* y, const float* x, const float* w, int cols, int step, int taps, bool cplx)
+    __attribute__((target_clones("avx2", "default"))) static void fir_row_kernel(
+        float* y, const float* x, const float* w, int cols, int step, int taps, bool cplx)
     {
         constexpr int block = 64;
         for (int j0 = 0; j0 < cols; j0 += block) {

@@ -11,8 +11,8 @@
 // quantisation, saturation counts, and the transpose to [spectrum][channel]
 // [input] through a shared-memory tile.
 
-#include "fengine_math.h"
 #include "pfb_fengine_impl.h"
+#include "sample_load.cuh"
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -59,44 +59,27 @@ void check_cufft(cufftResult r, const char* op, const std::string& who)
                            std::to_string(int(r)) + ")");
 }
 
-// ---------------------------------------------------------------------------
-// Sample loaders: sample index n of one input, as float (or float2).
-
+// The F-engine's input formats as the shared loaders' kinds.
 template <fengine_input F>
-struct loader;
-
+struct kind_of;
 template <>
-struct loader<fengine_input::packed10> {
-    using type = float;
-    __device__ static float load(const void* p, int64_t n)
-    {
-        return float(fmath::packed10_sample(static_cast<const uint8_t*>(p), n));
-    }
+struct kind_of<fengine_input::packed10> {
+    static constexpr sample_kind value = sample_kind::packed10;
 };
 template <>
-struct loader<fengine_input::int16> {
-    using type = float;
-    __device__ static float load(const void* p, int64_t n)
-    {
-        return float(__ldg(static_cast<const int16_t*>(p) + n));
-    }
+struct kind_of<fengine_input::int16> {
+    static constexpr sample_kind value = sample_kind::int16;
 };
 template <>
-struct loader<fengine_input::float32> {
-    using type = float;
-    __device__ static float load(const void* p, int64_t n)
-    {
-        return __ldg(static_cast<const float*>(p) + n);
-    }
+struct kind_of<fengine_input::float32> {
+    static constexpr sample_kind value = sample_kind::float32;
 };
 template <>
-struct loader<fengine_input::complex64> {
-    using type = float2;
-    __device__ static float2 load(const void* p, int64_t n)
-    {
-        return __ldg(static_cast<const float2*>(p) + n);
-    }
+struct kind_of<fengine_input::complex64> {
+    static constexpr sample_kind value = sample_kind::complex64;
 };
+template <fengine_input F>
+using loader = sample_loader<kind_of<F>::value>;
 
 __device__ __forceinline__ float zero_of(float) { return 0.0f; }
 __device__ __forceinline__ float2 zero_of(float2) { return make_float2(0.0f, 0.0f); }

@@ -68,7 +68,8 @@ public:
                     for (int p = 0; p < P; ++p)
                         for (int q = 0; q < P; ++q, ++o) {
                             const int a = i * P + p, b = j * P + q;
-                            const std::size_t k = a >= b ? xengine_tri(a, b) : xengine_tri(b, a);
+                            const std::size_t k =
+                                a >= b ? xengine_tri(a, b) : xengine_tri(b, a);
                             const Acc vr = re[k];
                             const Acc vi = a >= b ? im[k] : -im[k];
                             write(out, o, vr, vi, count);

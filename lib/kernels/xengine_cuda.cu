@@ -131,7 +131,8 @@ __global__ void xcorr_fp32(const void* __restrict__ x,
                 for (int v = 0; v < 2; ++v) {
                     // p conj(q)
                     sum[u][v].x = fmaf(p[u].x, q[v].x, fmaf(p[u].y, q[v].y, sum[u][v].x));
-                    sum[u][v].y = fmaf(p[u].y, q[v].x, fmaf(-p[u].x, q[v].y, sum[u][v].y));
+                    sum[u][v].y =
+                        fmaf(p[u].y, q[v].x, fmaf(-p[u].x, q[v].y, sum[u][v].y));
                 }
         }
         __syncthreads();
@@ -157,7 +158,8 @@ __global__ void xcorr_tensor(const char2* __restrict__ x,
                              long long* __restrict__ acc64)
 {
     using namespace nvcuda;
-    __shared__ signed char stage[tc_warps][5][tc_tile * tc_tile]; // Ar_i Ai_i -Ar_i Ar_j Ai_j
+    __shared__ signed char stage[tc_warps][5]
+                                [tc_tile * tc_tile]; // Ar_i Ai_i -Ar_i Ar_j Ai_j
     __shared__ int out[tc_warps][2][tc_tile * tc_tile];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const unsigned pair = blockIdx.x * tc_warps + warp;
@@ -290,7 +292,9 @@ __global__ void xdump(const long long* __restrict__ acc64,
 class xengine_cuda : public xengine_plan::impl
 {
 public:
-    xengine_cuda(const xengine_config& c, runtime::device_context::sptr ctx, const std::string& who)
+    xengine_cuda(const xengine_config& c,
+                 runtime::device_context::sptr ctx,
+                 const std::string& who)
         : d_c(c),
           d_ctx(std::move(ctx)),
           d_who(who),
@@ -322,8 +326,13 @@ public:
                     const unsigned tile_pairs = tiles * (tiles + 1) / 2;
                     dim3 grid((tile_pairs + tc_warps - 1) / tc_warps, nc);
                     xcorr_tensor<<<grid, 32 * tc_warps, 0, stream>>>(
-                        reinterpret_cast<const char2*>(xt), nt, d_c.n_channels, c0, A,
-                        tile_pairs, acc64());
+                        reinterpret_cast<const char2*>(xt),
+                        nt,
+                        d_c.n_channels,
+                        c0,
+                        A,
+                        tile_pairs,
+                        acc64());
                 } else {
                     const unsigned tiles = unsigned((A + fp_tile - 1) / fp_tile);
                     dim3 grid(tiles * (tiles + 1) / 2, nc);
@@ -355,15 +364,33 @@ public:
         const long long nb = (long long)d_c.n_baselines();
         if (blocks) {
             if (ci8 && ci32)
-                xdump<true, true><<<blocks, threads, 0, stream>>>(
-                    acc64(), nullptr, n_values, d_c.n_inputs(), d_c.n_pols, nb, out,
-                    sat ? sat : scratch_counter(sh));
+                xdump<true, true>
+                    <<<blocks, threads, 0, stream>>>(acc64(),
+                                                     nullptr,
+                                                     n_values,
+                                                     d_c.n_inputs(),
+                                                     d_c.n_pols,
+                                                     nb,
+                                                     out,
+                                                     sat ? sat : scratch_counter(sh));
             else if (ci8)
-                xdump<true, false><<<blocks, threads, 0, stream>>>(
-                    acc64(), nullptr, n_values, d_c.n_inputs(), d_c.n_pols, nb, out, nullptr);
+                xdump<true, false><<<blocks, threads, 0, stream>>>(acc64(),
+                                                                   nullptr,
+                                                                   n_values,
+                                                                   d_c.n_inputs(),
+                                                                   d_c.n_pols,
+                                                                   nb,
+                                                                   out,
+                                                                   nullptr);
             else
-                xdump<false, false><<<blocks, threads, 0, stream>>>(
-                    nullptr, acc32(), n_values, d_c.n_inputs(), d_c.n_pols, nb, out, nullptr);
+                xdump<false, false><<<blocks, threads, 0, stream>>>(nullptr,
+                                                                    acc32(),
+                                                                    n_values,
+                                                                    d_c.n_inputs(),
+                                                                    d_c.n_pols,
+                                                                    nb,
+                                                                    out,
+                                                                    nullptr);
             d_ctx->check_last_error("xengine dump kernel launch", d_who);
         }
         d_ctx->memset_async(d_acc.get(), 0, acc_bytes(d_c), sh, d_who);
@@ -389,7 +416,8 @@ private:
     unsigned long long* scratch_counter(runtime::stream_handle sh)
     {
         if (!d_counter) {
-            d_counter = std::make_unique<runtime::device_memory>(d_ctx, sizeof(uint64_t), d_who);
+            d_counter =
+                std::make_unique<runtime::device_memory>(d_ctx, sizeof(uint64_t), d_who);
         }
         d_ctx->memset_async(d_counter->get(), 0, sizeof(uint64_t), sh, d_who);
         return reinterpret_cast<unsigned long long*>(d_counter->get());

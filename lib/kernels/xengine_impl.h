@@ -18,12 +18,16 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-inline std::size_t xengine_tri(std::size_t a, std::size_t b) { return a * (a + 1) / 2 + b; }
+inline std::size_t xengine_tri(std::size_t a, std::size_t b)
+{
+    return a * (a + 1) / 2 + b;
+}
 
 struct xengine_plan::impl {
     virtual ~impl() = default;
     virtual std::string kernel_name() const = 0;
-    virtual void accumulate(const void* spectra, std::size_t n, runtime::stream_handle s) = 0;
+    virtual void
+    accumulate(const void* spectra, std::size_t n, runtime::stream_handle s) = 0;
     virtual void dump(void* out, uint64_t* saturated, runtime::stream_handle s) = 0;
 };
 

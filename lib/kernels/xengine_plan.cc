@@ -22,15 +22,15 @@ xengine_kernel parse_xengine_kernel(const std::string& name, const std::string& 
         return xengine_kernel::fp32;
     if (name == "tensor")
         return xengine_kernel::tensor;
-    throw std::invalid_argument(who + ": kernel must be \"auto\", \"fp32\" or \"tensor\", got \"" +
-                                name + "\"");
+    throw std::invalid_argument(
+        who + ": kernel must be \"auto\", \"fp32\" or \"tensor\", got \"" + name + "\"");
 }
 
 std::size_t xengine_plan::device_bytes(const xengine_config& c)
 {
     const std::size_t pairs = std::size_t(c.n_inputs()) * (c.n_inputs() + 1) / 2;
-    const std::size_t acc = std::size_t(c.n_channels) * pairs *
-                            (c.input == xengine_input::ci8 ? 16 : 8);
+    const std::size_t acc =
+        std::size_t(c.n_channels) * pairs * (c.input == xengine_input::ci8 ? 16 : 8);
     return acc + 64;
 }
 
@@ -39,7 +39,9 @@ xengine_plan::xengine_plan(const xengine_config& config,
                            const std::string& who)
     : d_config(config), d_where(where), d_who(who)
 {
-    auto fail = [&](const std::string& what) { throw std::invalid_argument(who + ": " + what); };
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(who + ": " + what);
+    };
     if (config.n_stations < 1 || config.n_stations > 65536)
         fail("n_stations must lie in 1..65536, got " + std::to_string(config.n_stations));
     if (config.n_pols != 1 && config.n_pols != 2)
@@ -54,11 +56,13 @@ xengine_plan::xengine_plan(const xengine_config& config,
         const std::size_t need = device_bytes(config);
         const std::size_t free = ctx->free_memory();
         if (need > free)
-            throw std::invalid_argument(
-                who + ": " + std::to_string(config.n_stations) + " stations x " +
-                std::to_string(config.n_pols) + " pols x " + std::to_string(config.n_channels) +
-                " channels need " + std::to_string(need >> 20) + " MiB of accumulators, but CUDA device " +
-                std::to_string(where.device) + " has " + std::to_string(free >> 20) + " MiB free");
+            throw std::invalid_argument(who + ": " + std::to_string(config.n_stations) +
+                                        " stations x " + std::to_string(config.n_pols) +
+                                        " pols x " + std::to_string(config.n_channels) +
+                                        " channels need " + std::to_string(need >> 20) +
+                                        " MiB of accumulators, but CUDA device " +
+                                        std::to_string(where.device) + " has " +
+                                        std::to_string(free >> 20) + " MiB free");
         d_impl = make_xengine_cuda(config, ctx, who);
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
@@ -86,7 +90,8 @@ void xengine_plan::dump(void* out, uint64_t* saturated, runtime::stream_handle s
     d_impl->dump(out, saturated, stream);
 }
 
-uint64_t xengine_plan::correlate_host(const void* spectra, std::size_t n_spectra, void* out)
+uint64_t
+xengine_plan::correlate_host(const void* spectra, std::size_t n_spectra, void* out)
 {
     uint64_t saturated = 0;
     if (d_where.kind == backend_kind::cpu) {
@@ -101,14 +106,26 @@ uint64_t xengine_plan::correlate_host(const void* spectra, std::size_t n_spectra
     runtime::device_memory d_in(ctx, in_bytes ? in_bytes : 1, d_who);
     runtime::device_memory d_out(ctx, out_bytes, d_who);
     runtime::device_memory d_sat(ctx, sizeof(uint64_t), d_who);
-    ctx->copy_async(d_in.get(), spectra, in_bytes, runtime::copy_kind::host_to_device,
-                    stream.get(), d_who);
+    ctx->copy_async(d_in.get(),
+                    spectra,
+                    in_bytes,
+                    runtime::copy_kind::host_to_device,
+                    stream.get(),
+                    d_who);
     accumulate(d_in.get(), n_spectra, stream.get());
     dump(d_out.get(), reinterpret_cast<uint64_t*>(d_sat.get()), stream.get());
-    ctx->copy_async(out, d_out.get(), out_bytes, runtime::copy_kind::device_to_host,
-                    stream.get(), d_who);
-    ctx->copy_async(&saturated, d_sat.get(), sizeof(uint64_t),
-                    runtime::copy_kind::device_to_host, stream.get(), d_who);
+    ctx->copy_async(out,
+                    d_out.get(),
+                    out_bytes,
+                    runtime::copy_kind::device_to_host,
+                    stream.get(),
+                    d_who);
+    ctx->copy_async(&saturated,
+                    d_sat.get(),
+                    sizeof(uint64_t),
+                    runtime::copy_kind::device_to_host,
+                    stream.get(),
+                    d_who);
     stream.synchronize();
     return saturated;
 }

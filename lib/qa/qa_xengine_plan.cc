@@ -49,8 +49,12 @@ std::vector<uint8_t> run_on_device(const kernels::xengine_config& c,
     runtime::device_memory d_in(ctx, in.size(), "qa");
     runtime::device_memory d_out(ctx, c.output_item_size(), "qa");
     runtime::device_memory d_sat(ctx, sizeof(uint64_t), "qa");
-    ctx->copy_async(d_in.get(), in.data(), in.size(), runtime::copy_kind::host_to_device,
-                    stream.get(), "qa");
+    ctx->copy_async(d_in.get(),
+                    in.data(),
+                    in.size(),
+                    runtime::copy_kind::host_to_device,
+                    stream.get(),
+                    "qa");
     ctx->memset_async(d_out.get(), 0xA7, c.output_item_size(), stream.get(), "qa");
     std::size_t done = 0;
     for (std::size_t k = 0; done < n_time; ++k) {
@@ -60,10 +64,18 @@ std::vector<uint8_t> run_on_device(const kernels::xengine_config& c,
     }
     plan.dump(d_out.get(), reinterpret_cast<uint64_t*>(d_sat.get()), stream.get());
     std::vector<uint8_t> out(c.output_item_size());
-    ctx->copy_async(out.data(), d_out.get(), out.size(), runtime::copy_kind::device_to_host,
-                    stream.get(), "qa");
-    ctx->copy_async(&saturated, d_sat.get(), sizeof(uint64_t),
-                    runtime::copy_kind::device_to_host, stream.get(), "qa");
+    ctx->copy_async(out.data(),
+                    d_out.get(),
+                    out.size(),
+                    runtime::copy_kind::device_to_host,
+                    stream.get(),
+                    "qa");
+    ctx->copy_async(&saturated,
+                    d_sat.get(),
+                    sizeof(uint64_t),
+                    runtime::copy_kind::device_to_host,
+                    stream.get(),
+                    "qa");
     stream.synchronize();
     return out;
 }
@@ -104,8 +116,8 @@ BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
                 uint64_t s_dev = 1, s_cpu = 1;
                 const auto got = run_on_device(c, in, T, { 17, 300, 1 }, s_dev);
                 const auto want = run_on_cpu(c, in, T, s_cpu);
-                BOOST_CHECK_MESSAGE(got == want, "S=" << S << " P=" << P << " kernel "
-                                                      << int(k));
+                BOOST_CHECK_MESSAGE(got == want,
+                                    "S=" << S << " P=" << P << " kernel " << int(k));
                 BOOST_CHECK_EQUAL(s_dev, 0u);
                 BOOST_CHECK_EQUAL(s_cpu, 0u);
             }

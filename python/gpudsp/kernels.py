@@ -8,9 +8,11 @@ Each function runs the same plan the block runs, on the backend asked for
 ("auto", "cuda" or "cpu"), and returns a numpy array.
 """
 
+import numpy as np
+
 from .gpudsp_python import _kernels
 
-__all__ = ["unpack10", "pfb_weights", "fengine", "xengine"]
+__all__ = ["unpack10", "pfb_weights", "fengine", "xengine", "ddc"]
 
 
 def unpack10(data, out_type="short", backend="auto", device=0):
@@ -69,3 +71,17 @@ def xengine(x, n_pols=2, backend="auto", device=0, output_format="auto", kernel=
     out, saturated, _ = _kernels.xengine(x, int(n_pols), output_format, kernel, backend,
                                          int(device))
     return (out, saturated) if return_saturation else out
+
+
+def ddc(x, decimation, taps, center_freq, samp_rate, first_sample_index=0,
+        input_format="complex", backend="auto", device=0):
+    """Digital down-conversion: mix, low-pass FIR, decimate (docs/ddc.md).
+
+    y[m] = sum_k taps[k] x[mD - k] exp(-2j pi center_freq (mD - k) / samp_rate),
+    with x[n] the sample of absolute index n (x holds n = first_sample_index
+    onwards; zeros before). Returns complex64 y[m] for every m whose sample
+    mD lies in x, from m = ceil(first_sample_index / D). input_format:
+    "complex" (complex64), "float", "short" or "packed10" (uint8 bytes)."""
+    return _kernels.ddc(np.asarray(x), int(decimation), np.asarray(taps, np.complex128),
+                        float(center_freq), float(samp_rate),
+                        int(first_sample_index), input_format, backend, int(device))

@@ -33,7 +33,8 @@ public:
      * \param backend "auto", "cuda" or "cpu" ("emulated" for tests)
      * \param device CUDA device index
      */
-    static sptr make(size_t itemsize, const std::string& backend = "auto", int device = 0);
+    static sptr
+    make(size_t itemsize, const std::string& backend = "auto", int device = 0);
 
     virtual std::string backend() const = 0;
 };

@@ -77,11 +77,14 @@ public:
     virtual void set_gains(const std::vector<std::complex<float>>& gains,
                            int64_t at_sample = -1) = 0;
     /*! \brief Fine delays in samples, |tau| <= 0.5, one per input. */
-    virtual void set_fine_delays(const std::vector<double>& delays, int64_t at_sample = -1) = 0;
+    virtual void set_fine_delays(const std::vector<double>& delays,
+                                 int64_t at_sample = -1) = 0;
     /*! \brief Phases in radians, one per input. */
-    virtual void set_phases(const std::vector<double>& phases, int64_t at_sample = -1) = 0;
+    virtual void set_phases(const std::vector<double>& phases,
+                            int64_t at_sample = -1) = 0;
     /*! \brief Coarse delays in whole samples, 0..max_coarse_delay, one per input. */
-    virtual void set_coarse_delays(const std::vector<int>& delays, int64_t at_sample = -1) = 0;
+    virtual void set_coarse_delays(const std::vector<int>& delays,
+                                   int64_t at_sample = -1) = 0;
 
     virtual std::vector<std::complex<float>> gains() const = 0;
     virtual std::vector<double> fine_delays() const = 0;

@@ -39,8 +39,9 @@ public:
      * \param backend "auto", "cuda" or "cpu" ("emulated" for tests)
      * \param device CUDA device index
      */
-    static sptr
-    make(const std::string& out_type = "float", const std::string& backend = "auto", int device = 0);
+    static sptr make(const std::string& out_type = "float",
+                     const std::string& backend = "auto",
+                     int device = 0);
 
     /*! \brief The backend in use ("cuda", "cpu" or "emulated"). */
     virtual std::string backend() const = 0;

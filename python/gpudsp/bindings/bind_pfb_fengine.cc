@@ -170,12 +170,18 @@ void bind_pfb_fengine(py::module& m, py::module& k)
              py::arg("max_coarse_delay") = 65536)
         .def("backend", &pfb_fengine::backend)
         .def("weights", &pfb_fengine::weights)
-        .def("set_gains", &pfb_fengine::set_gains, py::arg("gains"), py::arg("at_sample") = -1)
+        .def("set_gains",
+             &pfb_fengine::set_gains,
+             py::arg("gains"),
+             py::arg("at_sample") = -1)
         .def("set_fine_delays",
              &pfb_fengine::set_fine_delays,
              py::arg("delays"),
              py::arg("at_sample") = -1)
-        .def("set_phases", &pfb_fengine::set_phases, py::arg("phases"), py::arg("at_sample") = -1)
+        .def("set_phases",
+             &pfb_fengine::set_phases,
+             py::arg("phases"),
+             py::arg("at_sample") = -1)
         .def("set_coarse_delays",
              &pfb_fengine::set_coarse_delays,
              py::arg("delays"),

@@ -33,10 +33,12 @@ py::object xengine_array(py::array x,
                                               "n_inputs, 2]");
         c.input = kernels::xengine_input::ci8;
     } else {
-        a = py::array_t<std::complex<float>, py::array::c_style | py::array::forcecast>(x);
+        a = py::array_t<std::complex<float>, py::array::c_style | py::array::forcecast>(
+            x);
         if (a.ndim() != 3)
-            throw std::invalid_argument(who + ": complex input must be [n_time, n_channels, "
-                                              "n_inputs]");
+            throw std::invalid_argument(who +
+                                        ": complex input must be [n_time, n_channels, "
+                                        "n_inputs]");
         c.input = kernels::xengine_input::cf32;
     }
     if (n_pols != 1 && n_pols != 2)
@@ -48,29 +50,36 @@ py::object xengine_array(py::array x,
     c.n_stations = int(n_inputs / n_pols);
     c.n_channels = int(a.shape(1));
     if (output_format == "auto")
-        c.output = int8_input ? kernels::xengine_output::ci32 : kernels::xengine_output::cf32;
+        c.output =
+            int8_input ? kernels::xengine_output::ci32 : kernels::xengine_output::cf32;
     else if (output_format == "ci32" && int8_input)
         c.output = kernels::xengine_output::ci32;
     else if (output_format == "cf32")
         c.output = kernels::xengine_output::cf32;
     else
-        throw std::invalid_argument(who + ": output_format must be \"auto\", \"cf32\" or (for "
-                                          "int8 input) \"ci32\"");
+        throw std::invalid_argument(who +
+                                    ": output_format must be \"auto\", \"cf32\" or (for "
+                                    "int8 input) \"ci32\"");
     c.kernel = kernels::parse_xengine_kernel(kernel, who);
     const auto where = runtime::resolve_backend(backend, device, who);
     kernels::xengine_plan plan(c, where, who);
     const py::ssize_t nb = py::ssize_t(c.n_baselines());
-    py::array out = c.output == kernels::xengine_output::ci32
-                        ? py::array(py::array_t<int32_t>({ py::ssize_t(c.n_channels), nb,
+    py::array out =
+        c.output == kernels::xengine_output::ci32
+            ? py::array(py::array_t<int32_t>({ py::ssize_t(c.n_channels),
+                                               nb,
+                                               py::ssize_t(n_pols),
+                                               py::ssize_t(n_pols),
+                                               py::ssize_t(2) }))
+            : py::array(py::array_t<std::complex<float>>({ py::ssize_t(c.n_channels),
+                                                           nb,
                                                            py::ssize_t(n_pols),
-                                                           py::ssize_t(n_pols), py::ssize_t(2) }))
-                        : py::array(py::array_t<std::complex<float>>(
-                              { py::ssize_t(c.n_channels), nb, py::ssize_t(n_pols),
-                                py::ssize_t(n_pols) }));
+                                                           py::ssize_t(n_pols) }));
     uint64_t saturated = 0;
     {
         py::gil_scoped_release release;
-        saturated = plan.correlate_host(a.data(), std::size_t(a.shape(0)), out.mutable_data());
+        saturated =
+            plan.correlate_host(a.data(), std::size_t(a.shape(0)), out.mutable_data());
     }
     return py::make_tuple(out, saturated, plan.kernel_name());
 }
@@ -83,7 +92,8 @@ void bind_xengine(py::module& m, py::module& k)
     py::class_<xengine, gr::block, gr::basic_block, std::shared_ptr<xengine>>(
         m,
         "xengine",
-        "The X of an FX correlator: all-baseline cross-correlation with long integration. "
+        "The X of an FX correlator: all-baseline cross-correlation with long "
+        "integration. "
         "See docs/xengine.md.")
         .def(py::init(&xengine::make),
              py::arg("n_stations"),

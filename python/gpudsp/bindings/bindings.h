@@ -21,5 +21,6 @@ void bind_device_copy(py::module& m);
 void bind_unpack10(py::module& m, py::module& kernels);
 void bind_pfb_fengine(py::module& m, py::module& kernels);
 void bind_xengine(py::module& m, py::module& kernels);
+void bind_ddc(py::module& m, py::module& kernels);
 
 #endif

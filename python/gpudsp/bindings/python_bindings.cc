@@ -22,4 +22,5 @@ PYBIND11_MODULE(gpudsp_python, m)
     bind_unpack10(m, kernels);
     bind_pfb_fengine(m, kernels);
     bind_xengine(m, kernels);
+    bind_ddc(m, kernels);
 }

@@ -24,10 +24,14 @@ enum class xengine_output { ci32, cf32 };
  *  xGPU-style FP32 kernel, or the int8 tensor-core kernel (ci8 only). */
 enum class xengine_kernel { automatic, fp32, tensor };
 
-GPUDSP_API xengine_kernel parse_xengine_kernel(const std::string& name, const std::string& who);
+GPUDSP_API xengine_kernel parse_xengine_kernel(const std::string& name,
+                                               const std::string& who);
 
 /*! \brief Baseline index of stations i >= j: i (i + 1) / 2 + j. */
-inline std::size_t xengine_baseline(std::size_t i, std::size_t j) { return i * (i + 1) / 2 + j; }
+inline std::size_t xengine_baseline(std::size_t i, std::size_t j)
+{
+    return i * (i + 1) / 2 + j;
+}
 
 struct GPUDSP_API xengine_config {
     int n_stations = 1;
@@ -45,7 +49,8 @@ struct GPUDSP_API xengine_config {
     /*! \brief Bytes of one input item (spectrum): [channel][input] complex. */
     std::size_t input_item_size() const
     {
-        return std::size_t(n_channels) * n_inputs() * (input == xengine_input::ci8 ? 2 : 8);
+        return std::size_t(n_channels) * n_inputs() *
+               (input == xengine_input::ci8 ? 2 : 8);
     }
     /*! \brief Values in one dump: [channel][baseline][p][q]. */
     std::size_t dump_values() const
@@ -85,7 +90,8 @@ public:
     /*! \brief The kernel that runs ("cpu", "fp32" or "tensor"). */
     std::string kernel_name() const;
 
-    void accumulate(const void* spectra, std::size_t n_spectra, runtime::stream_handle stream);
+    void
+    accumulate(const void* spectra, std::size_t n_spectra, runtime::stream_handle stream);
     /*! \brief Writes the dump to \p out and the count of saturated values
      *  (ci32) to \p saturated (a uint64 in the plan's memory space, may be
      *  null); clears the sums. */

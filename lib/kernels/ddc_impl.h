@@ -1,0 +1,42 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the backends behind ddc_plan. Each holds the premultiplied taps
+// z[k] = h[k] exp(+2j pi f k) (float32, computed in float64 by the plan) and
+// computes y[m] = exp(-2j pi phase(mD)) sum_k z[k] x[mD - k].
+
+#ifndef INCLUDED_GPUDSP_KERNELS_DDC_IMPL_H
+#define INCLUDED_GPUDSP_KERNELS_DDC_IMPL_H
+
+#include <gnuradio/gpudsp/kernels/ddc.h>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+struct ddc_plan::impl {
+    virtual ~impl() = default;
+    virtual void set_taps(const std::vector<std::complex<float>>& z) = 0;
+    virtual void execute(const void* in,
+                         int64_t first_sample,
+                         uint64_t first_output,
+                         std::size_t n_outputs,
+                         void* out,
+                         const mixer_phase& phase,
+                         runtime::stream_handle stream) = 0;
+};
+
+std::unique_ptr<ddc_plan::impl> make_ddc_cpu(const ddc_config& config);
+#ifdef GPUDSP_HAVE_CUDA
+std::unique_ptr<ddc_plan::impl> make_ddc_cuda(const ddc_config& config,
+                                              runtime::device_context::sptr ctx,
+                                              const std::string& who);
+#endif
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

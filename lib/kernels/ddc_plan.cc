@@ -1,0 +1,203 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// ddc_plan: validation, the exact mixer phase, the premultiplied taps and
+// the choice of backend.
+
+#include "ddc_impl.h"
+#include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+using runtime::backend_kind;
+
+ddc_input parse_ddc_input(const std::string& name, const std::string& who)
+{
+    if (name == "complex")
+        return ddc_input::complex64;
+    if (name == "float")
+        return ddc_input::float32;
+    if (name == "short")
+        return ddc_input::int16;
+    if (name == "packed10")
+        return ddc_input::packed10;
+    throw std::invalid_argument(who +
+                                ": input_format must be \"complex\", \"float\", "
+                                "\"short\" or \"packed10\", got \"" +
+                                name + "\"");
+}
+
+uint64_t mixer_phase::cycles_to_fixed(double cycles)
+{
+    // The fraction of a cycle in [-0.5, 0.5), scaled by 2^64, as a two's
+    // complement integer: phase arithmetic then wraps for free.
+    const double frac = cycles - std::floor(cycles + 0.5);
+    return uint64_t(int64_t(std::llround(std::ldexp(frac, 63)))) << 1;
+}
+
+void mixer_phase::retune(double cycles_per_sample, uint64_t n0)
+{
+    const uint64_t new_step = cycles_to_fixed(cycles_per_sample);
+    // at(n0) must not change: offset' = offset + (step - step') n0.
+    offset += (step - new_step) * n0;
+    step = new_step;
+}
+
+namespace {
+
+void validate(const ddc_config& c, const std::string& who)
+{
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(who + ": " + what);
+    };
+    if (c.decimation < 1 || c.decimation > (1 << 20))
+        fail("decimation must lie in 1..2^20, got " + std::to_string(c.decimation));
+    if (c.taps.empty())
+        fail("taps must not be empty");
+    if (c.taps.size() > (std::size_t(1) << 20))
+        fail("more than 2^20 taps");
+    for (auto t : c.taps)
+        if (!std::isfinite(t.real()) || !std::isfinite(t.imag()))
+            fail("taps must be finite");
+    if (!(c.samp_rate > 0) || !std::isfinite(c.samp_rate))
+        fail("samp_rate must be > 0");
+    if (!std::isfinite(c.center_freq))
+        fail("center_freq must be finite");
+    if (!c.complex_input() && std::fabs(c.center_freq) > c.samp_rate / 2)
+        fail("center_freq must lie within +-samp_rate/2 for real input, got " +
+             std::to_string(c.center_freq) + " Hz at " + std::to_string(c.samp_rate) +
+             " samples/s");
+}
+
+} // namespace
+
+ddc_plan::ddc_plan(const ddc_config& config,
+                   runtime::backend_choice where,
+                   const std::string& who)
+    : d_config(config), d_where(where), d_who(who)
+{
+    validate(d_config, who);
+    if (where.kind == backend_kind::cuda) {
+#ifdef GPUDSP_HAVE_CUDA
+        d_impl = make_ddc_cuda(
+            d_config, runtime::device_context::get(where.kind, where.device), who);
+#else
+        throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
+#endif
+    } else {
+        d_impl = make_ddc_cpu(d_config);
+    }
+    retune(config.center_freq, 0); // from a zero phase at sample 0
+}
+
+ddc_plan::~ddc_plan() = default;
+
+void ddc_plan::retune(double center_freq, uint64_t n0)
+{
+    if (!std::isfinite(center_freq) ||
+        (!d_config.complex_input() && std::fabs(center_freq) > d_config.samp_rate / 2))
+        throw std::invalid_argument(d_who + ": center_freq " +
+                                    std::to_string(center_freq) + " Hz is out of range");
+    const double f = center_freq / d_config.samp_rate;
+    d_phase.retune(f, n0);
+    d_config.center_freq = center_freq;
+    // z[k] = h[k] exp(+2j pi f k), in float64; the angle is reduced exactly
+    // through the fixed-point phase so large k lose nothing.
+    std::vector<std::complex<float>> z(d_config.taps.size());
+    for (std::size_t k = 0; k < z.size(); ++k) {
+        const double cycles = double(int64_t(d_phase.step * uint64_t(k))) * 0x1p-64;
+        z[k] = std::complex<float>(d_config.taps[k] * std::polar(1.0, 2 * M_PI * cycles));
+    }
+    d_impl->set_taps(z);
+}
+
+std::size_t ddc_plan::input_bytes(std::size_t n) const
+{
+    switch (d_config.input) {
+    case ddc_input::complex64:
+        return 8 * n;
+    case ddc_input::float32:
+        return 4 * n;
+    case ddc_input::int16:
+        return 2 * n;
+    case ddc_input::packed10:
+        return packed10_bytes(n);
+    }
+    return 0;
+}
+
+void ddc_plan::execute(const void* in,
+                       int64_t first_sample,
+                       uint64_t first_output,
+                       std::size_t n_outputs,
+                       void* out,
+                       runtime::stream_handle stream)
+{
+    if (first_sample < 0)
+        throw std::invalid_argument(d_who + ": the input starts before its data");
+    if (n_outputs)
+        d_impl->execute(in, first_sample, first_output, n_outputs, out, d_phase, stream);
+}
+
+std::vector<std::complex<float>> ddc_plan::execute_host(const void* in,
+                                                        std::size_t n_samples,
+                                                        uint64_t first_index,
+                                                        uint64_t& first_output)
+{
+    const uint64_t D = d_config.decimation, T = d_config.taps.size();
+    first_output = (first_index + D - 1) / D;
+    const uint64_t end = first_index + n_samples; // exclusive
+    const std::size_t n_out =
+        end > first_output * D ? (end - 1 - first_output * D) / D + 1 : 0;
+    if (n_samples == 0 || n_out == 0)
+        return {};
+    // Stage [m0 D - T + 1, end) with zeros before first_index; packed10
+    // padding is whole zero groups, the window start inside the first group.
+    const int64_t window_start = int64_t(first_output * D) - int64_t(T) + 1;
+    const uint64_t lead =
+        uint64_t(std::max<int64_t>(0, int64_t(first_index) - window_start));
+    const bool packed = d_config.input == ddc_input::packed10;
+    const uint64_t pad = packed ? (lead + 3) / 4 * 4 : lead;
+    const std::size_t pad_bytes = input_bytes(pad);
+    const std::size_t data_bytes = input_bytes(n_samples);
+    const int64_t first_sample =
+        int64_t(pad - lead) + std::max<int64_t>(0, window_start - int64_t(first_index));
+    std::vector<uint8_t> staged(pad_bytes + data_bytes + 8, 0);
+    std::copy_n(static_cast<const uint8_t*>(in), data_bytes, staged.data() + pad_bytes);
+
+    std::vector<std::complex<float>> out(n_out);
+    if (d_where.kind == backend_kind::cpu) {
+        execute(staged.data(), first_sample, first_output, n_out, out.data(), nullptr);
+        return out;
+    }
+    auto ctx = runtime::device_context::get(d_where.kind, d_where.device);
+    runtime::device_stream stream(ctx, d_who);
+    runtime::device_memory d_in(ctx, staged.size(), d_who);
+    runtime::device_memory d_out(ctx, n_out * sizeof(std::complex<float>), d_who);
+    ctx->copy_async(d_in.get(),
+                    staged.data(),
+                    staged.size(),
+                    runtime::copy_kind::host_to_device,
+                    stream.get(),
+                    d_who);
+    execute(d_in.get(), first_sample, first_output, n_out, d_out.get(), stream.get());
+    ctx->copy_async(out.data(),
+                    d_out.get(),
+                    n_out * sizeof(std::complex<float>),
+                    runtime::copy_kind::device_to_host,
+                    stream.get(),
+                    d_who);
+    stream.synchronize();
+    return out;
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

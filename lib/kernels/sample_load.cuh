@@ -1,0 +1,63 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal, CUDA only: sample n of an input stream as float (real formats)
+// or float2 (complex float), for every sample format the kernels read. The
+// packed 10-bit decode is fengine_math.h's, shared with the CPU.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_SAMPLE_LOAD_CUH
+#define INCLUDED_GPUDSP_KERNELS_SAMPLE_LOAD_CUH
+
+#include "fengine_math.h"
+#include <cuda_runtime.h>
+#include <cstdint>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+enum class sample_kind { packed10, int16, float32, complex64 };
+
+template <sample_kind K>
+struct sample_loader;
+
+template <>
+struct sample_loader<sample_kind::packed10> {
+    using type = float;
+    __device__ static float load(const void* p, int64_t n)
+    {
+        return float(fmath::packed10_sample(static_cast<const uint8_t*>(p), n));
+    }
+};
+template <>
+struct sample_loader<sample_kind::int16> {
+    using type = float;
+    __device__ static float load(const void* p, int64_t n)
+    {
+        return float(__ldg(static_cast<const int16_t*>(p) + n));
+    }
+};
+template <>
+struct sample_loader<sample_kind::float32> {
+    using type = float;
+    __device__ static float load(const void* p, int64_t n)
+    {
+        return __ldg(static_cast<const float*>(p) + n);
+    }
+};
+template <>
+struct sample_loader<sample_kind::complex64> {
+    using type = float2;
+    __device__ static float2 load(const void* p, int64_t n)
+    {
+        return __ldg(static_cast<const float2*>(p) + n);
+    }
+};
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif
