@@ -6,6 +6,7 @@
 // gpudsp.kernels.ddc: the DDC's compute core on numpy arrays.
 
 #include "bindings.h"
+#include <gnuradio/gpudsp/ddc.h>
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <complex>
 
@@ -75,6 +76,32 @@ py::array ddc_array(py::array x,
 
 void bind_ddc(py::module& m, py::module& k)
 {
+    using gr::gpudsp::ddc;
+    py::class_<ddc, gr::block, gr::basic_block, std::shared_ptr<ddc>>(
+        m,
+        "ddc",
+        "Narrowband digital down-conversion (mix, low-pass FIR, decimate), several "
+        "outputs from one input. See docs/ddc.md.")
+        .def(py::init(&ddc::make),
+             py::arg("decimation"),
+             py::arg("taps"),
+             py::arg("center_freq"),
+             py::arg("samp_rate"),
+             py::arg("input_format") = "complex",
+             py::arg("n_outputs") = 1,
+             py::arg("backend") = "auto",
+             py::arg("device") = 0,
+             py::arg("center_freqs") = std::vector<double>(),
+             py::arg("decimations") = std::vector<int>(),
+             py::arg("output_taps") = std::vector<std::vector<gr_complex>>())
+        .def("backend", &ddc::backend)
+        .def("set_center_freq",
+             &ddc::set_center_freq,
+             py::arg("freq"),
+             py::arg("output") = 0,
+             py::arg("at_sample") = -1)
+        .def("center_freq", &ddc::center_freq, py::arg("output") = 0);
+
     k.def("ddc",
           &ddc_array,
           py::arg("x"),
