@@ -29,6 +29,9 @@ const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
             { "fx",
               { bench::run_fx,
                 "--antennas 1,2,4,...,64 --channels 4096 --spectra 256" } },
+            { "ddc",
+              { bench::run_ddc,
+                "--decimations 16,8,64 --taps 256,128,1024 --samples 4194304" } },
         };
     return table;
 }
