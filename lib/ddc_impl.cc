@@ -260,10 +260,10 @@ int ddc_impl::general_work(int noutput_items,
         const int64_t D = o.plan->config().decimation, T = o.plan->config().n_taps();
         // Outputs m with m D < s_end, at most noutput_items.
         const int64_t last = (s_end - 1) / D;
-        int64_t todo = std::min<int64_t>(noutput_items, last - int64_t(o.next) + 1);
+        int64_t remaining = std::min<int64_t>(noutput_items, last - int64_t(o.next) + 1);
         int produced = 0;
-        while (todo > 0) {
-            uint64_t until = o.next + uint64_t(todo);
+        while (remaining > 0) {
+            uint64_t until = o.next + uint64_t(remaining);
             if (!o.retunes.empty()) {
                 const uint64_t n0 = o.retunes.begin()->first;
                 const uint64_t m_retune = (n0 + D - 1) / D;
@@ -296,7 +296,7 @@ int ddc_impl::general_work(int noutput_items,
                             d_io ? d_io->stream() : nullptr);
             o.next += n;
             produced += int(n);
-            todo -= int64_t(n);
+            remaining -= int64_t(n);
         }
         const uint64_t w0 = nitems_written(int(j));
         for (const auto& run : o.missing.take(w0, w0 + produced))

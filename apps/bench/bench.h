@@ -77,6 +77,15 @@ double device_copy_bandwidth(std::size_t bytes, int iterations);
 /*! \brief Pinned host-to-device copy bandwidth (bytes per second). */
 double host_to_device_bandwidth(std::size_t bytes, int iterations);
 
+/*! \brief Nominal peaks of CUDA device 0: SMs x clock x operations per SM
+ *  per clock for its architecture (FP32 flops; dense INT8 tensor ops), and a
+ *  description ("sm_90, 132 SMs at 1980 MHz"). Zeros without CUDA. */
+struct device_peaks {
+    double fp32 = 0, int8 = 0;
+    std::string description;
+};
+device_peaks nominal_peaks();
+
 /*! \brief The CUDA device, or nullptr (and a skip line) without one. */
 gr::gpudsp::runtime::device_context::sptr cuda_or_skip(report& rep,
                                                        const std::string& job);

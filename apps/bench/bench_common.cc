@@ -13,6 +13,9 @@
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
+#ifdef GPUDSP_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 namespace bench {
 
@@ -162,6 +165,27 @@ double host_memcpy_bandwidth(std::size_t bytes, int iterations)
     const double s = seconds_per_call(
         [&] { std::memcpy(b.data(), a.data(), bytes); }, [] {}, iterations);
     return 2.0 * bytes / s;
+}
+
+device_peaks nominal_peaks()
+{
+    device_peaks p;
+#ifdef GPUDSP_HAVE_CUDA
+    int dev = 0, sms = 0, khz = 0, major = 0, minor = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    const int cc = 10 * major + minor;
+    const double fp32_per_sm = (cc == 75 || cc == 80) ? 128 : 256; // 2 x FMA lanes
+    const double int8_per_sm = cc >= 90 ? 8192 : (cc == 80 || cc == 89) ? 4096 : 2048;
+    p.fp32 = sms * (khz * 1e3) * fp32_per_sm;
+    p.int8 = sms * (khz * 1e3) * int8_per_sm;
+    p.description = "sm_" + std::to_string(cc) + ", " + std::to_string(sms) + " SMs at " +
+                    std::to_string(khz / 1000) + " MHz";
+#endif
+    return p;
 }
 
 device_context::sptr cuda_or_skip(report& rep, const std::string& job)

@@ -20,31 +20,12 @@
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/top_block.h>
 #include <random>
-#ifdef GPUDSP_HAVE_CUDA
-#include <cuda_runtime.h>
-#endif
 
 namespace bench {
 
 using namespace gr::gpudsp;
 
 namespace {
-
-double fp32_peak()
-{
-#ifdef GPUDSP_HAVE_CUDA
-    int dev = 0, sms = 0, khz = 0, major = 0, minor = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    const int cc = 10 * major + minor;
-    return sms * (khz * 1e3) * ((cc == 75 || cc == 80) ? 128 : 256);
-#else
-    return 0;
-#endif
-}
 
 double gr_xlating_seconds(int D, const std::vector<float>& taps, std::size_t n)
 {
@@ -75,7 +56,7 @@ void run_ddc(const options& opt, report& rep)
     const auto decims = opt.sizes("decimations", { 16, 8, 64 });
     const auto tapss = opt.sizes("taps", { 256, 128, 1024 });
     const auto ctx = cuda_or_skip(rep, "ddc");
-    const double peak = ctx ? fp32_peak() : 0;
+    const double peak = ctx ? nominal_peaks().fp32 : 0;
     for (std::size_t i = 0; i < decims.size() && i < tapss.size(); ++i) {
         const int D = int(decims[i]), T = int(tapss[i]);
         std::vector<float> real_taps(T);
@@ -101,36 +82,60 @@ void run_ddc(const options& opt, report& rep)
                 for (std::size_t k = 0; k < span * 2; ++k)
                     reinterpret_cast<float*>(in.data())[k] = u(rng);
             const double flops = double(n_out) * T * (cplx ? 8 : 4);
-            const std::string what = "D=" + std::to_string(D) + " T=" + std::to_string(T) +
+            const std::string what = "D=" + std::to_string(D) +
+                                     " T=" + std::to_string(T) +
                                      (cplx ? " complex in" : " 10-bit in");
             kernels::ddc_plan cpu(c, runtime::backend_choice{}, "bench");
             std::vector<std::complex<float>> out(n_out);
             const double t_cpu = seconds_per_call(
-                [&] { cpu.execute(in.data(), 0, 0, n_out, out.data(), nullptr); }, [] {},
+                [&] { cpu.execute(in.data(), 0, 0, n_out, out.data(), nullptr); },
+                [] {},
                 iterations);
-            rep.add({ "ddc", what, "cpu", span / t_cpu / 1e9, "GS/s", 0, "",
-                      std::to_string(flops / t_cpu / 1e9).substr(0, 6) + " GFLOP/s, one core" });
+            rep.add({ "ddc",
+                      what,
+                      "cpu",
+                      span / t_cpu / 1e9,
+                      "GS/s",
+                      0,
+                      "",
+                      std::to_string(flops / t_cpu / 1e9).substr(0, 6) +
+                          " GFLOP/s, one core" });
             if (cplx) {
                 const double t_gr = gr_xlating_seconds(D, real_taps, span);
-                rep.add({ "ddc", what + ", GNU Radio freq_xlating_fir_filter_ccf", "gr-cpu",
-                          span / t_gr / 1e9, "GS/s", 0, "",
-                          std::to_string(flops / t_gr / 1e9).substr(0, 6) + " GFLOP/s, flowgraph" });
+                rep.add({ "ddc",
+                          what + ", GNU Radio freq_xlating_fir_filter_ccf",
+                          "gr-cpu",
+                          span / t_gr / 1e9,
+                          "GS/s",
+                          0,
+                          "",
+                          std::to_string(flops / t_gr / 1e9).substr(0, 6) +
+                              " GFLOP/s, flowgraph" });
             }
             if (!ctx)
                 continue;
-            kernels::ddc_plan gpu(c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
-                                  "bench");
+            kernels::ddc_plan gpu(
+                c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
             runtime::device_stream stream(ctx, "bench");
             runtime::device_memory d_in(ctx, bytes, "bench");
             runtime::device_memory d_out(ctx, n_out * 8, "bench");
-            ctx->copy_async(d_in.get(), in.data(), bytes, runtime::copy_kind::host_to_device,
-                            stream.get(), "bench");
+            ctx->copy_async(d_in.get(),
+                            in.data(),
+                            bytes,
+                            runtime::copy_kind::host_to_device,
+                            stream.get(),
+                            "bench");
             const double t = seconds_per_call(
                 [&] { gpu.execute(d_in.get(), 0, 0, n_out, d_out.get(), stream.get()); },
                 [&] { stream.synchronize(); },
                 iterations);
-            rep.add({ "ddc", what + ", device-resident", "cuda", flops / t / 1e12, "TFLOP/s",
-                      peak / 1e12, "FP32 peak (nominal)",
+            rep.add({ "ddc",
+                      what + ", device-resident",
+                      "cuda",
+                      flops / t / 1e12,
+                      "TFLOP/s",
+                      peak / 1e12,
+                      "FP32 peak (nominal)",
                       std::to_string(span / t / 1e9).substr(0, 7) + " GS/s in" });
         }
     }

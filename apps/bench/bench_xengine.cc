@@ -18,7 +18,6 @@
 #include <random>
 #ifdef GPUDSP_HAVE_CUDA
 #include <cublas_v2.h>
-#include <cuda_runtime.h>
 #endif
 
 namespace bench {
@@ -41,25 +40,6 @@ std::vector<uint8_t> random_ci8(std::size_t values)
     return v;
 }
 
-#ifdef GPUDSP_HAVE_CUDA
-// Nominal per-SM rates: FP32 flops and dense INT8 tensor ops per clock.
-void nominal_peaks(double& fp32, double& int8, std::string& name)
-{
-    int dev = 0, sms = 0, khz = 0, major = 0, minor = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    const int cc = 10 * major + minor;
-    const double fp32_per_sm = (cc == 75 || cc == 80) ? 128 : 256; // 2 x FMA lanes
-    const double int8_per_sm = cc >= 90 ? 8192 : (cc == 80 || cc == 89) ? 4096 : 2048;
-    fp32 = sms * (khz * 1e3) * fp32_per_sm;
-    int8 = sms * (khz * 1e3) * int8_per_sm;
-    name = "sm_" + std::to_string(cc) + ", " + std::to_string(sms) + " SMs at " +
-           std::to_string(khz / 1000) + " MHz";
-}
-#endif
 
 } // namespace
 
@@ -100,9 +80,9 @@ void run_xengine(const options& opt, report& rep)
     if (!ctx)
         return;
 #ifdef GPUDSP_HAVE_CUDA
-    double fp32_peak = 0, int8_peak = 0;
-    std::string gpu;
-    nominal_peaks(fp32_peak, int8_peak, gpu);
+    const auto peaks = nominal_peaks();
+    const double fp32_peak = peaks.fp32, int8_peak = peaks.int8;
+    const std::string& gpu = peaks.description;
     cublasHandle_t blas = nullptr;
     cublasCreate(&blas);
     for (std::size_t S : opt.sizes("stations", { 64, 256, 512, 1024 })) {
