@@ -3,15 +3,15 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The DDC on the CPU: decode the span the outputs need once, then per kept
-// output one complex dot product with the reversed premultiplied taps (the
-// loops vectorise; an AVX2 clone is picked at run time) and one rotation
-// from the exact 64-bit phase. The reference for the GPU kernel and the
-// fallback without a GPU.
+// The DDC on the CPU: decode the span the outputs need once (complex input
+// is read in place), then per kept output one VOLK dot product with the
+// reversed premultiplied taps and one rotation from the exact 64-bit phase.
+// The reference for the GPU kernel and the fallback without a GPU.
 
 #include "ddc_impl.h"
 #include "fengine_math.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <volk/volk.h>
 #include <algorithm>
 #include <cmath>
 
@@ -28,13 +28,14 @@ public:
 
     void set_taps(const std::vector<std::complex<float>>& z) override
     {
-        // Reversed, so output m reads x[mD - T + 1 + j] against zr[j].
-        const std::size_t T = z.size();
-        d_zr.resize(T);
-        d_zi.resize(T);
-        for (std::size_t j = 0; j < T; ++j) {
-            d_zr[j] = z[T - 1 - j].real();
-            d_zi[j] = z[T - 1 - j].imag();
+        // Reversed, so output m reads x[mD - T + 1 + j] against zr[j]; split
+        // into parts too, for the real-input loop.
+        d_zr.assign(z.rbegin(), z.rend());
+        d_zre.resize(z.size());
+        d_zim.resize(z.size());
+        for (std::size_t j = 0; j < z.size(); ++j) {
+            d_zre[j] = d_zr[j].real();
+            d_zim[j] = d_zr[j].imag();
         }
     }
 
@@ -47,66 +48,49 @@ public:
                  runtime::stream_handle) override
     {
         const int T = int(d_zr.size()), D = d_c.decimation;
-        const std::size_t span = (n - 1) * std::size_t(D) + T;
-        decode(in, first_sample, span);
+        const lv_32fc_t* z = d_zr.data();
+        const lv_32fc_t* xc = nullptr;
+        if (d_c.complex_input())
+            xc = static_cast<const lv_32fc_t*>(in) + first_sample;
+        else
+            decode(in, first_sample, (n - 1) * std::size_t(D) + T);
         auto* y = static_cast<std::complex<float>*>(out);
-        const bool cplx = d_c.complex_input();
         for (std::size_t m = 0; m < n; ++m) {
-            float re, im;
-            if (cplx)
-                dot_complex(d_xr.data() + m * D, d_xi.data() + m * D, T, re, im);
+            lv_32fc_t acc;
+            if (xc)
+                volk_32fc_x2_dot_prod_32fc(&acc, xc + m * D, z, T);
             else
-                dot_real(d_xr.data() + m * D, T, re, im);
+                acc = dot_real(d_xr.data() + m * D, T);
             const uint64_t p = phase.at((first_output + m) * uint64_t(D));
             const double angle = -2 * M_PI * (double(int64_t(p)) * 0x1p-64);
-            const float c = float(std::cos(angle)), s = float(std::sin(angle));
-            y[m] = { re * c - im * s, re * s + im * c };
+            y[m] =
+                acc * std::complex<float>(float(std::cos(angle)), float(std::sin(angle)));
         }
     }
 
 private:
-    __attribute__((target_clones("avx2", "default"))) void
-    dot_real(const float* x, int T, float& re, float& im) const
+    // Complex taps against real samples. (VOLK's volk_32fc_32f_dot_prod_32fc
+    // crashed in its AVX kernels with VOLK 2.5 here; this loop vectorises.)
+    __attribute__((target_clones("avx2", "default"))) lv_32fc_t dot_real(const float* x,
+                                                                         int T) const
     {
-        float a = 0, b = 0;
-        const float* zr = d_zr.data();
-        const float* zi = d_zi.data();
+        const float* zre = d_zre.data();
+        const float* zim = d_zim.data();
+        float re = 0, im = 0;
         for (int j = 0; j < T; ++j) {
-            a += zr[j] * x[j];
-            b += zi[j] * x[j];
+            re += zre[j] * x[j];
+            im += zim[j] * x[j];
         }
-        re = a;
-        im = b;
+        return { re, im };
     }
 
-    __attribute__((target_clones("avx2", "default"))) void
-    dot_complex(const float* xr, const float* xi, int T, float& re, float& im) const
-    {
-        float a = 0, b = 0;
-        const float* zr = d_zr.data();
-        const float* zi = d_zi.data();
-        for (int j = 0; j < T; ++j) {
-            a += zr[j] * xr[j] - zi[j] * xi[j];
-            b += zr[j] * xi[j] + zi[j] * xr[j];
-        }
-        re = a;
-        im = b;
-    }
-
-    // Samples [first, first + n) into d_xr (and d_xi for complex input).
+    // Real samples [first, first + n) as floats into d_xr.
     void decode(const void* in, int64_t first, std::size_t n)
     {
         d_xr.resize(n);
         switch (d_c.input) {
-        case ddc_input::complex64: {
-            d_xi.resize(n);
-            const auto* p = static_cast<const float*>(in) + 2 * first;
-            for (std::size_t j = 0; j < n; ++j) {
-                d_xr[j] = p[2 * j];
-                d_xi[j] = p[2 * j + 1];
-            }
+        case ddc_input::complex64: // read in place, never decoded
             break;
-        }
         case ddc_input::float32:
             std::copy_n(static_cast<const float*>(in) + first, n, d_xr.data());
             break;
@@ -129,7 +113,8 @@ private:
     }
 
     ddc_config d_c;
-    std::vector<float> d_zr, d_zi, d_xr, d_xi;
+    std::vector<lv_32fc_t> d_zr;
+    std::vector<float> d_zre, d_zim, d_xr;
 };
 
 } // namespace
