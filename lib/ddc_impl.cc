@@ -254,7 +254,9 @@ int ddc_impl::general_work(int noutput_items,
     const int64_t base = s0 - d_history;           // sample at input_items[0]
     if (d_io)
         d_io->begin(*this);
-    map_tags(r0, r0 + unread);
+    // Unconsumed items come back next call: map each tag once.
+    map_tags(std::max(r0, d_tags_mapped), r0 + unread);
+    d_tags_mapped = std::max(d_tags_mapped, r0 + unread);
     for (std::size_t j = 0; j < d_out.size(); ++j) {
         auto& o = d_out[j];
         const int64_t D = o.plan->config().decimation, T = o.plan->config().n_taps();

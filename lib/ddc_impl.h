@@ -53,6 +53,7 @@ private:
     int d_min_decimation;
     double d_rx_freq = 0; // latest rx_freq of the input, if any
     bool d_have_rx_freq = false;
+    uint64_t d_tags_mapped = 0; // input items whose tags were mapped
 };
 
 } // namespace gpudsp

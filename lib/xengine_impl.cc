@@ -174,6 +174,13 @@ int xengine_impl::general_work(int noutput_items,
         const int take = std::min(ninput_items[0] - consumed, d_n_integrate - d_in_dump);
         accumulate_valid(
             in + std::size_t(consumed) * d_config.input_item_size(), r0 + consumed, take);
+        // Other tags of these spectra (rx_time...) ride on the dump; kept
+        // now, as GNU Radio may prune them once the spectra are consumed.
+        std::vector<gr::tag_t> tags;
+        get_tags_in_range(tags, 0, r0 + consumed, r0 + consumed + take);
+        for (const auto& tag : tags)
+            if (!pmt::eqv(tag.key, missing_key))
+                d_dump_tags.push_back(tag);
         consumed += take;
         d_in_dump += take;
         if (d_in_dump < d_n_integrate)
@@ -186,15 +193,11 @@ int xengine_impl::general_work(int noutput_items,
         add_item_tag(0, d, n_integrate_key, pmt::from_long(d_n_integrate), alias_pmt());
         add_item_tag(0, d, used_key, pmt::from_uint64(d_used), alias_pmt());
         add_item_tag(0, d, saturated_key, pmt::from_uint64(saturated), alias_pmt());
-        // Other tags of this dump's spectra (rx_time...) ride on the dump.
-        std::vector<gr::tag_t> tags;
-        get_tags_in_range(tags, 0, start, start + d_n_integrate);
-        for (auto tag : tags) {
-            if (pmt::eqv(tag.key, missing_key))
-                continue;
+        for (auto tag : d_dump_tags) {
             tag.offset = d;
             add_item_tag(0, tag);
         }
+        d_dump_tags.clear();
         d_in_dump = 0;
         d_used = 0;
         ++produced;

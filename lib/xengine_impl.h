@@ -37,9 +37,10 @@ private:
     kernels::xengine_config d_config;
     kernels::xengine_plan d_plan;
     int d_n_integrate;
-    int d_in_dump = 0;            // spectra of the current dump seen so far
-    uint64_t d_used = 0;          // of them, not missing
-    uint64_t d_missing_until = 0; // input spectra before this index are missing
+    int d_in_dump = 0;                  // spectra of the current dump seen so far
+    uint64_t d_used = 0;                // of them, not missing
+    uint64_t d_missing_until = 0;       // input spectra before this index are missing
+    std::vector<gr::tag_t> d_dump_tags; // tags of the current dump's spectra
     std::unique_ptr<runtime::device_memory> d_device_saturated;
     std::unique_ptr<runtime::pinned_memory> d_host_saturated;
 };
