@@ -62,7 +62,10 @@ public:
                                   (c.complex_input() ? 2 : 1))),
           d_spec(fftw_alloc<fftwf_complex>(std::size_t(batch) * (c.n_channels + 1))),
           d_samples((std::size_t(batch - 1) * c.step() + c.window()) *
-                    (c.complex_input() ? 2 : 1))
+                    (c.complex_input() ? 2 : 1)),
+          d_post(2 * std::size_t(c.n_channels)),
+          d_quant(2 * std::size_t(c.n_channels)),
+          d_clamped(2 * std::size_t(c.n_channels))
     {
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
         int n = d_step;
@@ -249,24 +252,48 @@ private:
                 o[std::size_t(k) * I] = multiply(X[k], d_rot[std::size_t(k) * I + i]);
             return;
         }
-        auto* o = static_cast<int8_t*>(out) + 2 * base;
-        uint32_t sat = 0;
+        // Rotate (and dither) into a contiguous block of floats, quantise it
+        // without branches, then scatter to the [channel][input] layout.
+        float* v = d_post.data();
         for (int k = 0; k < N; ++k) {
-            const std::complex<float> v = multiply(X[k], d_rot[std::size_t(k) * I + i]);
-            float re = v.real(), im = v.imag();
-            if (d_c.dither) {
+            const std::complex<float> r = multiply(X[k], d_rot[std::size_t(k) * I + i]);
+            v[2 * k] = r.real();
+            v[2 * k + 1] = r.imag();
+        }
+        if (d_c.dither)
+            for (int k = 0; k < N; ++k) {
                 float dr, di;
                 fmath::dither_pair(d_c.dither_seed, first_spectrum + s, k, i, dr, di);
-                re += dr;
-                im += di;
+                v[2 * k] += dr;
+                v[2 * k + 1] += di;
             }
-            bool clamped = false;
-            o[2 * std::size_t(k) * I] = fmath::quantise(re, clamped);
-            o[2 * std::size_t(k) * I + 1] = fmath::quantise(im, clamped);
-            sat += clamped;
+        int8_t* q = d_quant.data();
+        const uint32_t sat = quantise_block(v, q, d_clamped.data(), N);
+        auto* o = static_cast<int8_t*>(out) + 2 * base;
+        for (int k = 0; k < N; ++k) {
+            o[2 * std::size_t(k) * I] = q[2 * k];
+            o[2 * std::size_t(k) * I + 1] = q[2 * k + 1];
         }
         if (saturation)
             saturation[s * I + i] = sat;
+    }
+
+    // n complex values: round half to even, clamp to +-127 (fmath::quantise's
+    // rule, here in a form that vectorises); returns the saturated count.
+    __attribute__((target_clones("avx2", "default"))) static uint32_t
+    quantise_block(const float* v, int8_t* q, uint8_t* clamped, int n)
+    {
+        for (int j = 0; j < 2 * n; ++j) {
+            float x = v[j];
+            clamped[j] = uint8_t((x > 127.0f) | (x < -127.0f));
+            x = x > 127.0f ? 127.0f : x;
+            x = x < -127.0f ? -127.0f : x;
+            q[j] = int8_t(int((x + 12582912.0f) - 12582912.0f));
+        }
+        uint32_t sat = 0;
+        for (int k = 0; k < n; ++k)
+            sat += clamped[2 * k] | clamped[2 * k + 1];
+        return sat;
     }
 
     fengine_config d_c;
@@ -276,6 +303,9 @@ private:
     fftw_array<fftwf_complex> d_spec;
     std::vector<float> d_samples;
     std::vector<std::complex<float>> d_rot;
+    std::vector<float> d_post;      // one spectrum, rotated, as float pairs
+    std::vector<int8_t> d_quant;    // the same, quantised
+    std::vector<uint8_t> d_clamped; // per part: clamped?
     fftwf_plan d_plan = nullptr;
 };
 
