@@ -331,7 +331,9 @@ int pfb_fengine_impl::work(int noutput_items,
     gr::thread::scoped_lock guard(d_setlock);
     const bool ci8 = d_config.output == kernels::fengine_output::ci8;
     const std::size_t n_sat = std::size_t(noutput_items) * d_config.n_inputs;
-    std::vector<uint32_t> saturation(ci8 ? n_sat : 0);
+    // Host copy of this call's saturation counts (capacity kept across calls).
+    std::vector<uint32_t>& saturation = d_saturation;
+    saturation.assign(ci8 ? n_sat : 0, 0);
     uint32_t* sat_ptr = saturation.data();
     if (ci8 && d_io && d_saturation_capacity < n_sat) {
         d_saturation_capacity = n_sat;

@@ -62,6 +62,7 @@ private:
     std::unique_ptr<runtime::device_memory> d_device_saturation;
     std::unique_ptr<runtime::pinned_memory> d_host_saturation;
     std::size_t d_saturation_capacity = 0;
+    std::vector<uint32_t> d_saturation; // this call's counts, on the host
 };
 
 } // namespace gpudsp

@@ -109,21 +109,9 @@ public:
         fftwf_destroy_plan(d_plan);
     }
 
-    void set_corrections(const fengine_corrections& c) override
+    void set_rotations(const std::vector<std::complex<float>>& rot) override
     {
-        // One rotation per (channel, input): gain * exp(1j (delay phase + phi)).
-        const int N = d_c.n_channels, I = d_c.n_inputs;
-        d_rot.resize(std::size_t(N) * I);
-        for (int k = 0; k < N; ++k) {
-            const double kk = d_c.complex_input() ? (k >= N / 2 ? k - N : k) : k;
-            const double scale = d_c.complex_input() ? 2.0 : 1.0;
-            for (int i = 0; i < I; ++i) {
-                const double ph = -M_PI * scale * c.fine_delays[i] * kk / N + c.phases[i];
-                const std::complex<double> g = c.gains[std::size_t(k) * I + i];
-                d_rot[std::size_t(k) * I + i] =
-                    std::complex<float>(g * std::polar(1.0, ph));
-            }
-        }
+        d_rot = rot;
     }
 
     void execute(const std::vector<fengine_input_view>& inputs,

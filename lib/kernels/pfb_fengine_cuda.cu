@@ -291,25 +291,13 @@ public:
             cufftDestroy(p.second);
     }
 
-    void set_corrections(const fengine_corrections& c) override
+    void set_rotations(const std::vector<std::complex<float>>& rot) override
     {
-        const int N = d_c.n_channels, I = d_c.n_inputs;
-        std::vector<cuFloatComplex> rot(std::size_t(N) * I);
-        for (int k = 0; k < N; ++k) {
-            const double kk = d_c.complex_input() ? (k >= N / 2 ? k - N : k) : k;
-            const double scale = d_c.complex_input() ? 2.0 : 1.0;
-            for (int i = 0; i < I; ++i) {
-                const double ph = -M_PI * scale * c.fine_delays[i] * kk / N + c.phases[i];
-                const std::complex<double> r =
-                    std::complex<double>(c.gains[std::size_t(k) * I + i]) *
-                    std::polar(1.0, ph);
-                rot[std::size_t(k) * I + i] =
-                    make_cuFloatComplex(float(r.real()), float(r.imag()));
-            }
-        }
         // Uploaded by the next execute(), on its stream, so launches still in
         // flight keep the table they were given.
-        d_rot_host = std::move(rot);
+        d_rot_host.resize(rot.size());
+        for (std::size_t j = 0; j < rot.size(); ++j)
+            d_rot_host[j] = make_cuFloatComplex(rot[j].real(), rot[j].imag());
         d_rot_dirty = true;
     }
 

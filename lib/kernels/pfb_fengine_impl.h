@@ -17,7 +17,9 @@ namespace kernels {
 
 struct fengine_plan::impl {
     virtual ~impl() = default;
-    virtual void set_corrections(const fengine_corrections& c) = 0;
+    /*! The corrections as one rotation per (channel, input), [channel][input]:
+     *  gain * exp(1j (delay phase + phi)), computed once by the plan. */
+    virtual void set_rotations(const std::vector<std::complex<float>>& rot) = 0;
     virtual void execute(const std::vector<fengine_input_view>& inputs,
                          void* out,
                          uint32_t* saturation,

@@ -96,6 +96,27 @@ void validate(const fengine_config& c, const std::string& who)
 
 } // namespace
 
+// gain * exp(1j (-pi tau k / N + phi)) per (channel, input), in float64;
+// complex input uses -2 pi tau k' / N with k' the signed channel index.
+std::vector<std::complex<float>>
+fengine_plan::rotations(const fengine_corrections& c) const
+{
+    const int N = d_config.n_channels, I = d_config.n_inputs;
+    const bool cplx = d_config.complex_input();
+    std::vector<std::complex<float>> rot(std::size_t(N) * I);
+    for (int k = 0; k < N; ++k) {
+        const double kk = cplx && k >= N / 2 ? k - N : k;
+        for (int i = 0; i < I; ++i) {
+            const double ph =
+                -M_PI * (cplx ? 2.0 : 1.0) * c.fine_delays[i] * kk / N + c.phases[i];
+            const std::size_t at = std::size_t(k) * I + i;
+            rot[at] = std::complex<float>(std::complex<double>(c.gains[at]) *
+                                          std::polar(1.0, ph));
+        }
+    }
+    return rot;
+}
+
 fengine_plan::fengine_plan(const fengine_config& config,
                            runtime::backend_choice where,
                            const std::string& who)
@@ -157,7 +178,7 @@ void fengine_plan::set_corrections(const fengine_corrections& c)
         full.fine_delays.assign(n_in, 0.0);
     if (full.phases.empty())
         full.phases.assign(n_in, 0.0);
-    d_impl->set_corrections(full);
+    d_impl->set_rotations(rotations(full));
     d_corrections = full;
 }
 

@@ -147,6 +147,8 @@ public:
     struct impl;
 
 private:
+    std::vector<std::complex<float>> rotations(const fengine_corrections& c) const;
+
     fengine_config d_config;
     runtime::backend_choice d_where;
     std::string d_who;
