@@ -32,6 +32,9 @@ const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
             { "ddc",
               { bench::run_ddc,
                 "--decimations 16,8,64 --taps 256,128,1024 --samples 4194304" } },
+            { "gnss",
+              { bench::run_gnss,
+                "[--samples N (instead of the published sizes)] [--no-cpu] [--no-peer]" } },
         };
     return table;
 }

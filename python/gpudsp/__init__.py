@@ -16,3 +16,4 @@ from . import formats  # noqa: F401
 from . import kernels  # noqa: F401
 from .xengine_helpers import xengine_baseline_index, xengine_to_matrix  # noqa: F401
 from .digitiser import digitiser_source  # noqa: F401
+from . import gnss  # noqa: F401

@@ -12,7 +12,8 @@ import numpy as np
 
 from .gpudsp_python import _kernels
 
-__all__ = ["unpack10", "pfb_weights", "fengine", "xengine", "ddc"]
+__all__ = ["unpack10", "pfb_weights", "fengine", "xengine", "ddc", "correlate",
+           "gnss_code", "gnss_signal"]
 
 
 def unpack10(data, out_type="short", backend="auto", device=0):
@@ -85,3 +86,39 @@ def ddc(x, decimation, taps, center_freq, samp_rate, first_sample_index=0,
     return _kernels.ddc(np.asarray(x), int(decimation), np.asarray(taps, np.complex128),
                         float(center_freq), float(samp_rate),
                         int(first_sample_index), input_format, backend, int(device))
+
+
+def correlate(x, satellites, taps_chips=(0.5, 0.0, -0.5), samp_rate=None,
+              input_format="complex", backend="auto", device=0):
+    """GNSS carrier wipe-off and code correlation (docs/gnss.md).
+
+    x: complex64 [n_antennas, n_samples] (int16 [n_antennas, n_samples, 2]
+    for input_format "complex_short"), or a C-contiguous complex64 CUDA
+    array (anything with __cuda_array_interface__), read on the GPU where it
+    lies. satellites: dicts with "system" ("gps_l1ca" | "galileo_e1b"),
+    "prn", and optionally "carrier_freq" (Hz, 0), "carrier_phase" (cycles,
+    0), "code_freq" (chips/s, nominal), "code_phase" (chips, 0), "start"
+    (0), "length" (to the end). Returns complex64 [n_satellites,
+    n_antennas, n_taps]:
+    R[k][m][l] = sum_i x[m, start + i] exp(-2j pi (carrier_phase +
+    carrier_freq i / samp_rate)) c_k(code_phase + taps_chips[l] +
+    code_freq i / samp_rate)."""
+    if samp_rate is None:
+        raise ValueError("correlate: samp_rate is required")
+    if not hasattr(x, "__cuda_array_interface__"):
+        x = np.asarray(x)
+    return _kernels.correlate(x, [dict(s) for s in satellites],
+                              [float(t) for t in taps_chips], float(samp_rate),
+                              input_format, backend, int(device))
+
+
+def gnss_code(system, prn):
+    """The primary code of (system, prn) as int8 +1/-1, chip value 1 of the
+    ICD as +1."""
+    return _kernels.gnss_code(system, int(prn))
+
+
+def gnss_signal(system):
+    """code_length, n_prns, chip_rate, sub_phases and the subcarrier value of
+    each sub-phase of a chip for "gps_l1ca" or "galileo_e1b"."""
+    return _kernels.gnss_signal(system)

@@ -22,5 +22,7 @@ void bind_unpack10(py::module& m, py::module& kernels);
 void bind_pfb_fengine(py::module& m, py::module& kernels);
 void bind_xengine(py::module& m, py::module& kernels);
 void bind_ddc(py::module& m, py::module& kernels);
+void bind_gnss(py::module& m, py::module& kernels);
+void bind_wipeoff_correlator(py::module& m);
 
 #endif

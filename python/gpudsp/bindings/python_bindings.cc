@@ -23,4 +23,5 @@ PYBIND11_MODULE(gpudsp_python, m)
     bind_pfb_fengine(m, kernels);
     bind_xengine(m, kernels);
     bind_ddc(m, kernels);
+    bind_gnss(m, kernels);
 }

@@ -1,0 +1,89 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GPUDSP_WIPEOFF_CORRELATOR_H
+#define INCLUDED_GPUDSP_WIPEOFF_CORRELATOR_H
+
+#include <gnuradio/block.h>
+#include <gnuradio/gpudsp/api.h>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace gr {
+namespace gpudsp {
+
+/*!
+ * \brief GNSS carrier wipe-off and code correlation for many satellites on
+ * n_antennas inputs, at every tap offset, one launch for all satellites.
+ * \ingroup gpudsp
+ * \details
+ * For satellite k, antenna m and tap l (chips, > 0 early):
+ *   R[k][m][l] = sum_i x_m[n0 + i] exp(-2j pi (phi + f i / fs))
+ *                c(tau + tap_l + fc i / fs)
+ * over whole code periods (1 ms L1 C/A, 4 ms E1-B, times
+ * integration_periods) aligned to the satellite's own code epochs; phases
+ * advance exactly (64-bit fixed point) from one integration to the next.
+ * Each integration is sent as a PMT dict on message port "corr" and, when
+ * output 0 is connected, as a fixed-size record (layout in docs/gnss.md).
+ * Satellites are added, updated and removed with the methods or the
+ * message port "control". See docs/gnss.md.
+ */
+class GPUDSP_API wipeoff_correlator : virtual public gr::block
+{
+public:
+    typedef std::shared_ptr<wipeoff_correlator> sptr;
+
+    static sptr make(double samp_rate,
+                     int n_antennas,
+                     const std::vector<double>& taps_chips = { 0.5, 0.0, -0.5 },
+                     const std::string& input_format = "complex",
+                     int integration_periods = 1,
+                     const std::string& backend = "auto",
+                     int device = 0);
+
+    virtual std::string backend() const = 0;
+
+    /*! \brief Bytes of one output record: 64 + 8 n_antennas n_taps. */
+    virtual int record_size() const = 0;
+
+    /*!
+     * \brief Starts correlating (or restarts) satellite (\p system, \p prn)
+     * whose carrier phase (cycles) and code phase (chips) are \p
+     * carrier_phase and \p code_phase at absolute sample \p at_sample (-1:
+     * the first sample not yet read). Integrations begin at its next code
+     * epoch.
+     */
+    virtual void add_satellite(const std::string& system,
+                               int prn,
+                               double carrier_freq,
+                               double code_freq,
+                               double carrier_phase = 0,
+                               double code_phase = 0,
+                               int64_t at_sample = -1) = 0;
+
+    /*!
+     * \brief From the satellite's next integration on: new frequencies
+     * (NaN keeps one) and phase corrections added to its replica (cycles,
+     * chips; a code correction moves the integration to the code epoch it
+     * lands in).
+     */
+    virtual void update_satellite(const std::string& system,
+                                  int prn,
+                                  double carrier_freq = NAN,
+                                  double code_freq = NAN,
+                                  double carrier_phase_correction = 0,
+                                  double code_phase_correction = 0) = 0;
+
+    virtual void remove_satellite(const std::string& system, int prn) = 0;
+
+    /*! \brief The satellites correlated now, as "system:prn". */
+    virtual std::vector<std::string> satellites() const = 0;
+};
+
+} // namespace gpudsp
+} // namespace gr
+
+#endif /* INCLUDED_GPUDSP_WIPEOFF_CORRELATOR_H */

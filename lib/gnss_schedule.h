@@ -1,0 +1,205 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: how wipeoff_correlator schedules each satellite's integrations.
+// The replica state is kept in the kernels' fixed point (carrier phase in
+// cycles * 2^64, code phase in chips * 2^32) so that consecutive
+// integrations continue each other exactly, and every integration starts at
+// a code epoch: the first sample whose code phase lies in [0, step).
+
+#ifndef INCLUDED_GPUDSP_GNSS_SCHEDULE_H
+#define INCLUDED_GPUDSP_GNSS_SCHEDULE_H
+
+#include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
+#include <gnuradio/gpudsp/kernels/gnss_correlator.h>
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace gr {
+namespace gpudsp {
+
+/*! One scheduled integration of one satellite. */
+struct gnss_integration {
+    kernels::gnss_system system;
+    int prn;
+    uint64_t start;  // absolute sample
+    int64_t length;  // samples
+    uint64_t index;  // integrations of this satellite so far
+    double carrier_freq;
+    double code_freq;
+    uint64_t carrier_phase; // cycles * 2^64 at start
+    uint64_t code_phase;    // chips * 2^32 at start
+
+    double carrier_cycles() const { return double(int64_t(carrier_phase)) * 0x1p-64; }
+    double code_chips() const { return std::ldexp(double(code_phase), -32); }
+
+    kernels::gnss_job job(uint64_t first_sample_given) const
+    {
+        kernels::gnss_job j;
+        j.system = system;
+        j.prn = prn;
+        j.carrier_freq = carrier_freq;
+        j.carrier_phase = carrier_cycles();
+        j.code_freq = code_freq;
+        j.code_phase = code_chips(); // exact: below 2^53
+        j.start = int64_t(start - first_sample_given);
+        j.length = length;
+        return j;
+    }
+};
+
+class gnss_tracker
+{
+public:
+    gnss_tracker(kernels::gnss_system system,
+                 int prn,
+                 double samp_rate,
+                 int periods,
+                 double carrier_freq,
+                 double code_freq,
+                 double carrier_phase,
+                 double code_phase,
+                 uint64_t at_sample)
+        : d_system(system),
+          d_prn(prn),
+          d_samp_rate(samp_rate),
+          d_modulus(uint64_t(kernels::gnss_signal(system).code_length) << 32),
+          d_periods(uint64_t(periods)),
+          d_next(at_sample)
+    {
+        set_freqs(carrier_freq, code_freq);
+        d_carrier = kernels::mixer_phase::cycles_to_fixed(carrier_phase);
+        d_code = kernels::gnss_code_phase_fixed(code_phase,
+                                                kernels::gnss_signal(system).code_length);
+        align();
+    }
+
+    kernels::gnss_system system() const { return d_system; }
+    int prn() const { return d_prn; }
+    uint64_t next_start() const { return d_next; }
+    double carrier_freq() const { return d_carrier_freq; }
+    double code_freq() const { return d_code_freq; }
+
+    /*! Samples of the next integration: those whose code phase, counted
+     *  from its start, stays below periods * L chips. */
+    int64_t next_length() const
+    {
+        const uint64_t span = d_periods * d_modulus - d_code;
+        return int64_t((span + d_code_step - 1) / d_code_step);
+    }
+
+    void set_freqs(double carrier_freq, double code_freq)
+    {
+        if (!std::isfinite(carrier_freq) || !(code_freq > 0) || code_freq > d_samp_rate)
+            throw std::invalid_argument("carrier_freq must be finite and code_freq in "
+                                        "(0, samp_rate]");
+        d_carrier_freq = carrier_freq;
+        d_code_freq = code_freq;
+        d_carrier_step = kernels::mixer_phase::cycles_to_fixed(carrier_freq / d_samp_rate);
+        d_code_step = kernels::gnss_code_step(code_freq, d_samp_rate);
+    }
+
+    void correct(double carrier_cycles, double code_chips)
+    {
+        d_carrier += kernels::mixer_phase::cycles_to_fixed(carrier_cycles);
+        // Shift within [0, L 2^32) and realign to the epoch that follows.
+        const int64_t shift = std::llround(std::ldexp(
+            std::fmod(code_chips, double(d_modulus >> 32)), 32)); // |shift| < L 2^32
+        d_code = uint64_t((int64_t(d_code) + shift + int64_t(d_modulus)) %
+                          int64_t(d_modulus));
+        align();
+    }
+
+    /*! The samples before \p sample are gone: continue the replica to there
+     *  and start at the next epoch. */
+    void skip_to(uint64_t sample)
+    {
+        if (sample <= d_next)
+            return;
+        const uint64_t k = sample - d_next;
+        d_carrier += d_carrier_step * k;
+        d_code = uint64_t(
+            (unsigned __int128)(d_code + (unsigned __int128)k * d_code_step) % d_modulus);
+        d_next = sample;
+        align();
+    }
+
+    gnss_integration take()
+    {
+        gnss_integration g{ d_system,      d_prn,        d_next,
+                            next_length(), d_count++,    d_carrier_freq,
+                            d_code_freq,   d_carrier,    d_code };
+        d_next += uint64_t(g.length);
+        d_carrier += d_carrier_step * uint64_t(g.length);
+        d_code = d_code + uint64_t(g.length) * d_code_step - d_periods * d_modulus;
+        return g;
+    }
+
+private:
+    // To the first sample (from d_next) whose code phase lies in [0, step).
+    void align()
+    {
+        if (d_code < d_code_step)
+            return;
+        const uint64_t k = (d_modulus - d_code + d_code_step - 1) / d_code_step;
+        d_next += k;
+        d_carrier += d_carrier_step * k;
+        d_code = d_code + k * d_code_step - d_modulus;
+    }
+
+    kernels::gnss_system d_system;
+    int d_prn;
+    double d_samp_rate;
+    uint64_t d_modulus;
+    uint64_t d_periods;
+    uint64_t d_next;
+    double d_carrier_freq = 0, d_code_freq = 0;
+    uint64_t d_carrier_step = 0, d_code_step = 1;
+    uint64_t d_carrier = 0; // at d_next
+    uint64_t d_code = 0;    // at d_next, in [0, L 2^32)
+    uint64_t d_count = 0;
+};
+
+/*! Sample runs announced lost (gpudsp.missing tags), as [begin, end). */
+class gnss_missing_runs
+{
+public:
+    void add(uint64_t begin, uint64_t end) { d_runs.emplace_back(begin, end); }
+    uint64_t overlap(uint64_t begin, uint64_t end) const
+    {
+        // Runs may overlap each other (several antennas): count each sample once.
+        std::vector<std::pair<uint64_t, uint64_t>> cut;
+        for (const auto& r : d_runs)
+            if (r.second > begin && r.first < end)
+                cut.emplace_back(std::max(r.first, begin), std::min(r.second, end));
+        std::sort(cut.begin(), cut.end());
+        uint64_t n = 0, reached = begin;
+        for (const auto& r : cut) {
+            const uint64_t lo = std::max(r.first, reached);
+            if (r.second > lo) {
+                n += r.second - lo;
+                reached = r.second;
+            }
+        }
+        return n;
+    }
+    void forget_before(uint64_t sample)
+    {
+        d_runs.erase(std::remove_if(d_runs.begin(),
+                                    d_runs.end(),
+                                    [&](const auto& r) { return r.second <= sample; }),
+                     d_runs.end());
+    }
+
+private:
+    std::vector<std::pair<uint64_t, uint64_t>> d_runs;
+};
+
+} // namespace gpudsp
+} // namespace gr
+
+#endif

@@ -1,0 +1,234 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The GNSS correlator on the CPU, fused in one pass over blocks of 128
+// samples: per block the carrier is one exact rotation (from the 64-bit
+// phase) times a per-job table of in-block rotations, so nothing drifts;
+// each tap's code replica is generated once for all antennas from the
+// fixed-point code phase; then every antenna is wiped off once and
+// correlated with every tap. The loops are written for the compiler's
+// vectoriser (AVX2 clones), with eight-lane partial sums promoted to
+// float64 per block.
+
+#include "gnss_correlator_impl.h"
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+namespace {
+
+constexpr int block = 128; // samples; block * code_step < one code period
+constexpr int lanes = 8;
+
+// q0 < L 2^32 and n * step < L 2^32, so q < 2 L 2^32: chips2 holds the
+// code twice and needs no wrap.
+__attribute__((target_clones("avx2", "default"))) void
+code_bpsk(float* out, int n, uint64_t q0, uint64_t step, const float* chips2)
+{
+    for (int k = 0; k < n; ++k)
+        out[k] = chips2[(q0 + uint64_t(k) * step) >> 32];
+}
+
+__attribute__((target_clones("avx2", "default"))) void code_subcarrier(
+    float* out, int n, uint64_t q0, uint64_t step, const float* chips2, const float* sub, int S)
+{
+    for (int k = 0; k < n; ++k) {
+        const uint64_t q = q0 + uint64_t(k) * step;
+        out[k] = chips2[q >> 32] * sub[(uint64_t(uint32_t(q)) * uint64_t(S)) >> 32];
+    }
+}
+
+__attribute__((target_clones("avx2", "default"))) void wipe_cf32(const float* x,
+                                                                const float* cr,
+                                                                const float* ci,
+                                                                float* wr,
+                                                                float* wi,
+                                                                int n)
+{
+    for (int k = 0; k < n; ++k) {
+        const float a = x[2 * k], b = x[2 * k + 1];
+        wr[k] = a * cr[k] - b * ci[k];
+        wi[k] = a * ci[k] + b * cr[k];
+    }
+}
+
+__attribute__((target_clones("avx2", "default"))) void wipe_sc16(const int16_t* x,
+                                                                const float* cr,
+                                                                const float* ci,
+                                                                float* wr,
+                                                                float* wi,
+                                                                int n)
+{
+    for (int k = 0; k < n; ++k) {
+        const float a = x[2 * k], b = x[2 * k + 1];
+        wr[k] = a * cr[k] - b * ci[k];
+        wi[k] = a * ci[k] + b * cr[k];
+    }
+}
+
+// sum_k w[k] v[k] for n a multiple of 2 lanes, in eight-float vectors
+// (GCC vector extensions, so each clone uses its own registers) with two
+// independent chains per part, so the loop is bound by loads, not latency.
+typedef float v8f __attribute__((vector_size(32)));
+
+__attribute__((target_clones("avx2", "default"))) void
+dot2(const float* wr, const float* wi, const float* v, int n, double* re, double* im)
+{
+    v8f r0 = {}, r1 = {}, i0 = {}, i1 = {};
+    for (int k = 0; k < n; k += 2 * lanes) {
+        v8f a0, a1, b0, b1, c0, c1;
+        std::memcpy(&a0, wr + k, sizeof a0);
+        std::memcpy(&a1, wr + k + lanes, sizeof a1);
+        std::memcpy(&b0, wi + k, sizeof b0);
+        std::memcpy(&b1, wi + k + lanes, sizeof b1);
+        std::memcpy(&c0, v + k, sizeof c0);
+        std::memcpy(&c1, v + k + lanes, sizeof c1);
+        r0 += a0 * c0;
+        r1 += a1 * c1;
+        i0 += b0 * c0;
+        i1 += b1 * c1;
+    }
+    const v8f r = r0 + r1, i = i0 + i1;
+    double sr = 0, si = 0;
+    for (int j = 0; j < lanes; ++j) {
+        sr += r[j];
+        si += i[j];
+    }
+    *re += sr;
+    *im += si;
+}
+
+class gnss_correlator_cpu : public gnss_correlator_plan::impl
+{
+public:
+    gnss_correlator_cpu(int n_antennas, const std::vector<int64_t>& taps, gnss_input input)
+        : d_m(n_antennas), d_taps(taps), d_input(input)
+    {
+        for (int s = 0; s < gnss_n_systems; ++s) {
+            const auto sys = gnss_system(s);
+            const auto& spec = gnss_signal(sys);
+            const auto& codes = gnss_codes(sys);
+            auto& t = d_tables[s];
+            t.length = spec.code_length;
+            t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length);
+            for (int p = 0; p < spec.n_prns; ++p)
+                for (int c = 0; c < 2 * spec.code_length; ++c)
+                    t.chips2[std::size_t(p) * 2 * spec.code_length + c] =
+                        codes[std::size_t(p) * spec.code_length + c % spec.code_length];
+            t.sub_phases = spec.sub_phases;
+            for (int j = 0; j < spec.sub_phases; ++j)
+                t.sub[j] = float(gnss_subcarrier(sys, j));
+        }
+        d_code.resize(taps.size() * block);
+    }
+
+    void execute(const std::vector<const void*>& antennas,
+                 const std::vector<gnss_fixed_job>& jobs,
+                 std::complex<float>* out,
+                 runtime::stream_handle) override
+    {
+        const std::size_t L = d_taps.size();
+        std::vector<double> acc(2 * d_m * L);
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            std::fill(acc.begin(), acc.end(), 0.0);
+            correlate(antennas, jobs[j], acc.data());
+            for (std::size_t r = 0; r < d_m * L; ++r)
+                out[j * d_m * L + r] =
+                    std::complex<float>(float(acc[2 * r]), float(acc[2 * r + 1]));
+        }
+    }
+
+private:
+    struct table {
+        int length = 0;
+        int sub_phases = 1;
+        std::vector<float> chips2; // per PRN: the code twice
+        float sub[12] = {};
+    };
+
+    void correlate(const std::vector<const void*>& antennas,
+                   const gnss_fixed_job& job,
+                   double* acc)
+    {
+        const auto& t = d_tables[job.system];
+        const float* chips2 = t.chips2.data() + std::size_t(job.prn - 1) * 2 * t.length;
+        const std::size_t L = d_taps.size();
+        // The in-block carrier rotations exp(-2j pi step k), from float64.
+        alignas(32) float rot_r[block], rot_i[block];
+        for (int k = 0; k < block; ++k) {
+            const double cyc = double(int64_t(job.carrier_step * uint64_t(k))) * 0x1p-64;
+            rot_r[k] = float(std::cos(2 * M_PI * cyc));
+            rot_i[k] = float(-std::sin(2 * M_PI * cyc));
+        }
+        std::vector<uint64_t> tap_offset(L);
+        for (std::size_t l = 0; l < L; ++l)
+            tap_offset[l] = d_taps[l] < 0 ? job.code_modulus - uint64_t(-d_taps[l])
+                                          : uint64_t(d_taps[l]);
+        const uint64_t block_advance = (uint64_t(block) * job.code_step) % job.code_modulus;
+        alignas(32) float cr[block], ci[block], wr[block], wi[block];
+        uint64_t q = job.code_phase; // code phase at the block's first sample
+        for (int64_t i0 = 0; i0 < job.length; i0 += block) {
+            const int n = int(std::min<int64_t>(block, job.length - i0));
+            const int padded = (n + 2 * lanes - 1) / (2 * lanes) * (2 * lanes);
+            const uint64_t ph = job.carrier_phase + job.carrier_step * uint64_t(i0);
+            const double a = -2 * M_PI * double(int64_t(ph)) * 0x1p-64;
+            const float br = float(std::cos(a)), bi = float(std::sin(a));
+            for (int k = 0; k < n; ++k) {
+                cr[k] = br * rot_r[k] - bi * rot_i[k];
+                ci[k] = br * rot_i[k] + bi * rot_r[k];
+            }
+            for (std::size_t l = 0; l < L; ++l) {
+                uint64_t q0 = q + tap_offset[l];
+                if (q0 >= job.code_modulus)
+                    q0 -= job.code_modulus;
+                float* v = d_code.data() + l * block;
+                if (t.sub_phases == 1)
+                    code_bpsk(v, n, q0, job.code_step, chips2);
+                else
+                    code_subcarrier(v, n, q0, job.code_step, chips2, t.sub, t.sub_phases);
+                std::fill(v + n, v + padded, 0.0f);
+            }
+            for (int m = 0; m < d_m; ++m) {
+                const int64_t first = job.start + i0;
+                if (d_input == gnss_input::complex64)
+                    wipe_cf32(static_cast<const float*>(antennas[m]) + 2 * first,
+                              cr, ci, wr, wi, n);
+                else
+                    wipe_sc16(static_cast<const int16_t*>(antennas[m]) + 2 * first,
+                              cr, ci, wr, wi, n);
+                std::fill(wr + n, wr + padded, 0.0f);
+                std::fill(wi + n, wi + padded, 0.0f);
+                for (std::size_t l = 0; l < L; ++l)
+                    dot2(wr, wi, d_code.data() + l * block, padded,
+                         &acc[2 * (m * L + l)], &acc[2 * (m * L + l) + 1]);
+            }
+            q += block_advance;
+            if (q >= job.code_modulus)
+                q -= job.code_modulus;
+        }
+    }
+
+    int d_m;
+    std::vector<int64_t> d_taps;
+    gnss_input d_input;
+    table d_tables[gnss_n_systems];
+    std::vector<float> d_code; // [tap][block]
+};
+
+} // namespace
+
+std::unique_ptr<gnss_correlator_plan::impl>
+make_gnss_correlator_cpu(int n_antennas, const std::vector<int64_t>& taps, gnss_input input)
+{
+    return std::make_unique<gnss_correlator_cpu>(n_antennas, taps, input);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

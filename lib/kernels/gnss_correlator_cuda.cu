@@ -1,0 +1,420 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The GNSS correlator on CUDA: one launch for every satellite of every
+// system. The grid is (chunk of samples, satellite, antenna/tap group), so
+// a few satellites with long integrations still fill every SM. Each thread
+// computes the carrier (__sincosf of the exact 64-bit phase) and the code
+// (64-bit fixed point, chips from shared memory, CBOC sub-phase by
+// arithmetic) once per sample and applies them to up to 4 antennas x 8 taps
+// held in registers. Blocks reduce with warp shuffles and write float
+// partials; a second kernel adds each satellite's partials in float64 in a
+// fixed order, so results do not depend on scheduling.
+
+#include "gnss_correlator_impl.h"
+#include <cuda_runtime.h>
+#include <algorithm>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+namespace {
+
+constexpr int threads = 256;
+constexpr int group_antennas = 4;
+constexpr int max_code_length = 4092;
+
+struct code_tables {
+    const float* chips[gnss_n_systems]; // [prn][chip]
+    int length[gnss_n_systems];
+    int sub_phases[gnss_n_systems];
+    float sub[gnss_n_systems][12];
+};
+
+struct launch_shape {
+    int n_jobs;
+    int n_antennas;
+    int n_taps;
+    int n_chunks;      // chunks per job (grid x)
+    long long chunk;   // samples per chunk, a multiple of threads
+    int tap_groups;    // grid z = antenna group * tap_groups + tap group
+};
+
+template <gnss_input I>
+__device__ __forceinline__ float2 load_sample(const void* p, long long n);
+template <>
+__device__ __forceinline__ float2 load_sample<gnss_input::complex64>(const void* p,
+                                                                      long long n)
+{
+    return __ldg(static_cast<const float2*>(p) + n);
+}
+template <>
+__device__ __forceinline__ float2 load_sample<gnss_input::complex_int16>(const void* p,
+                                                                          long long n)
+{
+    const short2 s = __ldg(static_cast<const short2*>(p) + n);
+    return make_float2(float(s.x), float(s.y));
+}
+
+template <gnss_input I, int TG>
+__global__ void __launch_bounds__(threads)
+    correlate_kernel(const gnss_fixed_job* __restrict__ jobs,
+                     const void* const* __restrict__ antennas,
+                     const long long* __restrict__ taps, // chips * 2^32
+                     code_tables codes,
+                     launch_shape shape,
+                     float2* __restrict__ partials) // [job][chunk][antenna][tap]
+{
+    __shared__ float code[max_code_length];
+    __shared__ float2 red[threads / 32][group_antennas * TG];
+
+    const gnss_fixed_job job = jobs[blockIdx.y];
+    const long long first = (long long)blockIdx.x * shape.chunk;
+    if (first >= job.length)
+        return; // the whole block: nothing of this job in this chunk
+    const int a0 = (blockIdx.z / shape.tap_groups) * group_antennas;
+    const int t0 = (blockIdx.z % shape.tap_groups) * TG;
+    const int na = min(group_antennas, shape.n_antennas - a0);
+    const int nt = min(TG, shape.n_taps - t0);
+    const int sys = job.system;
+    const int L = codes.length[sys];
+    const int S = codes.sub_phases[sys];
+    const float* chips = codes.chips[sys] + (long long)(job.prn - 1) * L;
+    for (int c = threadIdx.x; c < L; c += threads)
+        code[c] = chips[c];
+    __syncthreads();
+
+    const unsigned long long mod = job.code_modulus;
+    unsigned long long toff[TG];
+#pragma unroll
+    for (int t = 0; t < TG; ++t) {
+        const long long d = t < nt ? taps[t0 + t] : 0;
+        toff[t] = d < 0 ? mod - (unsigned long long)(-d) : (unsigned long long)d;
+    }
+    const void* in[group_antennas];
+#pragma unroll
+    for (int a = 0; a < group_antennas; ++a)
+        in[a] = a < na ? antennas[a0 + a] : nullptr;
+
+    long long i = first + threadIdx.x;
+    const long long end = min((long long)(first + shape.chunk), (long long)job.length);
+    // i * step < 2^31 * 2^32: exact in 64 bits.
+    unsigned long long q = (job.code_phase + ((unsigned long long)i * job.code_step) % mod) % mod;
+    const unsigned long long q_adv = ((unsigned long long)threads * job.code_step) % mod;
+    unsigned long long p = job.carrier_phase + job.carrier_step * (unsigned long long)i;
+    const unsigned long long p_adv = job.carrier_step * threads;
+
+    float2 acc[group_antennas][TG];
+#pragma unroll
+    for (int a = 0; a < group_antennas; ++a)
+#pragma unroll
+        for (int t = 0; t < TG; ++t)
+            acc[a][t] = make_float2(0.f, 0.f);
+
+    for (; i < end; i += threads) {
+        // exp(-2j pi phase), the phase in [-0.5, 0.5) cycles.
+        float s, c;
+        __sincosf(-6.283185307179586f * (float((long long)p) * 0x1p-64f), &s, &c);
+        float2 w[group_antennas];
+#pragma unroll
+        for (int a = 0; a < group_antennas; ++a) {
+            if (a < na) {
+                const float2 x = load_sample<I>(in[a], job.start + i);
+                w[a] = make_float2(x.x * c - x.y * s, x.x * s + x.y * c);
+            }
+        }
+#pragma unroll
+        for (int t = 0; t < TG; ++t) {
+            if (t < nt) {
+                unsigned long long qt = q + toff[t];
+                if (qt >= mod)
+                    qt -= mod;
+                float v = code[qt >> 32];
+                if (S > 1) {
+                    // Sub-phase j of 12: BOC(1,1) flips at j = 6, BOC(6,1)
+                    // at every j.
+                    const unsigned j =
+                        unsigned(((unsigned long long)(unsigned)qt * 12ull) >> 32);
+                    v *= codes.sub[sys][j];
+                }
+#pragma unroll
+                for (int a = 0; a < group_antennas; ++a)
+                    if (a < na) {
+                        acc[a][t].x = fmaf(w[a].x, v, acc[a][t].x);
+                        acc[a][t].y = fmaf(w[a].y, v, acc[a][t].y);
+                    }
+            }
+        }
+        q += q_adv;
+        if (q >= mod)
+            q -= mod;
+        p += p_adv;
+    }
+
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+    for (int a = 0; a < group_antennas; ++a)
+#pragma unroll
+        for (int t = 0; t < TG; ++t) {
+            if (a < na && t < nt) {
+                float2 v = acc[a][t];
+#pragma unroll
+                for (int o = 16; o > 0; o /= 2) {
+                    v.x += __shfl_xor_sync(0xffffffffu, v.x, o);
+                    v.y += __shfl_xor_sync(0xffffffffu, v.y, o);
+                }
+                if (lane == 0)
+                    red[warp][a * TG + t] = v;
+            }
+        }
+    __syncthreads();
+    const int r = threadIdx.x;
+    if (r < group_antennas * TG) {
+        const int a = r / TG, t = r % TG;
+        if (a < na && t < nt) {
+            float2 sum = make_float2(0.f, 0.f);
+            for (int w = 0; w < threads / 32; ++w) {
+                sum.x += red[w][r].x;
+                sum.y += red[w][r].y;
+            }
+            const long long slot =
+                ((long long)blockIdx.y * shape.n_chunks + blockIdx.x) * shape.n_antennas +
+                a0 + a;
+            partials[slot * shape.n_taps + t0 + t] = sum;
+        }
+    }
+}
+
+// One thread per (job, antenna, tap): the job's chunks in order, in float64.
+__global__ void sum_partials(const gnss_fixed_job* __restrict__ jobs,
+                             const float2* __restrict__ partials,
+                             launch_shape shape,
+                             float2* __restrict__ out)
+{
+    const int per_job = shape.n_antennas * shape.n_taps;
+    const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= (long long)shape.n_jobs * per_job)
+        return;
+    const int j = int(r / per_job), at = int(r % per_job);
+    const long long chunks = (jobs[j].length + shape.chunk - 1) / shape.chunk;
+    double re = 0, im = 0;
+    for (long long c = 0; c < chunks; ++c) {
+        const float2 v = partials[((long long)j * shape.n_chunks + c) * per_job + at];
+        re += v.x;
+        im += v.y;
+    }
+    out[r] = make_float2(float(re), float(im));
+}
+
+class gnss_correlator_cuda : public gnss_correlator_plan::impl
+{
+public:
+    gnss_correlator_cuda(int n_antennas,
+                         const std::vector<int64_t>& taps,
+                         gnss_input input,
+                         runtime::device_context::sptr ctx,
+                         const std::string& who)
+        : d_m(n_antennas),
+          d_l(int(taps.size())),
+          d_input(input),
+          d_ctx(std::move(ctx)),
+          d_who(who),
+          d_taps(d_ctx, taps.size() * sizeof(long long), who)
+    {
+        d_ctx->make_current();
+        runtime::device_stream stream(d_ctx, who);
+        for (int s = 0; s < gnss_n_systems; ++s) {
+            const auto sys = gnss_system(s);
+            const auto& spec = gnss_signal(sys);
+            const auto& chips = gnss_codes(sys);
+            d_staged_codes[s].assign(chips.begin(), chips.end());
+            d_code_memory.emplace_back(std::make_unique<runtime::device_memory>(
+                d_ctx, chips.size() * sizeof(float), who));
+            d_ctx->copy_async(d_code_memory.back()->get(),
+                              d_staged_codes[s].data(),
+                              chips.size() * sizeof(float),
+                              runtime::copy_kind::host_to_device,
+                              stream.get(),
+                              who);
+            d_codes.chips[s] = reinterpret_cast<const float*>(d_code_memory.back()->get());
+            d_codes.length[s] = spec.code_length;
+            d_codes.sub_phases[s] = spec.sub_phases;
+            for (int j = 0; j < 12; ++j)
+                d_codes.sub[s][j] = j < spec.sub_phases ? float(gnss_subcarrier(sys, j)) : 0.f;
+        }
+        std::vector<long long> t(taps.begin(), taps.end());
+        d_ctx->copy_async(d_taps.get(),
+                          t.data(),
+                          t.size() * sizeof(long long),
+                          runtime::copy_kind::host_to_device,
+                          stream.get(),
+                          who);
+        stream.synchronize();
+        // Timing events (the runtime's own events disable timing).
+        if (cudaEventCreate(&d_kernel_begin) != cudaSuccess ||
+            cudaEventCreate(&d_kernel_end) != cudaSuccess)
+            d_ctx->check_last_error("cudaEventCreate", who);
+        d_sms = 132;
+        for (const auto& d : runtime::devices())
+            if (d.index == d_ctx->device())
+                d_sms = std::max(1, d.multiprocessors);
+    }
+
+    void execute(const std::vector<const void*>& antennas,
+                 const std::vector<gnss_fixed_job>& jobs,
+                 std::complex<float>* out,
+                 runtime::stream_handle sh) override
+    {
+        d_ctx->make_current();
+        auto stream = static_cast<cudaStream_t>(sh);
+        const int tg = d_l <= 4 ? 4 : 8;
+        launch_shape shape;
+        shape.n_jobs = int(jobs.size());
+        shape.n_antennas = d_m;
+        shape.n_taps = d_l;
+        shape.tap_groups = (d_l + tg - 1) / tg;
+        const int groups = shape.tap_groups * ((d_m + group_antennas - 1) / group_antennas);
+        int64_t longest = 1;
+        for (const auto& j : jobs)
+            longest = std::max<int64_t>(longest, j.length);
+        // About four blocks per SM in all, each thread taking at least four
+        // samples so the reduction stays a small part of the work.
+        const int64_t blocks_per_job =
+            std::max<int64_t>(1, 4 * int64_t(d_sms) / (int64_t(jobs.size()) * groups));
+        int64_t chunk = (longest + blocks_per_job - 1) / blocks_per_job;
+        chunk = std::max<int64_t>(4 * threads, (chunk + threads - 1) / threads * threads);
+        shape.chunk = chunk;
+        shape.n_chunks = int((longest + chunk - 1) / chunk);
+
+        // One upload: antenna pointers, then the jobs.
+        const std::size_t ptr_bytes = std::size_t(d_m) * sizeof(void*);
+        const std::size_t job_bytes = jobs.size() * sizeof(gnss_fixed_job);
+        const std::size_t result_bytes = jobs.size() * d_m * d_l * sizeof(float2);
+        const std::size_t partial_bytes =
+            std::size_t(shape.n_chunks) * jobs.size() * d_m * d_l * sizeof(float2);
+        reserve(d_upload_host, d_upload, ptr_bytes + job_bytes);
+        reserve_device(d_results, result_bytes);
+        reserve_pinned(d_results_host, result_bytes);
+        reserve_device(d_partials, partial_bytes);
+        std::copy_n(reinterpret_cast<const char*>(antennas.data()),
+                    ptr_bytes,
+                    d_upload_host->get());
+        std::copy_n(reinterpret_cast<const char*>(jobs.data()),
+                    job_bytes,
+                    d_upload_host->get() + ptr_bytes);
+        d_ctx->copy_async(d_upload->get(),
+                          d_upload_host->get(),
+                          ptr_bytes + job_bytes,
+                          runtime::copy_kind::host_to_device,
+                          sh,
+                          d_who);
+        const auto* dev_ptrs = reinterpret_cast<const void* const*>(d_upload->get());
+        const auto* dev_jobs =
+            reinterpret_cast<const gnss_fixed_job*>(d_upload->get() + ptr_bytes);
+        const auto* taps = reinterpret_cast<const long long*>(d_taps.get());
+        auto* partials = reinterpret_cast<float2*>(d_partials->get());
+        const dim3 grid(unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups));
+        if (jobs.size() > 65535)
+            throw std::invalid_argument(d_who + ": at most 65535 satellites per call");
+        cudaEventRecord(d_kernel_begin, stream);
+#define GPUDSP_GNSS(INPUT, TG)                                         \
+    correlate_kernel<INPUT, TG><<<grid, threads, 0, stream>>>(         \
+        dev_jobs, dev_ptrs, taps, d_codes, shape, partials)
+        if (d_input == gnss_input::complex64) {
+            if (tg == 4)
+                GPUDSP_GNSS(gnss_input::complex64, 4);
+            else
+                GPUDSP_GNSS(gnss_input::complex64, 8);
+        } else {
+            if (tg == 4)
+                GPUDSP_GNSS(gnss_input::complex_int16, 4);
+            else
+                GPUDSP_GNSS(gnss_input::complex_int16, 8);
+        }
+#undef GPUDSP_GNSS
+        d_ctx->check_last_error("gnss correlation kernel launch", d_who);
+        const long long n_out = (long long)jobs.size() * d_m * d_l;
+        sum_partials<<<unsigned((n_out + 127) / 128), 128, 0, stream>>>(
+            dev_jobs, partials, shape, reinterpret_cast<float2*>(d_results->get()));
+        d_ctx->check_last_error("gnss partial sum kernel launch", d_who);
+        cudaEventRecord(d_kernel_end, stream);
+        d_ctx->copy_async(d_results_host->get(),
+                          d_results->get(),
+                          result_bytes,
+                          runtime::copy_kind::device_to_host,
+                          sh,
+                          d_who);
+        d_ctx->stream_synchronize(sh, d_who);
+        float ms = 0;
+        cudaEventElapsedTime(&ms, d_kernel_begin, d_kernel_end);
+        d_kernel_seconds = ms * 1e-3;
+        std::copy_n(reinterpret_cast<const std::complex<float>*>(d_results_host->get()),
+                    n_out,
+                    out);
+    }
+
+    ~gnss_correlator_cuda() override
+    {
+        d_ctx->make_current();
+        cudaEventDestroy(d_kernel_begin);
+        cudaEventDestroy(d_kernel_end);
+    }
+
+    double last_kernel_seconds() const override { return d_kernel_seconds; }
+
+private:
+    void reserve(std::unique_ptr<runtime::pinned_memory>& host,
+                 std::unique_ptr<runtime::device_memory>& dev,
+                 std::size_t bytes)
+    {
+        reserve_pinned(host, bytes);
+        reserve_device(dev, bytes);
+    }
+    void reserve_pinned(std::unique_ptr<runtime::pinned_memory>& m, std::size_t bytes)
+    {
+        // Earlier calls have finished with it (execute ends synchronised).
+        if (!m || m->size() < bytes)
+            m = std::make_unique<runtime::pinned_memory>(
+                d_ctx, std::max<std::size_t>(bytes, 4096) * 2, d_who);
+    }
+    void reserve_device(std::unique_ptr<runtime::device_memory>& m, std::size_t bytes)
+    {
+        if (!m || m->size() < bytes)
+            m = std::make_unique<runtime::device_memory>(
+                d_ctx, std::max<std::size_t>(bytes, 4096) * 2, d_who);
+    }
+
+    int d_m, d_l;
+    gnss_input d_input;
+    runtime::device_context::sptr d_ctx;
+    std::string d_who;
+    runtime::device_memory d_taps;
+    std::vector<float> d_staged_codes[gnss_n_systems];
+    std::vector<std::unique_ptr<runtime::device_memory>> d_code_memory;
+    code_tables d_codes;
+    int d_sms;
+    std::unique_ptr<runtime::pinned_memory> d_upload_host;
+    std::unique_ptr<runtime::device_memory> d_upload, d_results, d_partials;
+    std::unique_ptr<runtime::pinned_memory> d_results_host;
+    cudaEvent_t d_kernel_begin = nullptr, d_kernel_end = nullptr;
+    double d_kernel_seconds = 0;
+};
+
+} // namespace
+
+std::unique_ptr<gnss_correlator_plan::impl>
+make_gnss_correlator_cuda(int n_antennas,
+                          const std::vector<int64_t>& taps,
+                          gnss_input input,
+                          runtime::device_context::sptr ctx,
+                          const std::string& who)
+{
+    return std::make_unique<gnss_correlator_cuda>(n_antennas, taps, input, std::move(ctx), who);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

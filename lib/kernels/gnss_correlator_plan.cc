@@ -1,0 +1,266 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// gnss_correlator_plan: the signals, their code tables, validation of jobs,
+// the fixed-point form the kernels evaluate and the choice of backend.
+
+#include "gnss_correlator_impl.h"
+#include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+using runtime::backend_kind;
+
+namespace {
+
+const gnss_signal_spec signals[gnss_n_systems] = {
+    { gnss_system::gps_l1ca, "gps_l1ca", 1023, 37, 1.023e6, 1 },
+    { gnss_system::galileo_e1b, "galileo_e1b", 4092, 50, 1.023e6, 12 },
+};
+
+const char* code_files[gnss_n_systems] = { "gnss/codes_gps_l1ca.bin",
+                                           "gnss/codes_galileo_e1b.bin" };
+
+bool readable(const std::string& path) { return std::ifstream(path).good(); }
+
+std::vector<int8_t> read_codes(gnss_system system)
+{
+    const auto& s = gnss_signal(system);
+    const std::string path = data_dir() + "/" + code_files[int(system)];
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+        throw std::runtime_error("gnss code table " + path +
+                                 " cannot be read (set GPUDSP_DATA_DIR to the folder "
+                                 "holding gnss/)");
+    std::vector<int8_t> codes(std::size_t(s.code_length) * s.n_prns);
+    f.read(reinterpret_cast<char*>(codes.data()), std::streamsize(codes.size()));
+    if (std::size_t(f.gcount()) != codes.size() || f.peek() != EOF)
+        throw std::runtime_error("gnss code table " + path + " does not hold " +
+                                 std::to_string(s.n_prns) + " x " +
+                                 std::to_string(s.code_length) + " chips");
+    for (auto c : codes)
+        if (c != 1 && c != -1)
+            throw std::runtime_error("gnss code table " + path +
+                                     " holds values other than +1/-1");
+    return codes;
+}
+
+} // namespace
+
+const gnss_signal_spec& gnss_signal(gnss_system system) { return signals[int(system)]; }
+
+gnss_system parse_gnss_system(const std::string& name, const std::string& who)
+{
+    for (const auto& s : signals)
+        if (name == s.name)
+            return s.system;
+    throw std::invalid_argument(who + ": unknown GNSS system \"" + name +
+                                "\" (known: \"gps_l1ca\", \"galileo_e1b\")");
+}
+
+gnss_input parse_gnss_input(const std::string& name, const std::string& who)
+{
+    if (name == "complex")
+        return gnss_input::complex64;
+    if (name == "complex_short" || name == "sc16")
+        return gnss_input::complex_int16;
+    throw std::invalid_argument(who + ": input_format must be \"complex\" or "
+                                      "\"complex_short\", got \"" +
+                                name + "\"");
+}
+
+std::string data_dir()
+{
+    if (const char* env = std::getenv("GPUDSP_DATA_DIR"))
+        if (*env)
+            return env;
+    for (const char* dir : { GPUDSP_INSTALLED_DATA_DIR, GPUDSP_SOURCE_DATA_DIR })
+        if (readable(std::string(dir) + "/" + code_files[0]))
+            return dir;
+    return GPUDSP_INSTALLED_DATA_DIR;
+}
+
+const std::vector<int8_t>& gnss_codes(gnss_system system)
+{
+    static std::mutex lock;
+    static std::vector<int8_t> tables[gnss_n_systems];
+    std::lock_guard<std::mutex> guard(lock);
+    auto& t = tables[int(system)];
+    if (t.empty())
+        t = read_codes(system);
+    return t;
+}
+
+uint64_t gnss_code_phase_fixed(double chips, int code_length)
+{
+    const double L = code_length;
+    const double tau = chips - std::floor(chips / L) * L;
+    const uint64_t q = uint64_t(std::llround(std::ldexp(tau, 32)));
+    const uint64_t modulus = uint64_t(code_length) << 32;
+    return q >= modulus ? q - modulus : q;
+}
+
+double gnss_subcarrier(gnss_system system, int j)
+{
+    if (system == gnss_system::gps_l1ca)
+        return 1.0;
+    // Sub-phase j covers [j/12, (j+1)/12) of the chip: BOC(1,1) changes sign
+    // at half a chip, BOC(6,1) every twelfth.
+    const double boc1 = j < 6 ? 1.0 : -1.0;
+    const double boc6 = j % 2 == 0 ? 1.0 : -1.0;
+    return std::sqrt(10.0 / 11.0) * boc1 + std::sqrt(1.0 / 11.0) * boc6;
+}
+
+gnss_correlator_plan::gnss_correlator_plan(int n_antennas,
+                                           const std::vector<double>& taps_chips,
+                                           double samp_rate,
+                                           gnss_input input,
+                                           runtime::backend_choice where,
+                                           const std::string& who)
+    : d_n_antennas(n_antennas),
+      d_taps(taps_chips),
+      d_samp_rate(samp_rate),
+      d_input(input),
+      d_where(where),
+      d_who(who)
+{
+    if (n_antennas < 1 || n_antennas > 1024)
+        throw std::invalid_argument(who + ": n_antennas must lie in 1..1024, got " +
+                                    std::to_string(n_antennas));
+    if (!(samp_rate > 0) || !std::isfinite(samp_rate))
+        throw std::invalid_argument(who + ": samp_rate must be > 0");
+    if (d_taps.empty() || d_taps.size() > 64)
+        throw std::invalid_argument(who + ": taps_chips must hold 1..64 offsets");
+    // A tap beyond half the shortest code period would alias a neighbouring
+    // code period: refused.
+    const double half = gnss_signal(gnss_system::gps_l1ca).code_length / 2.0;
+    std::vector<int64_t> fixed;
+    for (double t : d_taps) {
+        if (!std::isfinite(t) || std::fabs(t) >= half) {
+            std::ostringstream m;
+            m << who << ": tap offset " << t
+              << " chips lies beyond half a code period (|tap| < " << half << ")";
+            throw std::invalid_argument(m.str());
+        }
+        fixed.push_back(std::llround(std::ldexp(t, 32)));
+    }
+    for (const auto& s : signals)
+        gnss_codes(s.system); // fail here, not in the first work call
+    if (where.kind == backend_kind::cuda) {
+#ifdef GPUDSP_HAVE_CUDA
+        d_impl = make_gnss_correlator_cuda(
+            n_antennas,
+            fixed,
+            input,
+            runtime::device_context::get(where.kind, where.device),
+            who);
+#else
+        throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
+#endif
+    } else {
+        d_impl = make_gnss_correlator_cpu(n_antennas, fixed, input);
+    }
+}
+
+gnss_correlator_plan::~gnss_correlator_plan() = default;
+
+gnss_fixed_job gnss_correlator_plan::fix(const gnss_job& j, int64_t n_samples) const
+{
+    const auto& s = gnss_signal(j.system);
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(d_who + ": " + s.name + " PRN " +
+                                    std::to_string(j.prn) + ": " + what);
+    };
+    if (j.prn < 1 || j.prn > s.n_prns)
+        fail("no such PRN (1.." + std::to_string(s.n_prns) + ")");
+    if (!std::isfinite(j.carrier_freq) || !std::isfinite(j.carrier_phase) ||
+        !std::isfinite(j.code_phase))
+        fail("frequencies and phases must be finite");
+    // At most one chip per sample keeps i * code_step below 2^63.
+    if (!(j.code_freq > 0) || j.code_freq > d_samp_rate)
+        fail("code_freq must lie in (0, samp_rate]");
+    if (j.start < 0 || j.length < 0 || j.start > n_samples ||
+        j.length > n_samples - j.start)
+        fail("samples [" + std::to_string(j.start) + ", " +
+             std::to_string(j.start + j.length) + ") are not all in the " +
+             std::to_string(n_samples) + " samples given");
+    if (j.length >= (int64_t(1) << 31))
+        fail("integrations are limited to 2^31 - 1 samples");
+    gnss_fixed_job f;
+    f.code_modulus = uint64_t(s.code_length) << 32;
+    f.code_phase = gnss_code_phase_fixed(j.code_phase, s.code_length);
+    f.code_step = gnss_code_step(j.code_freq, d_samp_rate);
+    f.carrier_phase = mixer_phase::cycles_to_fixed(j.carrier_phase);
+    f.carrier_step = mixer_phase::cycles_to_fixed(j.carrier_freq / d_samp_rate);
+    f.start = j.start;
+    f.length = j.length;
+    f.system = int32_t(j.system);
+    f.prn = j.prn;
+    return f;
+}
+
+void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
+                                   int64_t n_samples,
+                                   const std::vector<gnss_job>& jobs,
+                                   std::complex<float>* out,
+                                   runtime::stream_handle stream)
+{
+    if (int(antennas.size()) != d_n_antennas)
+        throw std::invalid_argument(d_who + ": " + std::to_string(antennas.size()) +
+                                    " antenna inputs given, the plan has " +
+                                    std::to_string(d_n_antennas));
+    std::vector<gnss_fixed_job> fixed;
+    fixed.reserve(jobs.size());
+    for (const auto& j : jobs)
+        fixed.push_back(fix(j, n_samples));
+    if (!fixed.empty())
+        d_impl->execute(antennas, fixed, out, stream);
+}
+
+double gnss_correlator_plan::last_kernel_seconds() const
+{
+    return d_impl->last_kernel_seconds();
+}
+
+std::vector<std::complex<float>> gnss_correlator_plan::execute_host(
+    const void* x, int64_t n_samples, const std::vector<gnss_job>& jobs)
+{
+    std::vector<std::complex<float>> out(jobs.size() * d_n_antennas * d_taps.size());
+    const std::size_t bytes = std::size_t(n_samples) * sample_bytes();
+    auto host = static_cast<const char*>(x);
+    std::vector<const void*> antennas(d_n_antennas);
+    if (d_where.kind == backend_kind::cpu) {
+        for (int m = 0; m < d_n_antennas; ++m)
+            antennas[m] = host + m * bytes;
+        execute(antennas, n_samples, jobs, out.data(), nullptr);
+        return out;
+    }
+    auto ctx = runtime::device_context::get(d_where.kind, d_where.device);
+    runtime::device_stream stream(ctx, d_who);
+    runtime::device_memory d_x(ctx, std::max<std::size_t>(1, bytes * d_n_antennas), d_who);
+    if (bytes)
+        ctx->copy_async(d_x.get(),
+                        host,
+                        bytes * d_n_antennas,
+                        runtime::copy_kind::host_to_device,
+                        stream.get(),
+                        d_who);
+    for (int m = 0; m < d_n_antennas; ++m)
+        antennas[m] = d_x.get() + m * bytes;
+    execute(antennas, n_samples, jobs, out.data(), stream.get());
+    return out;
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,405 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "wipeoff_correlator_impl.h"
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+
+namespace {
+
+const pmt::pmt_t missing_key = pmt::intern("gpudsp.missing");
+const pmt::pmt_t rx_time_key = pmt::intern("rx_time");
+const pmt::pmt_t control_port = pmt::intern("control");
+const pmt::pmt_t corr_port = pmt::intern("corr");
+// The most samples one integration may span: what the input buffer,
+// sized for it (twice), holds comfortably.
+constexpr int64_t max_integration_samples = int64_t(1) << 23;
+
+int sample_size(kernels::gnss_input input)
+{
+    return input == kernels::gnss_input::complex64 ? 8 : 4;
+}
+
+double dict_double(const pmt::pmt_t& d, const char* k, double def)
+{
+    const pmt::pmt_t v = pmt::dict_ref(d, pmt::intern(k), pmt::PMT_NIL);
+    return pmt::is_null(v) ? def : pmt::to_double(v);
+}
+
+} // namespace
+
+wipeoff_correlator::sptr wipeoff_correlator::make(double samp_rate,
+                                                  int n_antennas,
+                                                  const std::vector<double>& taps_chips,
+                                                  const std::string& input_format,
+                                                  int integration_periods,
+                                                  const std::string& backend,
+                                                  int device)
+{
+    const std::string who = "wipeoff_correlator";
+    const auto input = kernels::parse_gnss_input(input_format, who);
+    if (integration_periods < 1)
+        throw std::invalid_argument(who + ": integration_periods must be >= 1");
+    if (n_antennas < 1)
+        throw std::invalid_argument(who + ": n_antennas must be >= 1");
+    const auto choice = runtime::resolve_backend(backend, device, who);
+    return gnuradio::make_block_sptr<wipeoff_correlator_impl>(
+        samp_rate, n_antennas, taps_chips, input, integration_periods, choice);
+}
+
+wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
+                                                 int n_antennas,
+                                                 const std::vector<double>& taps_chips,
+                                                 kernels::gnss_input input,
+                                                 int integration_periods,
+                                                 const runtime::backend_choice& choice)
+    : gr::block("wipeoff_correlator",
+                gr::io_signature::make(n_antennas,
+                                       n_antennas,
+                                       sample_size(input),
+                                       runtime::device_buffer::type_for(choice.kind)),
+                gr::io_signature::make(
+                    0, 1, 64 + 8 * n_antennas * int(taps_chips.size()))),
+      block_backend(choice),
+      d_plan(n_antennas, taps_chips, samp_rate, input, choice, "wipeoff_correlator"),
+      d_periods(integration_periods),
+      d_record_size(64 + 8 * n_antennas * int(taps_chips.size()))
+{
+    // The longest integration: E1-B's 4 ms code periods with code Doppler
+    // (the code rate may sit 1% below nominal).
+    double longest = 0;
+    for (auto sys : { kernels::gnss_system::gps_l1ca, kernels::gnss_system::galileo_e1b }) {
+        const auto& s = kernels::gnss_signal(sys);
+        longest = std::max(longest, s.code_length / s.chip_rate);
+    }
+    const double samples = longest * integration_periods * samp_rate * 1.01;
+    if (samples > double(max_integration_samples))
+        throw std::invalid_argument(
+            "wipeoff_correlator: integration_periods " +
+            std::to_string(integration_periods) + " at " + std::to_string(samp_rate) +
+            " samples/s spans up to " + std::to_string(int64_t(samples)) +
+            " samples, more than the buffers hold (" +
+            std::to_string(max_integration_samples) + ")");
+    d_max_length = int64_t(samples) + 1;
+    // Buffers of at least two integrations (GNU Radio sizes input buffers
+    // from the reader's decimation).
+    set_relative_rate(1, uint64_t(d_max_length));
+    set_tag_propagation_policy(TPP_DONT);
+    message_port_register_in(control_port);
+    message_port_register_out(corr_port);
+    set_msg_handler(control_port, [this](const pmt::pmt_t& msg) { handle_control(msg); });
+    open_backend(*this, d_logger);
+}
+
+bool wipeoff_correlator_impl::start()
+{
+    check_backend_topology(*this);
+    return block::start();
+}
+
+wipeoff_correlator_impl::key wipeoff_correlator_impl::key_of(const std::string& system,
+                                                             int prn) const
+{
+    const auto sys = kernels::parse_gnss_system(system, "wipeoff_correlator");
+    const auto& s = kernels::gnss_signal(sys);
+    if (prn < 1 || prn > s.n_prns)
+        throw std::invalid_argument("wipeoff_correlator: " + system + " has PRNs 1.." +
+                                    std::to_string(s.n_prns) + ", got " +
+                                    std::to_string(prn));
+    return { int(sys), prn };
+}
+
+void wipeoff_correlator_impl::add_satellite(const std::string& system,
+                                            int prn,
+                                            double carrier_freq,
+                                            double code_freq,
+                                            double carrier_phase,
+                                            double code_phase,
+                                            int64_t at_sample)
+{
+    const key k = key_of(system, prn);
+    if (!std::isfinite(carrier_phase) || !std::isfinite(code_phase))
+        throw std::invalid_argument("wipeoff_correlator: phases must be finite");
+    gr::thread::scoped_lock guard(d_setlock);
+    const uint64_t now = nitems_read(0);
+    const uint64_t at = at_sample < 0 ? now : uint64_t(at_sample);
+    gnss_tracker t(kernels::gnss_system(k.first),
+                   prn,
+                   d_plan.samp_rate(),
+                   d_periods,
+                   carrier_freq,
+                   code_freq,
+                   carrier_phase,
+                   code_phase,
+                   at);
+    d_sats.erase(k);
+    d_sats.emplace(k, t);
+}
+
+void wipeoff_correlator_impl::update_satellite(const std::string& system,
+                                               int prn,
+                                               double carrier_freq,
+                                               double code_freq,
+                                               double carrier_phase_correction,
+                                               double code_phase_correction)
+{
+    const key k = key_of(system, prn);
+    gr::thread::scoped_lock guard(d_setlock);
+    auto it = d_sats.find(k);
+    if (it == d_sats.end())
+        throw std::invalid_argument("wipeoff_correlator: " + system + " PRN " +
+                                    std::to_string(prn) + " is not being correlated");
+    auto& t = it->second;
+    t.set_freqs(std::isnan(carrier_freq) ? t.carrier_freq() : carrier_freq,
+                std::isnan(code_freq) ? t.code_freq() : code_freq);
+    if (!std::isfinite(carrier_phase_correction) || !std::isfinite(code_phase_correction))
+        throw std::invalid_argument("wipeoff_correlator: corrections must be finite");
+    if (carrier_phase_correction != 0 || code_phase_correction != 0)
+        t.correct(carrier_phase_correction, code_phase_correction);
+}
+
+void wipeoff_correlator_impl::remove_satellite(const std::string& system, int prn)
+{
+    const key k = key_of(system, prn);
+    gr::thread::scoped_lock guard(d_setlock);
+    d_sats.erase(k);
+}
+
+std::vector<std::string> wipeoff_correlator_impl::satellites() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex&>(d_setlock));
+    std::vector<std::string> out;
+    for (const auto& s : d_sats)
+        out.push_back(std::string(kernels::gnss_signal(s.second.system()).name) + ":" +
+                      std::to_string(s.first.second));
+    return out;
+}
+
+// {system, prn} plus: "remove" -> removed; a satellite not yet correlated
+// -> added with carrier_freq, code_freq (nominal), carrier_phase,
+// code_phase (at "sample", default the first sample not yet read); one
+// already correlated -> carrier_freq / code_freq replace, carrier_phase /
+// code_phase are corrections added to its replica.
+void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
+{
+    try {
+        if (!pmt::is_dict(msg))
+            throw std::invalid_argument("a control message is a dict");
+        const pmt::pmt_t sys = pmt::dict_ref(msg, pmt::intern("system"), pmt::PMT_NIL);
+        const pmt::pmt_t prn = pmt::dict_ref(msg, pmt::intern("prn"), pmt::PMT_NIL);
+        if (!pmt::is_symbol(sys) || !pmt::is_integer(prn))
+            throw std::invalid_argument("it needs \"system\" (symbol) and \"prn\" (integer)");
+        const std::string system = pmt::symbol_to_string(sys);
+        const int p = int(pmt::to_long(prn));
+        const key k = key_of(system, p);
+        const pmt::pmt_t rm = pmt::dict_ref(msg, pmt::intern("remove"), pmt::PMT_F);
+        if (pmt::is_true(rm)) {
+            remove_satellite(system, p);
+            return;
+        }
+        bool known;
+        {
+            gr::thread::scoped_lock guard(d_setlock);
+            known = d_sats.count(k) != 0;
+        }
+        if (known) {
+            update_satellite(system,
+                             p,
+                             dict_double(msg, "carrier_freq", NAN),
+                             dict_double(msg, "code_freq", NAN),
+                             dict_double(msg, "carrier_phase", 0),
+                             dict_double(msg, "code_phase", 0));
+        } else {
+            const pmt::pmt_t at = pmt::dict_ref(msg, pmt::intern("sample"), pmt::PMT_NIL);
+            add_satellite(
+                system,
+                p,
+                dict_double(msg, "carrier_freq", 0),
+                dict_double(msg, "code_freq", kernels::gnss_signal(kernels::gnss_system(k.first)).chip_rate),
+                dict_double(msg, "carrier_phase", 0),
+                dict_double(msg, "code_phase", 0),
+                pmt::is_null(at) ? -1 : int64_t(pmt::to_uint64(at)));
+        }
+    } catch (const std::exception& e) {
+        d_logger->error("ignored a control message: {}", e.what());
+    }
+}
+
+void wipeoff_correlator_impl::forecast(int, gr_vector_int& ninput_items_required)
+{
+    // Enough for the earliest pending integration to complete.
+    const uint64_t r0 = nitems_read(0);
+    int64_t need = INT_MAX;
+    for (const auto& s : d_sats) {
+        const uint64_t start = std::max(s.second.next_start(), r0);
+        need = std::min<int64_t>(need, int64_t(start - r0) + s.second.next_length());
+    }
+    // A satellite starting far ahead: read up to one integration at a time
+    // (consumed up to its start) rather than wait for more than fits.
+    need = std::clamp<int64_t>(need, 1, d_max_length);
+    for (auto& n : ninput_items_required)
+        n = int(need);
+}
+
+void wipeoff_correlator_impl::read_tags(uint64_t begin, uint64_t end)
+{
+    std::vector<gr::tag_t> tags;
+    for (int port = 0; port < d_plan.n_antennas(); ++port) {
+        get_tags_in_range(tags, port, begin, end);
+        for (const auto& tag : tags) {
+            if (pmt::eqv(tag.key, missing_key)) {
+                const uint64_t n = std::max<int64_t>(1, pmt::to_long(tag.value));
+                d_missing.add(tag.offset, tag.offset + n);
+            } else if (pmt::eqv(tag.key, rx_time_key) && port == 0 &&
+                       pmt::is_tuple(tag.value)) {
+                d_time = double(pmt::to_uint64(pmt::tuple_ref(tag.value, 0))) +
+                         pmt::to_double(pmt::tuple_ref(tag.value, 1));
+                d_time_offset = tag.offset;
+                d_have_time = true;
+            }
+        }
+    }
+}
+
+pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
+                                            const std::complex<float>* sums,
+                                            uint64_t missing) const
+{
+    const auto& s = kernels::gnss_signal(g.system);
+    pmt::pmt_t d = pmt::make_dict();
+    d = pmt::dict_add(d, pmt::intern("system"), pmt::intern(s.name));
+    d = pmt::dict_add(d, pmt::intern("prn"), pmt::from_long(g.prn));
+    d = pmt::dict_add(d, pmt::intern("start"), pmt::from_uint64(g.start));
+    d = pmt::dict_add(d, pmt::intern("length"), pmt::from_long(g.length));
+    d = pmt::dict_add(d, pmt::intern("integration"), pmt::from_uint64(g.index));
+    d = pmt::dict_add(d, pmt::intern("carrier_freq"), pmt::from_double(g.carrier_freq));
+    d = pmt::dict_add(d, pmt::intern("carrier_phase"), pmt::from_double(g.carrier_cycles()));
+    d = pmt::dict_add(d, pmt::intern("code_freq"), pmt::from_double(g.code_freq));
+    d = pmt::dict_add(d, pmt::intern("code_phase"), pmt::from_double(g.code_chips()));
+    d = pmt::dict_add(d, pmt::intern("samp_rate"), pmt::from_double(d_plan.samp_rate()));
+    d = pmt::dict_add(d, pmt::intern("n_antennas"), pmt::from_long(d_plan.n_antennas()));
+    d = pmt::dict_add(d, pmt::intern("taps_chips"), pmt::init_f64vector(d_plan.n_taps(), d_plan.taps()));
+    d = pmt::dict_add(d,
+                      pmt::intern("correlations"),
+                      pmt::init_c32vector(std::size_t(d_plan.n_antennas()) * d_plan.n_taps(),
+                                          sums));
+    d = pmt::dict_add(d, pmt::intern("missing"), pmt::from_uint64(missing));
+    if (d_have_time)
+        d = pmt::dict_add(d,
+                          pmt::intern("time"),
+                          pmt::from_double(d_time + (double(g.start) - double(d_time_offset)) /
+                                                        d_plan.samp_rate()));
+    return d;
+}
+
+void wipeoff_correlator_impl::write_record(char* out,
+                                           const gnss_integration& g,
+                                           const std::complex<float>* sums,
+                                           uint64_t missing) const
+{
+    // Layout (docs/gnss.md): int32 system, int32 prn, int64 start, int64
+    // length, float64 carrier_freq, carrier_phase, code_freq, code_phase,
+    // uint32 flags (bit 0: samples missing), uint32 integration index, then
+    // complex float32 [antenna][tap].
+    std::memset(out, 0, 64);
+    const int32_t sys = int32_t(g.system), prn = g.prn;
+    const int64_t start = int64_t(g.start), len = g.length;
+    const double f[4] = { g.carrier_freq, g.carrier_cycles(), g.code_freq, g.code_chips() };
+    const uint32_t flags = missing ? 1u : 0u, index = uint32_t(g.index);
+    std::memcpy(out, &sys, 4);
+    std::memcpy(out + 4, &prn, 4);
+    std::memcpy(out + 8, &start, 8);
+    std::memcpy(out + 16, &len, 8);
+    std::memcpy(out + 24, f, 32);
+    std::memcpy(out + 56, &flags, 4);
+    std::memcpy(out + 60, &index, 4);
+    std::memcpy(out + 64, sums, std::size_t(d_record_size - 64));
+}
+
+int wipeoff_correlator_impl::general_work(int noutput_items,
+                                          gr_vector_int& ninput_items,
+                                          gr_vector_const_void_star& input_items,
+                                          gr_vector_void_star& output_items)
+{
+    gr::thread::scoped_lock guard(d_setlock);
+    const uint64_t r0 = nitems_read(0);
+    // All antennas advance together: the shortest decides.
+    const int n = *std::min_element(ninput_items.begin(), ninput_items.end());
+    const uint64_t end = r0 + uint64_t(n);
+    read_tags(std::max(r0, d_tags_read), end);
+    d_tags_read = std::max(d_tags_read, end);
+
+    const bool records = !output_items.empty();
+    const std::size_t max_jobs = records ? std::size_t(noutput_items) : SIZE_MAX;
+    std::vector<gnss_integration> sched;
+    // Satellites in order of their next start, so a limited call serves the
+    // one holding back consumption first.
+    bool progress = true;
+    while (progress && sched.size() < max_jobs) {
+        progress = false;
+        gnss_tracker* earliest = nullptr;
+        for (auto& s : d_sats) {
+            auto& t = s.second;
+            if (t.next_start() < r0) {
+                d_logger->warn("{} PRN {}: samples before {} are gone; it restarts at "
+                               "its next code epoch",
+                               kernels::gnss_signal(t.system()).name,
+                               t.prn(),
+                               r0);
+                t.skip_to(r0);
+            }
+            if (t.next_start() + uint64_t(t.next_length()) <= end &&
+                (!earliest || t.next_start() < earliest->next_start()))
+                earliest = &t;
+        }
+        if (earliest) {
+            sched.push_back(earliest->take());
+            progress = true;
+        }
+    }
+
+    if (!sched.empty()) {
+        if (d_io)
+            d_io->begin(*this);
+        std::vector<kernels::gnss_job> jobs;
+        for (const auto& g : sched)
+            jobs.push_back(g.job(r0));
+        std::vector<const void*> ants(input_items.begin(), input_items.end());
+        const std::size_t per = std::size_t(d_plan.n_antennas()) * d_plan.n_taps();
+        std::vector<std::complex<float>> sums(jobs.size() * per);
+        d_plan.execute(ants, int64_t(n), jobs, sums.data(), d_io ? d_io->stream() : nullptr);
+        if (d_io)
+            d_io->end(*this);
+        for (std::size_t j = 0; j < sched.size(); ++j) {
+            const uint64_t missing =
+                d_missing.overlap(sched[j].start, sched[j].start + sched[j].length);
+            if (records)
+                write_record(static_cast<char*>(output_items[0]) + j * d_record_size,
+                             sched[j],
+                             sums.data() + j * per,
+                             missing);
+            message_port_pub(corr_port, message(sched[j], sums.data() + j * per, missing));
+        }
+    }
+
+    // Keep every sample a pending integration still needs.
+    uint64_t keep = end;
+    for (const auto& s : d_sats)
+        keep = std::min(keep, std::max(s.second.next_start(), r0));
+    d_missing.forget_before(keep);
+    consume_each(int(keep - r0));
+    if (records)
+        produce(0, int(sched.size()));
+    return WORK_CALLED_PRODUCE;
+}
+
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,83 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#ifndef INCLUDED_GPUDSP_WIPEOFF_CORRELATOR_IMPL_H
+#define INCLUDED_GPUDSP_WIPEOFF_CORRELATOR_IMPL_H
+
+#include "block_backend.h"
+#include "gnss_schedule.h"
+#include <gnuradio/gpudsp/kernels/gnss_correlator.h>
+#include <gnuradio/gpudsp/wipeoff_correlator.h>
+#include <pmt/pmt.h>
+#include <map>
+
+namespace gr {
+namespace gpudsp {
+
+class wipeoff_correlator_impl : public wipeoff_correlator, public block_backend
+{
+public:
+    wipeoff_correlator_impl(double samp_rate,
+                            int n_antennas,
+                            const std::vector<double>& taps_chips,
+                            kernels::gnss_input input,
+                            int integration_periods,
+                            const runtime::backend_choice& choice);
+
+    std::string backend() const override { return runtime::to_string(d_choice.kind); }
+    int record_size() const override { return d_record_size; }
+    void add_satellite(const std::string& system,
+                       int prn,
+                       double carrier_freq,
+                       double code_freq,
+                       double carrier_phase,
+                       double code_phase,
+                       int64_t at_sample) override;
+    void update_satellite(const std::string& system,
+                          int prn,
+                          double carrier_freq,
+                          double code_freq,
+                          double carrier_phase_correction,
+                          double code_phase_correction) override;
+    void remove_satellite(const std::string& system, int prn) override;
+    std::vector<std::string> satellites() const override;
+
+    bool start() override;
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
+    int general_work(int noutput_items,
+                     gr_vector_int& ninput_items,
+                     gr_vector_const_void_star& input_items,
+                     gr_vector_void_star& output_items) override;
+
+private:
+    using key = std::pair<int, int>; // system, prn
+
+    key key_of(const std::string& system, int prn) const;
+    void handle_control(const pmt::pmt_t& msg);
+    void read_tags(uint64_t begin, uint64_t end);
+    pmt::pmt_t message(const gnss_integration& job,
+                       const std::complex<float>* sums,
+                       uint64_t missing) const;
+    void write_record(char* out,
+                      const gnss_integration& job,
+                      const std::complex<float>* sums,
+                      uint64_t missing) const;
+
+    kernels::gnss_correlator_plan d_plan;
+    int d_periods;
+    int d_record_size;
+    int64_t d_max_length; // samples of the longest integration allowed
+    std::map<key, gnss_tracker> d_sats;
+    gnss_missing_runs d_missing;
+    uint64_t d_tags_read = 0;
+    bool d_have_time = false;
+    uint64_t d_time_offset = 0;
+    double d_time = 0; // rx_time at d_time_offset, seconds
+};
+
+} // namespace gpudsp
+} // namespace gr
+
+#endif

@@ -1,0 +1,101 @@
+#
+# Copyright 2026 gr-gpudsp authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""GNSS helpers in plain numpy: the float64 reference of the correlator's
+definition, code replicas with their subcarrier, and a synthetic
+multi-antenna signal. Used by the tests, the tracking demo and the
+benchmarks; see docs/gnss.md for the conventions."""
+
+import numpy as np
+
+from . import kernels
+
+__all__ = ["replica", "reference_correlate", "synthetic_signal"]
+
+_signals = {}
+
+
+def _signal(system):
+    if system not in _signals:
+        s = kernels.gnss_signal(system)
+        s["codes"] = {}
+        _signals[system] = s
+    return _signals[system]
+
+
+def replica(system, prn, chips):
+    """c(t) for code phases t (chips, float64 array): the chip floor(t) mod L
+    (ICD chip value 1 as +1) times the subcarrier at the fractional chip
+    (E1-B: sqrt(10/11) BOC(1,1) + sqrt(1/11) BOC(6,1), sine-phased)."""
+    s = _signal(system)
+    if prn not in s["codes"]:
+        s["codes"][prn] = kernels.gnss_code(system, prn).astype(np.float64)
+    code = s["codes"][prn]
+    t = np.asarray(chips, dtype=np.float64)
+    whole = np.floor(t)
+    value = code[np.mod(whole, s["code_length"]).astype(np.int64)]
+    if s["sub_phases"] > 1:
+        sub = np.minimum(np.floor((t - whole) * s["sub_phases"]).astype(np.int64),
+                         s["sub_phases"] - 1)
+        value = value * np.asarray(s["subcarrier"])[sub]
+    return value
+
+
+def reference_correlate(x, satellites, taps_chips, samp_rate):
+    """The definition evaluated directly in float64: complex128
+    [n_satellites, n_antennas, n_taps]."""
+    x = np.atleast_2d(np.asarray(x))
+    n = x.shape[1]
+    out = np.zeros((len(satellites), x.shape[0], len(taps_chips)), np.complex128)
+    for k, sat in enumerate(satellites):
+        start = int(sat.get("start", 0))
+        length = int(sat.get("length", n - start))
+        i = np.arange(length, dtype=np.float64)
+        carrier = np.exp(-2j * np.pi * (sat.get("carrier_phase", 0.0) +
+                                        sat.get("carrier_freq", 0.0) * i / samp_rate))
+        code_freq = sat.get("code_freq", _signal(sat["system"])["chip_rate"])
+        wiped = x[:, start:start + length].astype(np.complex128) * carrier
+        for l, tap in enumerate(taps_chips):
+            c = replica(sat["system"], sat["prn"],
+                        sat.get("code_phase", 0.0) + tap + code_freq * i / samp_rate)
+            out[k, :, l] = wiped @ c
+    return out
+
+
+def synthetic_signal(n_samples, samp_rate, satellites, n_antennas=1, cn0_dbhz=None,
+                     antenna_phases=None, first_sample=0, rng=None):
+    """complex64 [n_antennas, n_samples] holding the satellites' signals and
+    complex white noise of unit power per sample (when cn0_dbhz is given).
+
+    Each satellite dict: system, prn, carrier_freq (Hz), code_freq (chips/s),
+    carrier_phase (cycles) and code_phase (chips) at absolute sample 0,
+    optional amplitude, optional bits (a +-1 array, one per
+    bit_periods code periods, default 20 for L1, 1 for E1-B) and cn0_dbhz
+    (overrides the default). Sample i of the result is absolute sample
+    first_sample + i, so consecutive calls continue the signal.
+    antenna_phases[m][k]: the phase (cycles) antenna m adds to satellite k."""
+    rng = np.random.default_rng() if rng is None else rng
+    i = first_sample + np.arange(n_samples, dtype=np.float64)
+    x = np.zeros((n_antennas, n_samples), np.complex128)
+    if cn0_dbhz is not None:
+        x += (rng.standard_normal((n_antennas, n_samples)) +
+              1j * rng.standard_normal((n_antennas, n_samples))) / np.sqrt(2)
+    for k, sat in enumerate(satellites):
+        s = _signal(sat["system"])
+        t = sat.get("code_phase", 0.0) + sat["code_freq"] * i / samp_rate
+        c = replica(sat["system"], sat["prn"], t)
+        if "bits" in sat:
+            per = sat.get("bit_periods", 20 if sat["system"] == "gps_l1ca" else 1)
+            bit = np.floor(t / (s["code_length"] * per)).astype(np.int64)
+            c = c * np.asarray(sat["bits"])[np.mod(bit, len(sat["bits"]))]
+        cn0 = sat.get("cn0_dbhz", cn0_dbhz)
+        amp = sat.get("amplitude", 1.0)
+        if cn0 is not None:
+            # Noise of unit power in samp_rate: C/N0 = A^2 / (1 / fs).
+            amp = np.sqrt(10 ** (cn0 / 10) / samp_rate)
+        phase = sat.get("carrier_phase", 0.0) + sat["carrier_freq"] * i / samp_rate
+        for m in range(n_antennas):
+            extra = 0.0 if antenna_phases is None else antenna_phases[m][k]
+            x[m] += amp * c * np.exp(2j * np.pi * (phase + extra))
+    return x.astype(np.complex64)
