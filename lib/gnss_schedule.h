@@ -83,6 +83,8 @@ public:
     uint64_t next_start() const { return d_next; }
     double carrier_freq() const { return d_carrier_freq; }
     double code_freq() const { return d_code_freq; }
+    /*! Code phase (chips) at next_start(). */
+    double code_chips() const { return std::ldexp(double(d_code), -32); }
 
     /*! Samples of the next integration: those whose code phase, counted
      *  from its start, stays below periods * L chips. */

@@ -340,8 +340,8 @@ int wipeoff_correlator_impl::general_work(int noutput_items,
     const bool records = !output_items.empty();
     const std::size_t max_jobs = records ? std::size_t(noutput_items) : SIZE_MAX;
     std::vector<gnss_integration> sched;
-    // Satellites in order of their next start, so a limited call serves the
-    // one holding back consumption first.
+    // Integrations in order of their last sample (then system, PRN): the
+    // order does not depend on how the stream is cut into calls.
     bool progress = true;
     while (progress && sched.size() < max_jobs) {
         progress = false;
@@ -356,8 +356,10 @@ int wipeoff_correlator_impl::general_work(int noutput_items,
                                r0);
                 t.skip_to(r0);
             }
-            if (t.next_start() + uint64_t(t.next_length()) <= end &&
-                (!earliest || t.next_start() < earliest->next_start()))
+            const uint64_t t_end = t.next_start() + uint64_t(t.next_length());
+            if (t_end <= end &&
+                (!earliest ||
+                 t_end < earliest->next_start() + uint64_t(earliest->next_length())))
                 earliest = &t;
         }
         if (earliest) {

@@ -11,7 +11,11 @@ import numpy as np
 
 from . import kernels
 
-__all__ = ["replica", "reference_correlate", "synthetic_signal"]
+__all__ = ["replica", "reference_correlate", "synthetic_signal", "record_dtype",
+           "parse_records", "SYSTEMS"]
+
+#: system numbers used in the block's records
+SYSTEMS = ("gps_l1ca", "galileo_e1b")
 
 _signals = {}
 
@@ -99,3 +103,20 @@ def synthetic_signal(n_samples, samp_rate, satellites, n_antennas=1, cn0_dbhz=No
             extra = 0.0 if antenna_phases is None else antenna_phases[m][k]
             x[m] += amp * c * np.exp(2j * np.pi * (phase + extra))
     return x.astype(np.complex64)
+
+
+def record_dtype(n_antennas, n_taps):
+    """numpy dtype of one output record of wipeoff_correlator (64-byte
+    header, then complex64 [antenna][tap]); see docs/gnss.md."""
+    return np.dtype([("system", "<i4"), ("prn", "<i4"), ("start", "<i8"),
+                     ("length", "<i8"), ("carrier_freq", "<f8"),
+                     ("carrier_phase", "<f8"), ("code_freq", "<f8"),
+                     ("code_phase", "<f8"), ("flags", "<u4"), ("integration", "<u4"),
+                     ("correlations", "<c8", (n_antennas, n_taps))])
+
+
+def parse_records(data, n_antennas, n_taps):
+    """The records of a wipeoff_correlator output stream (bytes, or a uint8
+    array) as a numpy structured array (record_dtype)."""
+    return np.frombuffer(np.asarray(data, dtype=np.uint8).tobytes(),
+                         dtype=record_dtype(n_antennas, n_taps))

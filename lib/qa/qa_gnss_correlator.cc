@@ -1,0 +1,283 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The GNSS correlator plan on the test device (emulated, or CUDA when built
+// with GPUDSP_TEST_CUDA) against a float64 evaluation of the definition
+// written here independently of the kernels (no fixed point), and against
+// the CPU plan; and the block's integration schedule (gnss_schedule.h):
+// integrations start at code epochs and continue each other exactly.
+
+#include "gnss_schedule.h"
+#include "qa_common.h"
+#include <gnuradio/gpudsp/kernels/gnss_correlator.h>
+#include <cmath>
+#include <complex>
+
+using namespace gr::gpudsp;
+using kernels::gnss_system;
+
+using device_fixture = qa::skip_without_device;
+BOOST_TEST_GLOBAL_FIXTURE(device_fixture);
+
+namespace {
+
+using cvec = std::vector<std::complex<float>>;
+
+double code_value(gnss_system sys, int prn, double t)
+{
+    const auto& s = kernels::gnss_signal(sys);
+    const double whole = std::floor(t);
+    const long chip = long(whole - std::floor(whole / s.code_length) * s.code_length);
+    const double c = kernels::gnss_codes(sys)[std::size_t(prn - 1) * s.code_length + chip];
+    const int sub = std::min(s.sub_phases - 1, int((t - whole) * s.sub_phases));
+    return c * kernels::gnss_subcarrier(sys, sub);
+}
+
+std::vector<std::complex<double>> reference(const cvec& x,
+                                            int64_t n,
+                                            int M,
+                                            const std::vector<kernels::gnss_job>& jobs,
+                                            const std::vector<double>& taps,
+                                            double fs)
+{
+    std::vector<std::complex<double>> out;
+    for (const auto& j : jobs)
+        for (int m = 0; m < M; ++m)
+            for (double tap : taps) {
+                std::complex<double> acc = 0;
+                for (int64_t i = 0; i < j.length; ++i) {
+                    const double ph = j.carrier_phase + j.carrier_freq * double(i) / fs;
+                    const double c =
+                        code_value(j.system, j.prn, j.code_phase + tap + j.code_freq * i / fs);
+                    acc += std::complex<double>(x[m * n + j.start + i]) *
+                           std::polar(1.0, -2 * M_PI * ph) * c;
+                }
+                out.push_back(acc);
+            }
+    return out;
+}
+
+cvec noise(std::size_t n, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> g;
+    cvec v(n);
+    for (auto& z : v)
+        z = { g(rng), g(rng) };
+    return v;
+}
+
+std::vector<kernels::gnss_job> mixed_jobs(int64_t n)
+{
+    std::vector<kernels::gnss_job> jobs;
+    const int prns[] = { 1, 37, 12, 50, 5 };
+    for (int k = 0; k < 5; ++k) {
+        kernels::gnss_job j;
+        j.system = k % 2 ? gnss_system::galileo_e1b : gnss_system::gps_l1ca;
+        j.prn = j.system == gnss_system::gps_l1ca ? prns[k] % 37 + 1 : prns[k];
+        j.carrier_freq = -4e5 + 2.1e5 * k + 0.37;
+        j.carrier_phase = 0.1 * k - 0.23;
+        j.code_freq = 1.023e6 + 0.61 * k - 1.3;
+        // Near the end of the code, so negative taps wrap across the start.
+        j.code_phase = k == 0 ? 0.2 : 1000.7 * k;
+        j.start = 3 * k;
+        j.length = n - 3 * k - (k == 4 ? 1001 : 0); // odd lengths
+        jobs.push_back(j);
+    }
+    return jobs;
+}
+
+void check_close(const cvec& got,
+                 const std::vector<std::complex<double>>& want,
+                 double rel)
+{
+    BOOST_REQUIRE_EQUAL(got.size(), want.size());
+    double peak = 0;
+    for (const auto& w : want)
+        peak = std::max(peak, std::abs(w));
+    for (std::size_t r = 0; r < got.size(); ++r)
+        BOOST_CHECK_SMALL(std::abs(std::complex<double>(got[r]) - want[r]) / peak, rel);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(matches_float64_definition_on_the_test_device)
+{
+    const double fs = 4.092e6;
+    const int M = 3;
+    const int64_t n = 8191;
+    const std::vector<double> taps = { 0.5, 0.0, -0.5, -1.25, 3.0 };
+    const auto x = noise(std::size_t(n) * M, 1);
+    const auto jobs = mixed_jobs(n);
+    const auto want = reference(x, n, M, jobs, taps, fs);
+    kernels::gnss_correlator_plan plan(
+        M, taps, fs, kernels::gnss_input::complex64, qa::test_device(), "qa");
+    check_close(plan.execute_host(x.data(), n, jobs), want, 2e-5);
+}
+
+BOOST_AUTO_TEST_CASE(complex_int16_input)
+{
+    const double fs = 2.5e6;
+    const int M = 2;
+    const int64_t n = 5003;
+    std::mt19937 rng(4);
+    std::uniform_int_distribution<int> u(-2000, 2000);
+    std::vector<int16_t> x16(std::size_t(n) * M * 2);
+    for (auto& v : x16)
+        v = int16_t(u(rng));
+    cvec x(std::size_t(n) * M);
+    for (std::size_t i = 0; i < x.size(); ++i)
+        x[i] = { float(x16[2 * i]), float(x16[2 * i + 1]) };
+    auto jobs = mixed_jobs(n);
+    const std::vector<double> taps = { 0.25, -0.25 };
+    kernels::gnss_correlator_plan plan(
+        M, taps, fs, kernels::gnss_input::complex_int16, qa::test_device(), "qa");
+    check_close(plan.execute_host(x16.data(), n, jobs), reference(x, n, M, jobs, taps, fs),
+                2e-5);
+}
+
+BOOST_AUTO_TEST_CASE(many_satellites_and_antennas_match_the_cpu_plan)
+{
+    // 9 antennas and 11 taps: several antenna and tap groups on the GPU.
+    const double fs = 25e6;
+    const int M = 9;
+    const int64_t n = 25001;
+    const std::vector<double> taps = { 2, 1.5, 1, 0.6, 0.3, 0.15, 0, -0.15, -0.3, -0.6, -1 };
+    const auto x = noise(std::size_t(n) * M, 2);
+    std::vector<kernels::gnss_job> jobs;
+    for (int k = 0; k < 40; ++k) {
+        kernels::gnss_job j;
+        j.system = k % 3 ? gnss_system::gps_l1ca : gnss_system::galileo_e1b;
+        j.prn = 1 + k % 37;
+        j.carrier_freq = 1000 + 123.4 * k;
+        j.code_freq = 1.023e6 * (1 + j.carrier_freq / 1575.42e6);
+        j.code_phase = 10.5 + 97.1 * k;
+        j.start = k;
+        j.length = n - 2 * k;
+        jobs.push_back(j);
+    }
+    kernels::gnss_correlator_plan cpu(
+        M, taps, fs, kernels::gnss_input::complex64, {}, "qa cpu");
+    kernels::gnss_correlator_plan dev(
+        M, taps, fs, kernels::gnss_input::complex64, qa::test_device(), "qa");
+    const auto a = cpu.execute_host(x.data(), n, jobs);
+    const auto b = dev.execute_host(x.data(), n, jobs);
+    std::vector<std::complex<double>> ad(a.begin(), a.end());
+    check_close(b, ad, 2e-6);
+}
+
+BOOST_AUTO_TEST_CASE(noise_free_prompt_equals_the_sample_count)
+{
+    // A noise-free replica of the signal: the prompt is exactly N (all
+    // products +1 up to float rounding), on every antenna.
+    const double fs = 5e6;
+    const int64_t n = 5000;
+    kernels::gnss_job j;
+    j.system = gnss_system::gps_l1ca;
+    j.prn = 1;
+    j.carrier_freq = 1000;
+    j.code_phase = 10.5;
+    j.length = n;
+    cvec x(2 * n);
+    for (int64_t i = 0; i < n; ++i) {
+        const auto s = std::polar(1.0, 2 * M_PI * 1000.0 * i / fs) *
+                       code_value(j.system, 1, 10.5 + 1.023e6 * i / fs);
+        x[i] = std::complex<float>(s);
+        x[n + i] = std::complex<float>(s * std::polar(1.0, 0.3)); // antenna 2 turned
+    }
+    kernels::gnss_correlator_plan plan(
+        2, { 0.0 }, fs, kernels::gnss_input::complex64, qa::test_device(), "qa");
+    const auto r = plan.execute_host(x.data(), n, { j });
+    BOOST_CHECK_SMALL(std::abs(r[0] - std::complex<float>(n, 0)), 0.02f);
+    BOOST_CHECK_SMALL(std::abs(r[1] - std::complex<float>(std::polar(double(n), 0.3))), 0.05f);
+}
+
+BOOST_AUTO_TEST_CASE(bad_jobs_and_plans_are_refused)
+{
+    const auto dev = qa::test_device();
+    using kernels::gnss_correlator_plan;
+    BOOST_CHECK_THROW(gnss_correlator_plan(1, { 600.0 }, 1e6, kernels::gnss_input::complex64,
+                                           dev, "qa"),
+                      std::invalid_argument);
+    BOOST_CHECK_THROW(gnss_correlator_plan(1, { 0.0 }, -1, kernels::gnss_input::complex64,
+                                           dev, "qa"),
+                      std::invalid_argument);
+    BOOST_CHECK_THROW(gnss_correlator_plan(0, { 0.0 }, 1e6, kernels::gnss_input::complex64,
+                                           dev, "qa"),
+                      std::invalid_argument);
+    gnss_correlator_plan plan(1, { 0.0 }, 2e6, kernels::gnss_input::complex64, dev, "qa");
+    kernels::gnss_job j;
+    j.length = 100;
+    cvec x(100);
+    auto bad = [&](auto change) {
+        auto k = j;
+        change(k);
+        BOOST_CHECK_THROW(plan.execute_host(x.data(), 100, { k }), std::invalid_argument);
+    };
+    bad([](auto& k) { k.prn = 38; });
+    bad([](auto& k) { k.prn = 0; });
+    bad([](auto& k) { k.length = 101; });
+    bad([](auto& k) { k.start = -1; });
+    bad([](auto& k) { k.code_freq = 0; });
+    bad([](auto& k) { k.code_freq = 3e6; }); // above samp_rate
+    bad([](auto& k) { k.carrier_freq = NAN; });
+    BOOST_CHECK_THROW(kernels::parse_gnss_system("glonass", "qa"), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(schedule_starts_at_epochs_and_continues_exactly)
+{
+    const double fs = 4e6;
+    for (auto sys : { gnss_system::gps_l1ca, gnss_system::galileo_e1b }) {
+        const double fc = 1.023e6 + 3.3, f = 1234.5;
+        const double tau0 = 517.25, phi0 = 0.125; // at sample 1000
+        gnss_tracker t(sys, 3, fs, 2, f, fc, phi0, tau0, 1000);
+        const double L = kernels::gnss_signal(sys).code_length;
+        // The code rate the fixed point runs at: chips per sample in
+        // units of 2^-32 (the documented quantisation).
+        const double step = double(kernels::gnss_code_step(fc, fs)) * 0x1p-32;
+        uint64_t expect_start = t.next_start();
+        for (int k = 0; k < 5; ++k) {
+            const auto g = t.take();
+            BOOST_CHECK_EQUAL(g.start, expect_start);
+            // The code phase of the first sample is in [0, step).
+            BOOST_CHECK(g.code_chips() >= 0 && g.code_chips() < step + 1e-9);
+            // And it continues the replica given at sample 1000.
+            const double elapsed = double(g.start) - 1000;
+            double code = std::fmod(tau0 + step * elapsed, L);
+            if (code > L - 2 * step)
+                code -= L;
+            BOOST_CHECK_SMALL(code - g.code_chips(), 1e-9);
+            const double cyc = phi0 + f * elapsed / fs;
+            const double d = cyc - g.carrier_cycles();
+            BOOST_CHECK_SMALL(d - std::round(d), 1e-9);
+            // Two code periods long.
+            BOOST_CHECK(g.code_chips() + step * g.length >= 2 * L);
+            BOOST_CHECK(g.code_chips() + step * (g.length - 1) < 2 * L);
+            expect_start = g.start + uint64_t(g.length);
+        }
+        // Frequencies change from the next integration, phases continue.
+        t.set_freqs(f + 100, fc);
+        BOOST_CHECK_EQUAL(t.take().start, expect_start);
+        // A code correction of -0.5 chip moves the start half a chip later.
+        const uint64_t before = t.next_start();
+        const double q = t.code_chips();
+        t.correct(0.0, -0.5);
+        BOOST_CHECK_EQUAL(t.next_start(), before + uint64_t(std::ceil((0.5 - q) / step)));
+        BOOST_CHECK(t.code_chips() >= 0 && t.code_chips() < step);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(missing_runs_count_each_sample_once)
+{
+    gnss_missing_runs runs;
+    runs.add(100, 200);
+    runs.add(150, 250); // another antenna, overlapping
+    runs.add(1000, 1001);
+    BOOST_CHECK_EQUAL(runs.overlap(0, 100), 0u);
+    BOOST_CHECK_EQUAL(runs.overlap(0, 1000), 150u);
+    BOOST_CHECK_EQUAL(runs.overlap(240, 1001), 11u);
+    runs.forget_before(260);
+    BOOST_CHECK_EQUAL(runs.overlap(0, 2000), 1u);
+}
