@@ -27,20 +27,16 @@ constexpr int block = 128; // samples; block * code_step < one code period
 constexpr int lanes = 8;
 
 // q0 < L 2^32 and n * step < L 2^32, so q < 2 L 2^32: chips2 holds the
-// code twice and needs no wrap.
-__attribute__((target_clones("avx2", "default"))) void
-code_bpsk(float* out, int n, uint64_t q0, uint64_t step, const float* chips2)
-{
-    for (int k = 0; k < n; ++k)
-        out[k] = chips2[(q0 + uint64_t(k) * step) >> 32];
-}
-
-__attribute__((target_clones("avx2", "default"))) void code_subcarrier(
+// code twice and needs no wrap. S = 1 (BPSK) or the sub-phases per chip.
+// (Scalar: an AVX2 version with gathers was no faster on the AMD EPYC dev
+// machine, whose gathers are slow.)
+void code_replica(
     float* out, int n, uint64_t q0, uint64_t step, const float* chips2, const float* sub, int S)
 {
     for (int k = 0; k < n; ++k) {
         const uint64_t q = q0 + uint64_t(k) * step;
-        out[k] = chips2[q >> 32] * sub[(uint64_t(uint32_t(q)) * uint64_t(S)) >> 32];
+        const float c = chips2[q >> 32];
+        out[k] = S == 1 ? c : c * sub[(uint64_t(uint32_t(q)) * uint64_t(S)) >> 32];
     }
 }
 
@@ -188,10 +184,7 @@ private:
                 if (q0 >= job.code_modulus)
                     q0 -= job.code_modulus;
                 float* v = d_code.data() + l * block;
-                if (t.sub_phases == 1)
-                    code_bpsk(v, n, q0, job.code_step, chips2);
-                else
-                    code_subcarrier(v, n, q0, job.code_step, chips2, t.sub, t.sub_phases);
+                code_replica(v, n, q0, job.code_step, chips2, t.sub, t.sub_phases);
                 std::fill(v + n, v + padded, 0.0f);
             }
             for (int m = 0; m < d_m; ++m) {

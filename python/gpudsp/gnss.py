@@ -12,7 +12,7 @@ import numpy as np
 from . import kernels
 
 __all__ = ["replica", "reference_correlate", "synthetic_signal", "record_dtype",
-           "parse_records", "SYSTEMS"]
+           "parse_records", "with_satellites", "SYSTEMS"]
 
 #: system numbers used in the block's records
 SYSTEMS = ("gps_l1ca", "galileo_e1b")
@@ -120,3 +120,18 @@ def parse_records(data, n_antennas, n_taps):
     array) as a numpy structured array (record_dtype)."""
     return np.frombuffer(np.asarray(data, dtype=np.uint8).tobytes(),
                          dtype=record_dtype(n_antennas, n_taps))
+
+
+def with_satellites(correlator, satellites):
+    """Adds each satellite dict (system, prn, and optionally carrier_freq,
+    code_freq, carrier_phase, code_phase, sample) to a wipeoff_correlator
+    and returns it (GRC's "Satellites" parameter)."""
+    for sat in satellites:
+        chip_rate = kernels.gnss_signal(sat["system"])["chip_rate"]
+        correlator.add_satellite(sat["system"], int(sat["prn"]),
+                                 float(sat.get("carrier_freq", 0.0)),
+                                 float(sat.get("code_freq", chip_rate)),
+                                 float(sat.get("carrier_phase", 0.0)),
+                                 float(sat.get("code_phase", 0.0)),
+                                 int(sat.get("sample", -1)))
+    return correlator
