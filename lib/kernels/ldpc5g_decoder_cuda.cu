@@ -1,0 +1,384 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The LDPC decoder on CUDA: one thread block per codeword (one thread per
+// lift index z), every iteration inside one launch. The a-posteriori values
+// live in shared memory (float, or int16 in fixed point); the compressed
+// check messages (two minima, their edge, signs) per (row, z) in global
+// memory. Layered schedule: rows in order, each row's Z checks in parallel
+// (they touch distinct variables), a barrier between rows; flooding: all
+// checks, then every variable sums its messages in row order (the CPU's
+// order). The parity checks are evaluated in the kernel after every
+// iteration (__syncthreads_or) for early termination. De-rate-matching
+// (repetitions added, punctured bits 0, fillers certain) is the kernel's
+// prologue. Batches are cut into chunks on two streams, so one chunk's
+// upload overlaps the previous chunk's decoding. The arithmetic is
+// ldpc5g_impl.h's, shared with the CPU: fixed point is bit-exact.
+
+#include "ldpc5g_impl.h"
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cstring>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+namespace {
+
+constexpr int chunk_max = 512;
+
+struct dev_layout {
+    int Z, K, K_ldpc, E, Ncb, period, rows_used, cols_used, max_iterations, n_edges;
+    bool early, positive_is_zero;
+    float fixed_scale;
+    ldpc_norm norm;
+    const int32_t* row_start;
+    const int32_t* edge_col;
+    const int32_t* edge_shift;
+    const int32_t* col_start;
+    const int32_t* col_row;
+    const int32_t* col_edge;
+    const int32_t* col_shift;
+    const int32_t* first_read;
+    const int32_t* interleaved;
+};
+
+template <typename T>
+__device__ __forceinline__ T quantise(float llr, float scale);
+template <>
+__device__ __forceinline__ float quantise<float>(float llr, float)
+{
+    return llr;
+}
+template <>
+__device__ __forceinline__ int32_t quantise<int32_t>(float llr, float scale)
+{
+    const int q = __float2int_rn(llr * scale); // half to even, as lrint
+    return q > ldpc_msg_max ? ldpc_msg_max : q < -ldpc_msg_max ? -ldpc_msg_max : q;
+}
+template <typename T>
+__device__ __forceinline__ T certain();
+template <>
+__device__ __forceinline__ float certain<float>()
+{
+    return ldpc_float_certain;
+}
+template <>
+__device__ __forceinline__ int32_t certain<int32_t>()
+{
+    return ldpc_app_max;
+}
+
+template <typename T, typename S, bool LAYERED>
+__global__ void decode_kernel(dev_layout l,
+                              const float* __restrict__ llrs,
+                              ldpc_check_state<T>* __restrict__ states, // [cw][2][rows][Z]
+                              T* __restrict__ channel,                   // [cw][cols Z] (flooding)
+                              uint8_t* __restrict__ bits,
+                              int32_t* __restrict__ iterations,
+                              uint8_t* __restrict__ ok)
+{
+    extern __shared__ unsigned char smem[];
+    S* app = reinterpret_cast<S*>(smem);
+    const int Z = l.Z, cw = blockIdx.x, n_vars = l.cols_used * Z;
+    const float* llr = llrs + (long long)cw * l.E;
+    const std::size_t per_cw = std::size_t(l.rows_used) * Z;
+    ldpc_check_state<T>* st = states + std::size_t(cw) * 2 * per_cw;
+    ldpc_check_state<T>* next = st + per_cw;
+    T* ch = channel ? channel + std::size_t(cw) * n_vars : nullptr;
+    const float sign = l.positive_is_zero ? 1.f : -1.f;
+
+    for (int n = threadIdx.x; n < n_vars; n += blockDim.x) {
+        const int j = n - 2 * Z;
+        T v = T(0);
+        if (n >= l.K && n < l.K_ldpc)
+            v = certain<T>();
+        else if (j >= 0 && j < l.Ncb && l.first_read[j] >= 0)
+            for (int e = l.first_read[j]; e < l.E; e += l.period)
+                v += quantise<T>(sign * llr[l.interleaved[e]], l.fixed_scale);
+        v = ldpc_clamp_app(v);
+        app[n] = S(v);
+        if (ch)
+            ch[n] = v;
+    }
+    for (std::size_t k = threadIdx.x; k < per_cw; k += blockDim.x)
+        st[k] = ldpc_check_state<T>{ T(0), T(0), 0u, 0 };
+    __syncthreads();
+
+    const int z = threadIdx.x;
+    int it = 0;
+    bool pass = false;
+    while (it < l.max_iterations) {
+        if (LAYERED) {
+            for (int r = 0; r < l.rows_used; ++r) {
+                if (z < Z) {
+                    const int e0 = l.row_start[r], deg = l.row_start[r + 1] - e0;
+                    T t[ldpc_max_degree];
+                    int at[ldpc_max_degree];
+                    const ldpc_check_state<T> old = st[r * Z + z];
+#pragma unroll
+                    for (int i = 0; i < ldpc_max_degree; ++i)
+                        if (i < deg) {
+                            int zz = z + l.edge_shift[e0 + i];
+                            zz = zz >= Z ? zz - Z : zz;
+                            at[i] = l.edge_col[e0 + i] * Z + zz;
+                            t[i] = T(app[at[i]]) - ldpc_c2v(old, i);
+                        }
+                    const ldpc_check_state<T> nw = ldpc_check_update(t, deg, l.norm);
+#pragma unroll
+                    for (int i = 0; i < ldpc_max_degree; ++i)
+                        if (i < deg)
+                            app[at[i]] = S(ldpc_clamp_app(t[i] + ldpc_c2v(nw, i)));
+                    st[r * Z + z] = nw;
+                }
+                __syncthreads();
+            }
+        } else {
+            for (int r = 0; r < l.rows_used; ++r)
+                if (z < Z) {
+                    const int e0 = l.row_start[r], deg = l.row_start[r + 1] - e0;
+                    T t[ldpc_max_degree];
+                    const ldpc_check_state<T> old = st[r * Z + z];
+#pragma unroll
+                    for (int i = 0; i < ldpc_max_degree; ++i)
+                        if (i < deg) {
+                            int zz = z + l.edge_shift[e0 + i];
+                            zz = zz >= Z ? zz - Z : zz;
+                            t[i] = T(app[l.edge_col[e0 + i] * Z + zz]) - ldpc_c2v(old, i);
+                        }
+                    next[r * Z + z] = ldpc_check_update(t, deg, l.norm);
+                }
+            __syncthreads();
+            for (int n = threadIdx.x; n < n_vars; n += blockDim.x) {
+                const int col = n / Z, zz = n % Z;
+                T v = ch[n];
+                for (int k = l.col_start[col]; k < l.col_start[col + 1]; ++k) {
+                    int zc = zz - l.col_shift[k];
+                    zc = zc < 0 ? zc + Z : zc;
+                    v += ldpc_c2v(next[l.col_row[k] * Z + zc], l.col_edge[k]);
+                }
+                app[n] = S(ldpc_clamp_app(v));
+            }
+            ldpc_check_state<T>* tmp = st;
+            st = next;
+            next = tmp;
+            __syncthreads();
+        }
+        ++it;
+        if (l.early || it == l.max_iterations) {
+            int bad = 0;
+            if (z < Z)
+                for (int r = 0; r < l.rows_used && !bad; ++r) {
+                    unsigned parity = 0;
+                    for (int e = l.row_start[r]; e < l.row_start[r + 1]; ++e) {
+                        int zz = z + l.edge_shift[e];
+                        zz = zz >= Z ? zz - Z : zz;
+                        parity ^= app[l.edge_col[e] * Z + zz] < S(0);
+                    }
+                    bad = int(parity);
+                }
+            pass = !__syncthreads_or(bad);
+            if (l.early && pass)
+                break;
+        }
+    }
+    for (int i = threadIdx.x; i < l.K; i += blockDim.x)
+        bits[std::size_t(cw) * l.K + i] = app[i] < S(0) ? 1 : 0;
+    if (threadIdx.x == 0) {
+        iterations[cw] = it;
+        ok[cw] = pass ? 1 : 0;
+    }
+}
+
+template <typename T>
+class decoder_cuda : public ldpc5g_decoder_plan::impl
+{
+    using S = typename std::conditional<std::is_same<T, float>::value, float, int16_t>::type;
+
+public:
+    decoder_cuda(const ldpc5g_layout& l, runtime::device_context::sptr ctx, const std::string& who)
+        : d_l(l), d_ctx(std::move(ctx)), d_who(who)
+    {
+        d_ctx->make_current();
+        const std::vector<const std::vector<int32_t>*> tables = {
+            &l.row_start, &l.edge_col, &l.edge_shift, &l.col_start, &l.col_row,
+            &l.col_edge,  &l.col_shift, &l.first_read, &l.interleaved
+        };
+        std::size_t total = 0;
+        for (auto* t : tables)
+            total += (t->size() + 1) * 4;
+        d_tables = std::make_unique<runtime::device_memory>(d_ctx, total, who);
+        std::vector<int32_t> packed;
+        const int32_t* ptrs[9];
+        for (std::size_t k = 0; k < tables.size(); ++k) {
+            ptrs[k] = reinterpret_cast<const int32_t*>(d_tables->get()) + packed.size();
+            packed.insert(packed.end(), tables[k]->begin(), tables[k]->end());
+            packed.push_back(0);
+        }
+        {
+            runtime::device_stream s(d_ctx, who);
+            d_ctx->copy_async(d_tables->get(), packed.data(), packed.size() * 4,
+                              runtime::copy_kind::host_to_device, s.get(), who);
+            s.synchronize();
+        }
+        const auto& p = l.p;
+        d_dev = dev_layout{ p.Z, p.K, p.K_ldpc, p.E, p.Ncb, l.period, p.rows_used, l.cols_used,
+                            l.c.max_iterations, int(l.edge_col.size()), l.c.early_termination,
+                            l.c.positive_is_zero, l.c.fixed_scale, l.norm,
+                            ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4], ptrs[5], ptrs[6],
+                            ptrs[7], ptrs[8] };
+        d_smem = std::size_t(l.cols_used) * p.Z * sizeof(S);
+        d_threads = std::min(1024, std::max(32, (p.Z + 31) / 32 * 32));
+        auto kernel = l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;
+        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 int(d_smem)) != cudaSuccess)
+            d_ctx->check_last_error("cudaFuncSetAttribute (shared memory for the LDPC decoder)",
+                                    who);
+        for (auto& lane : d_lanes) {
+            lane.stream = std::make_unique<runtime::device_stream>(d_ctx, who);
+            if (cudaEventCreate(&lane.begin) != cudaSuccess ||
+                cudaEventCreate(&lane.end) != cudaSuccess)
+                d_ctx->check_last_error("cudaEventCreate", who);
+        }
+    }
+
+    ~decoder_cuda() override
+    {
+        d_ctx->make_current();
+        for (auto& lane : d_lanes) {
+            cudaEventDestroy(lane.begin);
+            cudaEventDestroy(lane.end);
+        }
+    }
+
+    double last_kernel_seconds() const override { return d_kernel_seconds; }
+
+    void decode(const float* llrs, int batch, uint8_t* bits, int32_t* its, uint8_t* ok) override
+    {
+        d_ctx->make_current();
+        const auto& p = d_l.p;
+        const int chunk = std::min(batch, chunk_max);
+        for (auto& lane : d_lanes)
+            reserve(lane, chunk);
+        d_kernel_seconds = 0;
+        int lane_of_chunk = 0;
+        std::vector<std::pair<int, int>> pending(2, { -1, 0 }); // (first cw, count) per lane
+        auto finish = [&](int k) {
+            auto& lane = d_lanes[k];
+            if (pending[k].first < 0)
+                return;
+            lane.stream->synchronize();
+            float ms = 0;
+            cudaEventElapsedTime(&ms, lane.begin, lane.end);
+            d_kernel_seconds += ms * 1e-3;
+            const int b0 = pending[k].first, n = pending[k].second;
+            std::memcpy(bits + std::size_t(b0) * p.K, lane.h_bits->get(), std::size_t(n) * p.K);
+            std::memcpy(its + b0, lane.h_its->get(), std::size_t(n) * 4);
+            std::memcpy(ok + b0, lane.h_ok->get(), std::size_t(n));
+            pending[k].first = -1;
+        };
+        for (int b0 = 0; b0 < batch; b0 += chunk) {
+            const int n = std::min(chunk, batch - b0);
+            const int k = lane_of_chunk;
+            lane_of_chunk ^= 1;
+            finish(k); // its buffers are free again
+            auto& lane = d_lanes[k];
+            const auto s = lane.stream->get();
+            const auto cs = static_cast<cudaStream_t>(s);
+            std::memcpy(lane.h_llr->get(), llrs + std::size_t(b0) * p.E,
+                        std::size_t(n) * p.E * sizeof(float));
+            d_ctx->copy_async(lane.d_llr->get(), lane.h_llr->get(),
+                              std::size_t(n) * p.E * sizeof(float),
+                              runtime::copy_kind::host_to_device, s, d_who);
+            cudaEventRecord(lane.begin, cs);
+            launch(n, lane, cs);
+            cudaEventRecord(lane.end, cs);
+            d_ctx->copy_async(lane.h_bits->get(), lane.d_bits->get(), std::size_t(n) * p.K,
+                              runtime::copy_kind::device_to_host, s, d_who);
+            d_ctx->copy_async(lane.h_its->get(), lane.d_its->get(), std::size_t(n) * 4,
+                              runtime::copy_kind::device_to_host, s, d_who);
+            d_ctx->copy_async(lane.h_ok->get(), lane.d_ok->get(), std::size_t(n),
+                              runtime::copy_kind::device_to_host, s, d_who);
+            pending[k] = { b0, n };
+        }
+        finish(0);
+        finish(1);
+    }
+
+private:
+    struct lane_t {
+        std::unique_ptr<runtime::device_stream> stream;
+        cudaEvent_t begin = nullptr, end = nullptr;
+        int capacity = 0;
+        std::unique_ptr<runtime::device_memory> d_llr, d_states, d_channel, d_bits, d_its, d_ok;
+        std::unique_ptr<runtime::pinned_memory> h_llr, h_bits, h_its, h_ok;
+    };
+
+    void reserve(lane_t& lane, int n)
+    {
+        if (lane.capacity >= n)
+            return;
+        const auto& p = d_l.p;
+        auto dev = [&](std::size_t bytes) {
+            return std::make_unique<runtime::device_memory>(d_ctx, std::max<std::size_t>(bytes, 4), d_who);
+        };
+        auto host = [&](std::size_t bytes) {
+            return std::make_unique<runtime::pinned_memory>(d_ctx, std::max<std::size_t>(bytes, 4), d_who);
+        };
+        lane.d_llr = dev(std::size_t(n) * p.E * 4);
+        lane.d_states = dev(std::size_t(n) * 2 * p.rows_used * p.Z * sizeof(ldpc_check_state<T>));
+        lane.d_channel = d_l.c.layered ? dev(4)
+                                       : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(T));
+        lane.d_bits = dev(std::size_t(n) * p.K);
+        lane.d_its = dev(std::size_t(n) * 4);
+        lane.d_ok = dev(std::size_t(n));
+        lane.h_llr = host(std::size_t(n) * p.E * 4);
+        lane.h_bits = host(std::size_t(n) * p.K);
+        lane.h_its = host(std::size_t(n) * 4);
+        lane.h_ok = host(std::size_t(n));
+        lane.capacity = n;
+    }
+
+    void launch(int n, lane_t& lane, cudaStream_t s)
+    {
+        auto* llr = reinterpret_cast<const float*>(lane.d_llr->get());
+        auto* st = reinterpret_cast<ldpc_check_state<T>*>(lane.d_states->get());
+        auto* ch = d_l.c.layered ? nullptr : reinterpret_cast<T*>(lane.d_channel->get());
+        auto* b = reinterpret_cast<uint8_t*>(lane.d_bits->get());
+        auto* it = reinterpret_cast<int32_t*>(lane.d_its->get());
+        auto* o = reinterpret_cast<uint8_t*>(lane.d_ok->get());
+        if (d_l.c.layered)
+            decode_kernel<T, S, true><<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, b, it, o);
+        else
+            decode_kernel<T, S, false><<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, b, it, o);
+        d_ctx->check_last_error("ldpc5g decoder kernel launch", d_who);
+    }
+
+    const ldpc5g_layout d_l;
+    runtime::device_context::sptr d_ctx;
+    std::string d_who;
+    std::unique_ptr<runtime::device_memory> d_tables;
+    dev_layout d_dev;
+    std::size_t d_smem;
+    int d_threads;
+    lane_t d_lanes[2];
+    double d_kernel_seconds = 0;
+};
+
+} // namespace
+
+std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cuda(const ldpc5g_layout& l,
+                                                            runtime::device_context::sptr ctx,
+                                                            const std::string& who)
+{
+    if (l.c.fixed_point)
+        return std::make_unique<decoder_cuda<int32_t>>(l, std::move(ctx), who);
+    return std::make_unique<decoder_cuda<float>>(l, std::move(ctx), who);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,149 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the LDPC decoder's arithmetic, shared by the CPU backend and
+// the CUDA kernel so that the fixed-point mode is bit-exact between them,
+// and the backends behind ldpc5g_decoder_plan.
+//
+// Values are kept with "positive = bit 0". Per base-graph row and lift
+// index z the check-to-variable messages are stored compressed: the two
+// smallest scaled magnitudes, the edge of the smallest, and the signs.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_LDPC5G_IMPL_H
+#define INCLUDED_GPUDSP_KERNELS_LDPC5G_IMPL_H
+
+#include <gnuradio/gpudsp/kernels/ldpc5g.h>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define LDPC_HD __host__ __device__ __forceinline__
+#else
+#define LDPC_HD inline
+#endif
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+constexpr int ldpc_max_degree = 19;    // BG1's largest row degree
+constexpr int ldpc_app_max = 16383;    // fixed point: |APP| limit (int16 storage)
+constexpr int ldpc_msg_max = 127;      // fixed point: |message| limit (int8)
+constexpr float ldpc_float_certain = 1e4f; // float: the LLR of a filler bit
+
+/*! Compressed messages of one check (row, z): scaled min1, min2, the edge
+ *  of min1, sign bits of the variable-to-check values, and their parity
+ *  in bit 31. */
+template <typename T>
+struct ldpc_check_state {
+    T m1, m2;
+    uint32_t signs;
+    int32_t idx;
+};
+
+/*! Scaling and offset in the form the arithmetic uses. */
+struct ldpc_norm {
+    float scaling, offset;   // float mode
+    int32_t scale16, offset_q; // fixed point: (max(m - offset_q, 0) * scale16) >> 4
+};
+
+LDPC_HD float ldpc_scale(float m, const ldpc_norm& n)
+{
+    const float v = m - n.offset;
+    return v > 0.f ? n.scaling * v : 0.f;
+}
+LDPC_HD int32_t ldpc_scale(int32_t m, const ldpc_norm& n)
+{
+    const int32_t v = m - n.offset_q;
+    return v > 0 ? (v * n.scale16) >> 4 : 0;
+}
+
+template <typename T>
+LDPC_HD T ldpc_c2v(const ldpc_check_state<T>& s, int edge)
+{
+    const T m = edge == s.idx ? s.m2 : s.m1;
+    const bool negative = ((s.signs >> edge) ^ (s.signs >> 31)) & 1u;
+    return negative ? T(-m) : m;
+}
+
+// The magnitude a variable-to-check value enters the minimum with.
+LDPC_HD float ldpc_magnitude(float t) { return t < 0.f ? -t : t; }
+LDPC_HD int32_t ldpc_magnitude(int32_t t)
+{
+    const int32_t a = t < 0 ? -t : t;
+    return a < ldpc_msg_max ? a : ldpc_msg_max;
+}
+LDPC_HD float ldpc_clamp_app(float v) { return v; }
+LDPC_HD int32_t ldpc_clamp_app(int32_t v)
+{
+    return v > ldpc_app_max ? ldpc_app_max : v < -ldpc_app_max ? -ldpc_app_max : v;
+}
+
+/*! One check's update from the variable-to-check values t[0..deg). */
+template <typename T>
+LDPC_HD ldpc_check_state<T> ldpc_check_update(const T* t, int deg, const ldpc_norm& n)
+{
+    T m1 = T(0), m2 = T(0);
+    bool first = true, second = true;
+    int32_t idx = 0;
+    uint32_t signs = 0;
+    for (int i = 0; i < deg; ++i) {
+        const T a = ldpc_magnitude(t[i]);
+        if (t[i] < T(0))
+            signs ^= (1u << i) | (1u << 31);
+        if (first || a < m1) {
+            if (!first) {
+                m2 = m1;
+                second = false;
+            }
+            m1 = a;
+            idx = i;
+            first = false;
+        } else if (second || a < m2) {
+            m2 = a;
+            second = false;
+        }
+    }
+    return { ldpc_scale(m1, n), ldpc_scale(m2, n), signs, idx };
+}
+
+struct ldpc5g_decoder_plan::impl {
+    virtual ~impl() = default;
+    virtual void decode(const float* llrs,
+                        int batch,
+                        uint8_t* bits,
+                        int32_t* iterations,
+                        uint8_t* ok) = 0;
+    virtual double last_kernel_seconds() const { return 0; }
+};
+
+/*! What both backends need of a configuration. */
+struct ldpc5g_layout {
+    ldpc5g_params p;
+    ldpc5g_decoder_config c;
+    ldpc_norm norm;
+    int cols_used;                        // variables: columns 0 .. cols_used - 1
+    std::vector<int32_t> row_start;       // rows_used + 1 offsets into edges
+    std::vector<int32_t> edge_col, edge_shift;
+    std::vector<int32_t> first_read;      // per circular-buffer position
+    std::vector<int32_t> interleaved;     // per rate-matching index
+    int period;
+    // Flooding: the edges into each column, rows ascending (the order the
+    // messages are added in, on both backends).
+    std::vector<int32_t> col_start, col_row, col_edge, col_shift;
+    ldpc5g_layout(const ldpc5g_params& p, const ldpc5g_decoder_config& c, const ldpc5g_encoder_core& code);
+};
+
+std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cpu(const ldpc5g_layout& l);
+#ifdef GPUDSP_HAVE_CUDA
+std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cuda(const ldpc5g_layout& l,
+                                                            runtime::device_context::sptr ctx,
+                                                            const std::string& who);
+#endif
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

@@ -1,0 +1,107 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// ldpc5g_decoder_plan: validation, the decoder's view of a configuration
+// (rows, edges, de-rate-matching maps) and the choice of backend.
+
+#include "ldpc5g_impl.h"
+#include <cmath>
+#include <stdexcept>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+ldpc5g_layout::ldpc5g_layout(const ldpc5g_params& p_,
+                             const ldpc5g_decoder_config& c_,
+                             const ldpc5g_encoder_core& code)
+    : p(p_), c(c_)
+{
+    norm.scaling = c.scaling;
+    norm.offset = c.offset;
+    norm.scale16 = int32_t(std::lround(c.scaling * 16));
+    norm.offset_q = int32_t(std::lround(c.offset * c.fixed_scale));
+    const auto& g = ldpc5g_graph::get(p.bg, p.Z);
+    const int sys = p.bg == 1 ? 22 : 10;
+    cols_used = sys + p.rows_used;
+    row_start.push_back(0);
+    for (int r = 0; r < p.rows_used; ++r) {
+        for (const auto& e : g.rows[r]) {
+            edge_col.push_back(e.first);
+            edge_shift.push_back(e.second);
+        }
+        row_start.push_back(int32_t(edge_col.size()));
+    }
+    col_start.assign(1, 0);
+    for (int col = 0; col < cols_used; ++col) {
+        for (int r = 0; r < p.rows_used; ++r)
+            for (int e = row_start[r]; e < row_start[r + 1]; ++e)
+                if (edge_col[e] == col) {
+                    col_row.push_back(r);
+                    col_edge.push_back(e - row_start[r]);
+                    col_shift.push_back(edge_shift[e]);
+                }
+        col_start.push_back(int32_t(col_row.size()));
+    }
+    first_read = code.first_read();
+    period = code.period();
+    interleaved.resize(p.E);
+    for (int e = 0; e < p.E; ++e)
+        interleaved[e] = code.interleaved(e);
+}
+
+ldpc5g_decoder_plan::ldpc5g_decoder_plan(const ldpc5g_params& p,
+                                         const ldpc5g_decoder_config& c,
+                                         runtime::backend_choice where,
+                                         const std::string& who)
+    : d_p(p), d_c(c), d_where(where), d_who(who)
+{
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(who + ": " + what);
+    };
+    if (c.max_iterations < 1 || c.max_iterations > 1000)
+        fail("max_iterations must lie in 1..1000");
+    if (!(c.scaling > 0) || c.scaling > 1 || !std::isfinite(c.scaling))
+        fail("scaling must lie in (0, 1]");
+    if (!(c.offset >= 0) || !std::isfinite(c.offset))
+        fail("offset must be >= 0");
+    if (c.fixed_point && (!(c.fixed_scale > 0) || c.fixed_scale > 64))
+        fail("fixed_scale must lie in (0, 64]");
+    d_code = std::make_unique<ldpc5g_encoder_core>(p);
+    const ldpc5g_layout layout(p, c, *d_code);
+    if (where.kind == runtime::backend_kind::cuda) {
+#ifdef GPUDSP_HAVE_CUDA
+        d_impl = make_ldpc5g_cuda(
+            layout, runtime::device_context::get(where.kind, where.device), who);
+#else
+        throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
+#endif
+    } else {
+        d_impl = make_ldpc5g_cpu(layout);
+    }
+}
+
+ldpc5g_decoder_plan::~ldpc5g_decoder_plan() = default;
+
+void ldpc5g_decoder_plan::decode(const float* llrs,
+                                 int batch,
+                                 uint8_t* bits,
+                                 int32_t* iterations,
+                                 uint8_t* ok)
+{
+    if (batch < 0)
+        throw std::invalid_argument(d_who + ": batch must be >= 0");
+    if (batch)
+        d_impl->decode(llrs, batch, bits, iterations, ok);
+}
+
+double ldpc5g_decoder_plan::last_kernel_seconds() const
+{
+    return d_impl->last_kernel_seconds();
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
