@@ -52,6 +52,42 @@ ldpc5g_layout::ldpc5g_layout(const ldpc5g_params& p_,
         interleaved[e] = code.interleaved(e);
 }
 
+ldpc5g_decoder_config make_ldpc5g_decoder_config(int max_iterations,
+                                                 const std::string& algorithm,
+                                                 float scaling,
+                                                 float offset,
+                                                 const std::string& arithmetic,
+                                                 const std::string& llr_sign,
+                                                 bool early_termination,
+                                                 const std::string& who)
+{
+    ldpc5g_decoder_config c;
+    c.max_iterations = max_iterations;
+    if (algorithm == "layered_nms")
+        c.layered = true;
+    else if (algorithm == "flooding_nms")
+        c.layered = false;
+    else
+        throw std::invalid_argument(who + ": algorithm must be \"layered_nms\" or "
+                                          "\"flooding_nms\", got \"" +
+                                    algorithm + "\"");
+    if (arithmetic == "float" || arithmetic == "fixed")
+        c.fixed_point = arithmetic == "fixed";
+    else
+        throw std::invalid_argument(who + ": arithmetic must be \"float\" or \"fixed\", got \"" +
+                                    arithmetic + "\"");
+    if (llr_sign == "positive_is_zero" || llr_sign == "positive_is_one")
+        c.positive_is_zero = llr_sign == "positive_is_zero";
+    else
+        throw std::invalid_argument(who + ": llr_sign must be \"positive_is_zero\" or "
+                                          "\"positive_is_one\", got \"" +
+                                    llr_sign + "\"");
+    c.scaling = scaling;
+    c.offset = offset;
+    c.early_termination = early_termination;
+    return c;
+}
+
 ldpc5g_decoder_plan::ldpc5g_decoder_plan(const ldpc5g_params& p,
                                          const ldpc5g_decoder_config& c,
                                          runtime::backend_choice where,

@@ -13,7 +13,8 @@ import numpy as np
 from .gpudsp_python import _kernels
 
 __all__ = ["unpack10", "pfb_weights", "fengine", "xengine", "ddc", "correlate",
-           "gnss_code", "gnss_signal"]
+           "gnss_code", "gnss_signal", "ldpc5g_params", "ldpc5g_encode", "ldpc5g_decode",
+           "ldpc5g_codeword", "ldpc5g_lifting_sizes"]
 
 
 def unpack10(data, out_type="short", backend="auto", device=0):
@@ -122,3 +123,45 @@ def gnss_signal(system):
     """code_length, n_prns, chip_rate, sub_phases and the subcarrier value of
     each sub-phase of a chip for "gps_l1ca" or "galileo_e1b"."""
     return _kernels.gnss_signal(system)
+
+
+def ldpc5g_params(K, E, rv=0, Qm=1, n_ref=0, bg=0):
+    """The 5G NR LDPC code for K information bits sent as E bits (TS 38.212
+    5.3.2, 5.4.2): BG, Z, iLS, K_ldpc, N, Ncb, k0, fillers, rows_used.
+    bg=1 or 2 overrides the standard's choice of base graph; n_ref > 0 is
+    a limited buffer."""
+    return _kernels.ldpc5g_params(int(K), int(E), int(rv), int(Qm), int(n_ref), int(bg))
+
+
+def ldpc5g_encode(bits, E, rv=0, Qm=1, n_ref=0, bg=0):
+    """uint8 0/1 bits [batch, K] -> rate-matched, interleaved coded bits
+    [batch, E] (uint8 0/1)."""
+    return _kernels.ldpc5g_encode(np.asarray(bits), int(E), int(rv), int(Qm), int(n_ref),
+                                  int(bg))
+
+
+def ldpc5g_codeword(bits, E, rv=0, Qm=1, n_ref=0, bg=0):
+    """The full mother codeword c (n_cols Z bits, fillers 0) of K bits."""
+    return _kernels.ldpc5g_codeword(np.asarray(bits), int(E), int(rv), int(Qm), int(n_ref),
+                                    int(bg))
+
+
+def ldpc5g_decode(llrs, K, rv=0, Qm=1, n_ref=0, max_iterations=10, algorithm="layered_nms",
+                  scaling=0.75, offset=0.0, arithmetic="float", fixed_scale=4.0,
+                  llr_sign="positive_is_zero", early_termination=True, backend="auto",
+                  device=0, bg=0):
+    """Decodes LLRs [batch, E] (received order) into (bits [batch, K] uint8,
+    iterations [batch] int32, ok [batch] bool). algorithm: "layered_nms" or
+    "flooding_nms" (normalized min-sum with scaling, minus offset);
+    arithmetic "fixed": int16 a-posteriori values, int8 messages, LLRs
+    quantised to fixed_scale steps per unit (bit-exact between CPU and
+    GPU). llr_sign: "positive_is_zero" (3GPP) or "positive_is_one"."""
+    return _kernels.ldpc5g_decode(np.asarray(llrs, np.float32), int(K), int(rv), int(Qm),
+                                  int(n_ref), int(max_iterations), algorithm, float(scaling),
+                                  float(offset), arithmetic, float(fixed_scale), llr_sign,
+                                  bool(early_termination), backend, int(device), int(bg))
+
+
+def ldpc5g_lifting_sizes():
+    """The 51 lifting sizes of TS 38.212 Table 5.3.2-1, ascending."""
+    return list(_kernels.ldpc5g_lifting_sizes())

@@ -24,5 +24,6 @@ void bind_xengine(py::module& m, py::module& kernels);
 void bind_ddc(py::module& m, py::module& kernels);
 void bind_gnss(py::module& m, py::module& kernels);
 void bind_wipeoff_correlator(py::module& m);
+void bind_ldpc5g(py::module& m, py::module& kernels);
 
 #endif

@@ -24,4 +24,5 @@ PYBIND11_MODULE(gpudsp_python, m)
     bind_xengine(m, kernels);
     bind_ddc(m, kernels);
     bind_gnss(m, kernels);
+    bind_ldpc5g(m, kernels);
 }

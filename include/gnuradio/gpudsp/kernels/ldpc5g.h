@@ -119,6 +119,19 @@ struct GPUDSP_API ldpc5g_decoder_config {
     bool positive_is_zero = true; //!< LLR > 0 means bit 0 (else bit 1)
 };
 
+/*! \brief A decoder configuration from the blocks' string options:
+ *  algorithm "layered_nms" | "flooding_nms", arithmetic "float" | "fixed",
+ *  llr_sign "positive_is_zero" | "positive_is_one"; throws
+ *  std::invalid_argument (starting with \p who) for anything else. */
+GPUDSP_API ldpc5g_decoder_config make_ldpc5g_decoder_config(int max_iterations,
+                                                            const std::string& algorithm,
+                                                            float scaling,
+                                                            float offset,
+                                                            const std::string& arithmetic,
+                                                            const std::string& llr_sign,
+                                                            bool early_termination,
+                                                            const std::string& who);
+
 /*!
  * \brief Layered (or flooding) normalized/offset min-sum decoding of a
  * batch of codewords of one configuration, on the CPU or CUDA.
