@@ -98,6 +98,7 @@ void run_xengine(const options& opt, report& rep);
 void run_fx(const options& opt, report& rep);
 void run_ddc(const options& opt, report& rep);
 void run_gnss(const options& opt, report& rep);
+void run_ldpc(const options& opt, report& rep);
 
 } // namespace bench
 

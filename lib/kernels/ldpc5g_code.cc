@@ -202,10 +202,14 @@ ldpc5g_params ldpc5g_params::make(
     return p;
 }
 
-ldpc5g_encoder_core::ldpc5g_encoder_core(const ldpc5g_params& p)
-    : d_p(p), d_graph(ldpc5g_graph::get(p.bg, p.Z))
+namespace {
+
+// The inverse of the core (rows 0..3 x the 4 core parity columns) over
+// GF(2), rows of bits; computed once per (base graph, Z).
+std::vector<uint64_t> invert_core(const ldpc5g_graph& graph, int bg, int Z)
 {
-    const int Z = p.Z, sys = p.bg == 1 ? 22 : 10, n = 4 * Z;
+    const int sys = bg == 1 ? 22 : 10, n = 4 * Z;
+    const auto& d_graph = graph;
     // B: rows 0..3 x core parity columns, inverted over GF(2) by
     // Gauss-Jordan elimination on [B | I], rows packed in 64-bit words.
     const int words = (2 * n + 63) / 64;
@@ -225,9 +229,8 @@ ldpc5g_encoder_core::ldpc5g_encoder_core(const ldpc5g_params& p)
         while (piv < n && !bit(piv, col))
             ++piv;
         if (piv == n)
-            throw std::runtime_error("ldpc5g: the core of base graph " +
-                                     std::to_string(p.bg) + " at Z = " + std::to_string(Z) +
-                                     " is singular");
+            throw std::runtime_error("ldpc5g: the core of base graph " + std::to_string(bg) +
+                                     " at Z = " + std::to_string(Z) + " is singular");
         if (piv != col)
             std::swap_ranges(row(piv), row(piv) + words, row(col));
         for (int r = 0; r < n; ++r)
@@ -236,11 +239,32 @@ ldpc5g_encoder_core::ldpc5g_encoder_core(const ldpc5g_params& p)
                     row(r)[w] ^= row(col)[w];
     }
     const int nw = (n + 63) / 64;
-    d_core_inverse.assign(std::size_t(n) * nw, 0);
+    std::vector<uint64_t> inverse(std::size_t(n) * nw, 0);
     for (int r = 0; r < n; ++r)
         for (int c = 0; c < n; ++c)
             if (bit(r, n + c))
-                d_core_inverse[std::size_t(r) * nw + c / 64] |= uint64_t(1) << (c % 64);
+                inverse[std::size_t(r) * nw + c / 64] |= uint64_t(1) << (c % 64);
+    return inverse;
+}
+
+const std::vector<uint64_t>& core_inverse(int bg, int Z)
+{
+    static std::mutex lock;
+    static std::map<std::pair<int, int>, std::vector<uint64_t>> cache;
+    const auto& graph = ldpc5g_graph::get(bg, Z);
+    std::lock_guard<std::mutex> guard(lock);
+    auto& inv = cache[{ bg, Z }];
+    if (inv.empty())
+        inv = invert_core(graph, bg, Z);
+    return inv;
+}
+
+} // namespace
+
+ldpc5g_encoder_core::ldpc5g_encoder_core(const ldpc5g_params& p)
+    : d_p(p), d_graph(ldpc5g_graph::get(p.bg, p.Z)), d_core_inverse(core_inverse(p.bg, p.Z))
+{
+    const int Z = p.Z, sys = p.bg == 1 ? 22 : 10;
     // Every extension row must end on its own parity column, unshifted.
     for (int r = 4; r < p.n_rows; ++r) {
         const auto& row = d_graph.rows[r];

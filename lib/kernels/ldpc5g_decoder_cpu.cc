@@ -3,13 +3,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The LDPC decoder on the CPU: the reference of the CUDA kernel (bit-exact
-// in fixed point). Codewords one after another; within a base-graph row
-// the Z checks are processed together, so the inner loops run over z.
+// The LDPC decoder on the CPU, the reference of the CUDA kernel (bit-exact
+// in fixed point: the same formulas, ldpc5g_impl.h, evaluated here on whole
+// rows). Codewords one after another; a base-graph row's Z checks are
+// processed together in structure-of-arrays form (minima, edge of the
+// minimum, signs, parity per z), so every inner loop runs over z without
+// branches and the compiler vectorises it (AVX2 clones): int16 lanes in
+// fixed point, float lanes in float mode. A circulant's rotation is two
+// contiguous runs.
 
 #include "ldpc5g_impl.h"
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gr {
 namespace gpudsp {
@@ -17,31 +23,192 @@ namespace kernels {
 
 namespace {
 
+// Storage and lane type: int16 (fixed point; every intermediate fits, see
+// ldpc5g_impl.h's limits) or float.
 template <typename T>
-T quantise(float llr, const ldpc5g_decoder_config& c);
+struct arith;
 template <>
-float quantise<float>(float llr, const ldpc5g_decoder_config&)
-{
-    return llr;
-}
+struct arith<int16_t> {
+    static constexpr int16_t big = 32767;
+    static int16_t quantise(float llr, float scale)
+    {
+        // Round half to even (as the GPU's __float2int_rn) by the 1.5 x 2^23
+        // trick, after clamping into the range where it is exact; then to
+        // the message range.
+        const float v = std::clamp(llr * scale, -256.f, 256.f);
+        const float r = (v + 12582912.f) - 12582912.f;
+        return int16_t(std::clamp(int(r), -ldpc_msg_max, ldpc_msg_max));
+    }
+    static int16_t certain() { return ldpc_app_max; }
+    static int16_t clamp_app(int v)
+    {
+        return int16_t(std::clamp(v, -ldpc_app_max, ldpc_app_max));
+    }
+    static int16_t magnitude(int16_t t)
+    {
+        // |t| <= 16510 (ldpc5g_impl.h's limits): no overflow in int16.
+        const int16_t a = t < 0 ? int16_t(-t) : t;
+        return a < int16_t(ldpc_msg_max) ? a : int16_t(ldpc_msg_max);
+    }
+    static int16_t scale(int16_t m, const ldpc_norm& n)
+    {
+        const int v = m - n.offset_q;
+        return int16_t(v > 0 ? (v * n.scale16) >> 4 : 0);
+    }
+};
 template <>
-int32_t quantise<int32_t>(float llr, const ldpc5g_decoder_config& c)
+struct arith<float> {
+    static constexpr float big = std::numeric_limits<float>::max();
+    static float quantise(float llr, float) { return llr; }
+    static float certain() { return ldpc_float_certain; }
+    static float clamp_app(float v) { return v; }
+    static float magnitude(float t) { return t < 0 ? -t : t; }
+    static float scale(float m, const ldpc_norm& n)
+    {
+        const float v = m - n.offset;
+        return v > 0.f ? n.scaling * v : 0.f;
+    }
+};
+
+// Lanes of the same width as T for the edge index and signs, so the
+// selects vectorise.
+template <typename T>
+using mask_t = typename std::conditional<std::is_same<T, float>::value, int32_t, int16_t>::type;
+
+// One row's compressed messages for all z (structure of arrays).
+template <typename T>
+struct row_messages {
+    std::vector<T> m1, m2;                  // scaled minima
+    std::vector<mask_t<T>> idx, parity;     // edge of m1; XOR of the signs
+    std::vector<std::vector<mask_t<T>>> sign; // per edge: v2c < 0
+};
+
+// c2v of edge i into out[z]. (Every value is loaded unconditionally and
+// selected, and nothing aliases: the loop vectorises.)
+template <typename T>
+__attribute__((target_clones("avx2", "default"))) void
+message_lanes(const T* __restrict__ m1,
+              const T* __restrict__ m2,
+              const mask_t<T>* __restrict__ idx,
+              const mask_t<T>* __restrict__ par,
+              const mask_t<T>* __restrict__ sg,
+              mask_t<T> edge,
+              int Z,
+              T* __restrict__ out)
 {
-    const long q = std::lrint(llr * c.fixed_scale); // round half to even
-    return int32_t(std::clamp<long>(q, -ldpc_msg_max, ldpc_msg_max));
+    for (int z = 0; z < Z; ++z) {
+        const T a = m1[z], b = m2[z];
+        const T v = idx[z] == edge ? b : a;
+        const T nv = T(-v);
+        out[z] = (sg[z] ^ par[z]) ? nv : v;
+    }
 }
 
 template <typename T>
-T certain();
-template <>
-float certain<float>()
+void message(const row_messages<T>& m, int i, int Z, T* out)
 {
-    return ldpc_float_certain;
+    message_lanes(m.m1.data(), m.m2.data(), m.idx.data(), m.parity.data(), m.sign[i].data(),
+                  mask_t<T>(i), Z, out);
 }
-template <>
-int32_t certain<int32_t>()
+
+template <typename T>
+__attribute__((target_clones("avx2", "default"))) void
+scale_minima(T* __restrict__ m1, T* __restrict__ m2, int Z, ldpc_norm n)
 {
-    return ldpc_app_max;
+    for (int z = 0; z < Z; ++z) {
+        m1[z] = arith<T>::scale(m1[z], n);
+        m2[z] = arith<T>::scale(m2[z], n);
+    }
+}
+
+// One pass over z for edge `edge` of a row: the old message (from the old
+// state) is taken off the rotated a-posteriori values, giving the
+// variable-to-check values t, which update the running minima, edge of the
+// minimum, signs and parity. Called per contiguous run of the rotation.
+template <typename T>
+__attribute__((target_clones("avx2", "default"))) void
+edge_in(const T* __restrict__ app,
+        const T* __restrict__ m1o,
+        const T* __restrict__ m2o,
+        const mask_t<T>* __restrict__ idxo,
+        const mask_t<T>* __restrict__ paro,
+        const mask_t<T>* sg_in, // may be sg_out (layered): read before written
+        mask_t<T>* sg_out,
+        mask_t<T> edge,
+        int n,
+        T* __restrict__ t,
+        T* __restrict__ m1,
+        T* __restrict__ m2,
+        mask_t<T>* __restrict__ idx,
+        mask_t<T>* __restrict__ par)
+{
+    for (int z = 0; z < n; ++z) {
+        const T a1 = m1o[z], a2 = m2o[z];
+        const T v = idxo[z] == edge ? a2 : a1;
+        const T c = (sg_in[z] ^ paro[z]) ? T(-v) : v;
+        const T tv = T(app[z] - c);
+        t[z] = tv;
+        const T a = arith<T>::magnitude(tv);
+        const T p1 = m1[z], p2 = m2[z];
+        const bool lower = a < p1;
+        const T other = a < p2 ? a : p2;
+        m2[z] = lower ? p1 : other;
+        m1[z] = lower ? a : p1;
+        const mask_t<T> old = idx[z];
+        idx[z] = lower ? edge : old;
+        const mask_t<T> neg = tv < T(0) ? mask_t<T>(1) : mask_t<T>(0);
+        sg_out[z] = neg;
+        par[z] ^= neg;
+    }
+}
+
+// The new message of edge `edge` added to t, written back to the rotated
+// a-posteriori values (layered schedule).
+template <typename T>
+__attribute__((target_clones("avx2", "default"))) void
+edge_out(T* __restrict__ app,
+         const T* __restrict__ t,
+         const T* __restrict__ m1,
+         const T* __restrict__ m2,
+         const mask_t<T>* __restrict__ idx,
+         const mask_t<T>* __restrict__ par,
+         const mask_t<T>* __restrict__ sg,
+         mask_t<T> edge,
+         int n)
+{
+    for (int z = 0; z < n; ++z) {
+        const T a1 = m1[z], a2 = m2[z];
+        const T v = idx[z] == edge ? a2 : a1;
+        const T c = (sg[z] ^ par[z]) ? T(-v) : v;
+        app[z] = arith<T>::clamp_app(t[z] + c);
+    }
+}
+
+// par[z] ^= (col[z] < 0): one run of a row's parity checks.
+template <typename T>
+__attribute__((target_clones("avx2", "default"))) void
+parity_run(const T* __restrict__ col, int n, mask_t<T>* __restrict__ par)
+{
+    for (int z = 0; z < n; ++z)
+        par[z] ^= col[z] < T(0) ? mask_t<T>(1) : mask_t<T>(0);
+}
+
+template <typename M>
+__attribute__((target_clones("avx2", "default"))) bool any_set(const M* __restrict__ v, int n)
+{
+    M acc = 0;
+    for (int z = 0; z < n; ++z)
+        acc |= v[z];
+    return acc != 0;
+}
+
+// q[e] = quantised sign * llr[e], all E at once.
+template <typename T>
+__attribute__((target_clones("avx2", "default"))) void
+quantise_all(const float* __restrict__ llr, int n, float sign, float scale, T* __restrict__ q)
+{
+    for (int e = 0; e < n; ++e)
+        q[e] = arith<T>::quantise(sign * llr[e], scale);
 }
 
 template <typename T>
@@ -53,9 +220,31 @@ public:
         const int Z = l.p.Z;
         d_channel.resize(std::size_t(l.cols_used) * Z);
         d_app.resize(d_channel.size());
-        d_state.resize(std::size_t(l.p.rows_used) * Z);
-        d_next.resize(d_state.size());
+        d_rows.resize(l.p.rows_used);
+        d_next.resize(l.p.rows_used);
+        for (int r = 0; r < l.p.rows_used; ++r)
+            for (auto* m : { &d_rows[r], &d_next[r] }) {
+                const int deg = l.row_start[r + 1] - l.row_start[r];
+                m->m1.resize(Z);
+                m->m2.resize(Z);
+                m->idx.resize(Z);
+                m->parity.resize(Z);
+                m->sign.assign(deg, std::vector<mask_t<T>>(Z));
+            }
         d_t.resize(std::size_t(ldpc_max_degree) * Z);
+        d_q.resize(l.p.E);
+        // Per codeword position: the rate-matching index of its first read
+        // (-1: never sent or punctured, -2: filler).
+        d_src.assign(d_channel.size(), -1);
+        for (std::size_t n = 0; n < d_src.size(); ++n) {
+            const int j = int(n) - 2 * Z;
+            if (int(n) >= l.p.K && int(n) < l.p.K_ldpc)
+                d_src[n] = -2;
+            else if (j >= 0 && j < l.p.Ncb)
+                d_src[n] = l.first_read[j];
+        }
+        d_c.resize(Z);
+        d_par.resize(Z);
     }
 
     void decode(const float* llrs,
@@ -66,9 +255,10 @@ public:
     {
         for (int b = 0; b < batch; ++b) {
             prepare(llrs + std::size_t(b) * d_l.p.E);
+            for (auto& m : d_rows)
+                reset(m);
             int it = 0;
             bool pass = false;
-            std::fill(d_state.begin(), d_state.end(), ldpc_check_state<T>{ T(0), T(0), 0u, 0 });
             while (it < d_l.c.max_iterations) {
                 if (d_l.c.layered)
                     layered_iteration();
@@ -88,67 +278,84 @@ public:
     }
 
 private:
+    static void reset(row_messages<T>& m)
+    {
+        std::fill(m.m1.begin(), m.m1.end(), T(0));
+        std::fill(m.m2.begin(), m.m2.end(), T(0));
+        std::fill(m.idx.begin(), m.idx.end(), 0);
+        std::fill(m.parity.begin(), m.parity.end(), 0);
+        for (auto& s : m.sign)
+            std::fill(s.begin(), s.end(), 0);
+    }
+
     // De-rate-matching: repetitions added, punctured bits 0, fillers
-    // certain zeros.
+    // certain zeros (int arithmetic in fixed point, as on the GPU). The
+    // received values are quantised in one vector pass, then gathered.
     void prepare(const float* llr)
     {
         const auto& p = d_l.p;
-        const int two_z = 2 * p.Z;
         const float sign = d_l.c.positive_is_zero ? 1.f : -1.f;
+        quantise_all(llr, p.E, sign, d_l.c.fixed_scale, d_q.data());
+        using acc_t = typename std::conditional<std::is_same<T, float>::value, float, int>::type;
         for (std::size_t n = 0; n < d_channel.size(); ++n) {
-            const int j = int(n) - two_z;
-            T v = T(0);
-            if (int(n) >= p.K && int(n) < p.K_ldpc)
-                v = certain<T>();
-            else if (j >= 0 && j < p.Ncb && d_l.first_read[j] >= 0)
-                for (int e = d_l.first_read[j]; e < p.E; e += d_l.period)
-                    v += quantise<T>(sign * llr[d_l.interleaved[e]], d_l.c);
-            d_channel[n] = ldpc_clamp_app(v);
+            const int32_t src = d_src[n];
+            if (src >= 0) {
+                acc_t v = d_q[d_l.interleaved[src]];
+                for (int e = src + d_l.period; e < p.E; e += d_l.period)
+                    v += d_q[d_l.interleaved[e]]; // repetitions (E > buffer)
+                d_channel[n] = arith<T>::clamp_app(v);
+            } else {
+                d_channel[n] = src == -2 ? arith<T>::certain() : T(0);
+            }
         }
         d_app = d_channel;
     }
 
-    // v2c values of row r into d_t [edge][z].
-    int gather(int r, const std::vector<ldpc_check_state<T>>& state)
+    // v2c of row r's edges into d_t [edge][z] and the row's new messages
+    // into out (which may be old: each edge's old sign is read before its
+    // new one is written).
+    int check_row(int r, const row_messages<T>& old, row_messages<T>& out)
     {
         const int Z = d_l.p.Z;
         const int e0 = d_l.row_start[r], deg = d_l.row_start[r + 1] - e0;
-        const ldpc_check_state<T>* st = &state[std::size_t(r) * Z];
+        std::fill(d_m1.begin(), d_m1.end(), arith<T>::big);
+        std::fill(d_m2.begin(), d_m2.end(), arith<T>::big);
+        std::fill(d_idx.begin(), d_idx.end(), 0);
+        std::fill(d_parity.begin(), d_parity.end(), 0);
         for (int i = 0; i < deg; ++i) {
+            // The rotated column as one contiguous run (two copies), so the
+            // vector loop covers all Z without scalar tails.
             const T* col = &d_app[std::size_t(d_l.edge_col[e0 + i]) * Z];
             const int s = d_l.edge_shift[e0 + i];
-            T* t = &d_t[std::size_t(i) * Z];
-            for (int z = 0; z < Z; ++z)
-                t[z] = col[z + s < Z ? z + s : z + s - Z] - ldpc_c2v(st[z], i);
+            std::copy(col + s, col + Z, d_rot.begin());
+            std::copy(col, col + s, d_rot.begin() + (Z - s));
+            edge_in(d_rot.data(), old.m1.data(), old.m2.data(), old.idx.data(),
+                    old.parity.data(), old.sign[i].data(), out.sign[i].data(), mask_t<T>(i), Z,
+                    &d_t[std::size_t(i) * Z], d_m1.data(), d_m2.data(), d_idx.data(),
+                    d_parity.data());
         }
+        scale_minima(d_m1.data(), d_m2.data(), Z, d_l.norm);
+        out.m1.swap(d_m1);
+        out.m2.swap(d_m2);
+        out.idx.swap(d_idx);
+        out.parity.swap(d_parity);
         return deg;
-    }
-
-    void update_checks(int r, int deg, std::vector<ldpc_check_state<T>>& out)
-    {
-        const int Z = d_l.p.Z;
-        T t[ldpc_max_degree];
-        for (int z = 0; z < Z; ++z) {
-            for (int i = 0; i < deg; ++i)
-                t[i] = d_t[std::size_t(i) * Z + z];
-            out[std::size_t(r) * Z + z] = ldpc_check_update(t, deg, d_l.norm);
-        }
     }
 
     void layered_iteration()
     {
         const int Z = d_l.p.Z;
         for (int r = 0; r < d_l.p.rows_used; ++r) {
-            const int deg = gather(r, d_state);
-            update_checks(r, deg, d_state);
             const int e0 = d_l.row_start[r];
-            const ldpc_check_state<T>* st = &d_state[std::size_t(r) * Z];
+            const int deg = check_row(r, d_rows[r], d_rows[r]);
+            const auto& m = d_rows[r];
             for (int i = 0; i < deg; ++i) {
                 T* col = &d_app[std::size_t(d_l.edge_col[e0 + i]) * Z];
                 const int s = d_l.edge_shift[e0 + i];
-                const T* t = &d_t[std::size_t(i) * Z];
-                for (int z = 0; z < Z; ++z)
-                    col[z + s < Z ? z + s : z + s - Z] = ldpc_clamp_app(t[z] + ldpc_c2v(st[z], i));
+                edge_out(d_rot.data(), &d_t[std::size_t(i) * Z], m.m1.data(), m.m2.data(),
+                         m.idx.data(), m.parity.data(), m.sign[i].data(), mask_t<T>(i), Z);
+                std::copy(d_rot.begin(), d_rot.begin() + (Z - s), col + s);
+                std::copy(d_rot.begin() + (Z - s), d_rot.begin() + Z, col);
             }
         }
     }
@@ -157,46 +364,50 @@ private:
     {
         const int Z = d_l.p.Z;
         for (int r = 0; r < d_l.p.rows_used; ++r)
-            update_checks(r, gather(r, d_state), d_next);
-        std::swap(d_state, d_next);
-        // APP = channel + every incoming message (fixed point: clamped once).
-        std::vector<T>& sum = d_app;
-        sum = d_channel;
-        for (int r = 0; r < d_l.p.rows_used; ++r) {
-            const int e0 = d_l.row_start[r], deg = d_l.row_start[r + 1] - e0;
-            const ldpc_check_state<T>* st = &d_state[std::size_t(r) * Z];
-            for (int i = 0; i < deg; ++i) {
-                T* col = &sum[std::size_t(d_l.edge_col[e0 + i]) * Z];
-                const int s = d_l.edge_shift[e0 + i];
+            check_row(r, d_rows[r], d_next[r]);
+        std::swap(d_rows, d_next);
+        // APP = channel + every incoming message, added in row order (the
+        // GPU's order), clamped once.
+        using acc_t = typename std::conditional<std::is_same<T, float>::value, float, int>::type;
+        d_sum.assign(d_channel.begin(), d_channel.end());
+        for (int r = 0; r < d_l.p.rows_used; ++r)
+            for (int e = d_l.row_start[r]; e < d_l.row_start[r + 1]; ++e) {
+                message(d_rows[r], e - d_l.row_start[r], Z, d_c.data());
+                acc_t* col = &d_sum[std::size_t(d_l.edge_col[e]) * Z];
+                const int s = d_l.edge_shift[e];
                 for (int z = 0; z < Z; ++z)
-                    col[z + s < Z ? z + s : z + s - Z] += ldpc_c2v(st[z], i);
+                    col[z + s < Z ? z + s : z + s - Z] += d_c[z];
             }
-        }
-        for (auto& v : sum)
-            v = ldpc_clamp_app(v);
+        for (std::size_t n = 0; n < d_app.size(); ++n)
+            d_app[n] = arith<T>::clamp_app(d_sum[n]);
     }
 
-    bool syndrome_ok() const
+    bool syndrome_ok()
     {
         const int Z = d_l.p.Z;
-        for (int r = 0; r < d_l.p.rows_used; ++r)
-            for (int z = 0; z < Z; ++z) {
-                unsigned parity = 0;
-                for (int e = d_l.row_start[r]; e < d_l.row_start[r + 1]; ++e) {
-                    const int s = d_l.edge_shift[e];
-                    parity ^=
-                        d_app[std::size_t(d_l.edge_col[e]) * Z + (z + s < Z ? z + s : z + s - Z)] <
-                        T(0);
-                }
-                if (parity)
-                    return false;
+        for (int r = 0; r < d_l.p.rows_used; ++r) {
+            std::fill(d_par.begin(), d_par.end(), 0);
+            for (int e = d_l.row_start[r]; e < d_l.row_start[r + 1]; ++e) {
+                const T* col = &d_app[std::size_t(d_l.edge_col[e]) * Z];
+                const int s = d_l.edge_shift[e];
+                parity_run(col + s, Z - s, d_par.data());
+                parity_run(col, s, d_par.data() + Z - s);
             }
+            if (any_set(d_par.data(), Z))
+                return false;
+        }
         return true;
     }
 
     const ldpc5g_layout d_l;
-    std::vector<T> d_channel, d_app, d_t;
-    std::vector<ldpc_check_state<T>> d_state, d_next;
+    std::vector<T> d_channel, d_app, d_t, d_c, d_q, d_rot = std::vector<T>(d_l.p.Z);
+    std::vector<int32_t> d_src;
+    std::vector<typename std::conditional<std::is_same<T, float>::value, float, int>::type> d_sum;
+    std::vector<row_messages<T>> d_rows, d_next;
+    std::vector<T> d_m1 = std::vector<T>(d_l.p.Z), d_m2 = std::vector<T>(d_l.p.Z);
+    std::vector<mask_t<T>> d_idx = std::vector<mask_t<T>>(d_l.p.Z),
+                           d_parity = std::vector<mask_t<T>>(d_l.p.Z);
+    std::vector<mask_t<T>> d_par;
 };
 
 } // namespace
@@ -204,7 +415,7 @@ private:
 std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cpu(const ldpc5g_layout& l)
 {
     if (l.c.fixed_point)
-        return std::make_unique<decoder_cpu<int32_t>>(l);
+        return std::make_unique<decoder_cpu<int16_t>>(l);
     return std::make_unique<decoder_cpu<float>>(l);
 }
 
