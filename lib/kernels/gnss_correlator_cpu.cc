@@ -40,26 +40,10 @@ void code_replica(
     }
 }
 
-__attribute__((target_clones("avx2", "default"))) void wipe_cf32(const float* x,
-                                                                const float* cr,
-                                                                const float* ci,
-                                                                float* wr,
-                                                                float* wi,
-                                                                int n)
-{
-    for (int k = 0; k < n; ++k) {
-        const float a = x[2 * k], b = x[2 * k + 1];
-        wr[k] = a * cr[k] - b * ci[k];
-        wi[k] = a * ci[k] + b * cr[k];
-    }
-}
-
-__attribute__((target_clones("avx2", "default"))) void wipe_sc16(const int16_t* x,
-                                                                const float* cr,
-                                                                const float* ci,
-                                                                float* wr,
-                                                                float* wi,
-                                                                int n)
+// w = x * carrier for n samples of interleaved I/Q (float or int16).
+template <typename S>
+__attribute__((target_clones("avx2", "default"))) void
+wipe(const S* x, const float* cr, const float* ci, float* wr, float* wi, int n)
 {
     for (int k = 0; k < n; ++k) {
         const float a = x[2 * k], b = x[2 * k + 1];
@@ -190,11 +174,9 @@ private:
             for (int m = 0; m < d_m; ++m) {
                 const int64_t first = job.start + i0;
                 if (d_input == gnss_input::complex64)
-                    wipe_cf32(static_cast<const float*>(antennas[m]) + 2 * first,
-                              cr, ci, wr, wi, n);
+                    wipe(static_cast<const float*>(antennas[m]) + 2 * first, cr, ci, wr, wi, n);
                 else
-                    wipe_sc16(static_cast<const int16_t*>(antennas[m]) + 2 * first,
-                              cr, ci, wr, wi, n);
+                    wipe(static_cast<const int16_t*>(antennas[m]) + 2 * first, cr, ci, wr, wi, n);
                 std::fill(wr + n, wr + padded, 0.0f);
                 std::fill(wi + n, wi + padded, 0.0f);
                 for (std::size_t l = 0; l < L; ++l)

@@ -72,6 +72,29 @@ __device__ __forceinline__ int32_t certain<int32_t>()
     return ldpc_app_max;
 }
 
+// Row r's variable-to-check values at lift index z: t[i] (and where each
+// variable sits, at[i]); returns the row's degree.
+template <typename T, typename S>
+__device__ __forceinline__ int gather_v2c(const dev_layout& l,
+                                          const S* app,
+                                          const ldpc_check_state<T>& old,
+                                          int r,
+                                          int z,
+                                          T* t,
+                                          int* at)
+{
+    const int e0 = l.row_start[r], deg = l.row_start[r + 1] - e0;
+#pragma unroll
+    for (int i = 0; i < ldpc_max_degree; ++i)
+        if (i < deg) {
+            int zz = z + l.edge_shift[e0 + i];
+            zz = zz >= l.Z ? zz - l.Z : zz;
+            at[i] = l.edge_col[e0 + i] * l.Z + zz;
+            t[i] = T(app[at[i]]) - ldpc_c2v(old, i);
+        }
+    return deg;
+}
+
 template <typename T, typename S, bool LAYERED>
 __global__ void decode_kernel(dev_layout l,
                               const float* __restrict__ llrs,
@@ -115,18 +138,9 @@ __global__ void decode_kernel(dev_layout l,
         if (LAYERED) {
             for (int r = 0; r < l.rows_used; ++r) {
                 if (z < Z) {
-                    const int e0 = l.row_start[r], deg = l.row_start[r + 1] - e0;
                     T t[ldpc_max_degree];
                     int at[ldpc_max_degree];
-                    const ldpc_check_state<T> old = st[r * Z + z];
-#pragma unroll
-                    for (int i = 0; i < ldpc_max_degree; ++i)
-                        if (i < deg) {
-                            int zz = z + l.edge_shift[e0 + i];
-                            zz = zz >= Z ? zz - Z : zz;
-                            at[i] = l.edge_col[e0 + i] * Z + zz;
-                            t[i] = T(app[at[i]]) - ldpc_c2v(old, i);
-                        }
+                    const int deg = gather_v2c(l, app, st[r * Z + z], r, z, t, at);
                     const ldpc_check_state<T> nw = ldpc_check_update(t, deg, l.norm);
 #pragma unroll
                     for (int i = 0; i < ldpc_max_degree; ++i)
@@ -139,16 +153,9 @@ __global__ void decode_kernel(dev_layout l,
         } else {
             for (int r = 0; r < l.rows_used; ++r)
                 if (z < Z) {
-                    const int e0 = l.row_start[r], deg = l.row_start[r + 1] - e0;
                     T t[ldpc_max_degree];
-                    const ldpc_check_state<T> old = st[r * Z + z];
-#pragma unroll
-                    for (int i = 0; i < ldpc_max_degree; ++i)
-                        if (i < deg) {
-                            int zz = z + l.edge_shift[e0 + i];
-                            zz = zz >= Z ? zz - Z : zz;
-                            t[i] = T(app[l.edge_col[e0 + i] * Z + zz]) - ldpc_c2v(old, i);
-                        }
+                    int at[ldpc_max_degree];
+                    const int deg = gather_v2c(l, app, st[r * Z + z], r, z, t, at);
                     next[r * Z + z] = ldpc_check_update(t, deg, l.norm);
                 }
             __syncthreads();
