@@ -232,6 +232,11 @@ public:
                 m->sign.assign(deg, std::vector<mask_t<T>>(Z));
             }
         d_t.resize(std::size_t(ldpc_max_degree) * Z);
+        d_zero.m1.assign(Z, T(0));
+        d_zero.m2.assign(Z, T(0));
+        d_zero.idx.assign(Z, 0);
+        d_zero.parity.assign(Z, 0);
+        d_zero.sign.assign(ldpc_max_degree, std::vector<mask_t<T>>(Z, 0));
         d_q.resize(l.p.E);
         // Per codeword position: the rate-matching index of its first read
         // (-1: never sent or punctured, -2: filler).
@@ -255,15 +260,15 @@ public:
     {
         for (int b = 0; b < batch; ++b) {
             prepare(llrs + std::size_t(b) * d_l.p.E);
-            for (auto& m : d_rows)
-                reset(m);
             int it = 0;
             bool pass = false;
             while (it < d_l.c.max_iterations) {
+                // The first iteration reads all-zero messages (d_zero)
+                // instead of clearing every row's state.
                 if (d_l.c.layered)
-                    layered_iteration();
+                    layered_iteration(it == 0);
                 else
-                    flooding_iteration();
+                    flooding_iteration(it == 0);
                 ++it;
                 if (d_l.c.early_termination && (pass = syndrome_ok()))
                     break;
@@ -278,16 +283,6 @@ public:
     }
 
 private:
-    static void reset(row_messages<T>& m)
-    {
-        std::fill(m.m1.begin(), m.m1.end(), T(0));
-        std::fill(m.m2.begin(), m.m2.end(), T(0));
-        std::fill(m.idx.begin(), m.idx.end(), 0);
-        std::fill(m.parity.begin(), m.parity.end(), 0);
-        for (auto& s : m.sign)
-            std::fill(s.begin(), s.end(), 0);
-    }
-
     // De-rate-matching: repetitions added, punctured bits 0, fillers
     // certain zeros (int arithmetic in fixed point, as on the GPU). The
     // received values are quantised in one vector pass, then gathered.
@@ -342,12 +337,12 @@ private:
         return deg;
     }
 
-    void layered_iteration()
+    void layered_iteration(bool first)
     {
         const int Z = d_l.p.Z;
         for (int r = 0; r < d_l.p.rows_used; ++r) {
             const int e0 = d_l.row_start[r];
-            const int deg = check_row(r, d_rows[r], d_rows[r]);
+            const int deg = check_row(r, first ? d_zero : d_rows[r], d_rows[r]);
             const auto& m = d_rows[r];
             for (int i = 0; i < deg; ++i) {
                 T* col = &d_app[std::size_t(d_l.edge_col[e0 + i]) * Z];
@@ -360,11 +355,11 @@ private:
         }
     }
 
-    void flooding_iteration()
+    void flooding_iteration(bool first)
     {
         const int Z = d_l.p.Z;
         for (int r = 0; r < d_l.p.rows_used; ++r)
-            check_row(r, d_rows[r], d_next[r]);
+            check_row(r, first ? d_zero : d_rows[r], d_next[r]);
         std::swap(d_rows, d_next);
         // APP = channel + every incoming message, added in row order (the
         // GPU's order), clamped once.
@@ -404,6 +399,7 @@ private:
     std::vector<int32_t> d_src;
     std::vector<typename std::conditional<std::is_same<T, float>::value, float, int>::type> d_sum;
     std::vector<row_messages<T>> d_rows, d_next;
+    row_messages<T> d_zero; // the messages before the first iteration
     std::vector<T> d_m1 = std::vector<T>(d_l.p.Z), d_m2 = std::vector<T>(d_l.p.Z);
     std::vector<mask_t<T>> d_idx = std::vector<mask_t<T>>(d_l.p.Z),
                            d_parity = std::vector<mask_t<T>>(d_l.p.Z);
