@@ -14,6 +14,7 @@
 #include <fftw3.h>
 #include <algorithm>
 #include <cmath>
+#include <immintrin.h>
 #include <mutex>
 #include <stdexcept>
 
@@ -64,8 +65,7 @@ public:
           d_samples((std::size_t(batch - 1) * c.step() + c.window()) *
                     (c.complex_input() ? 2 : 1)),
           d_post(2 * std::size_t(c.n_channels)),
-          d_quant(2 * std::size_t(c.n_channels)),
-          d_clamped(2 * std::size_t(c.n_channels))
+          d_quant(2 * std::size_t(c.n_channels))
     {
         std::lock_guard<std::mutex> lock(fftw_planner_mutex());
         int n = d_step;
@@ -256,7 +256,7 @@ private:
                 v[2 * k + 1] += di;
             }
         int8_t* q = d_quant.data();
-        const uint32_t sat = quantise_block(v, q, d_clamped.data(), N);
+        const uint32_t sat = quantise_block(v, q, N);
         auto* o = static_cast<int8_t*>(out) + 2 * base;
         for (int k = 0; k < N; ++k) {
             o[2 * std::size_t(k) * I] = q[2 * k];
@@ -267,21 +267,50 @@ private:
     }
 
     // n complex values: round half to even, clamp to +-127 (fmath::quantise's
-    // rule, here in a form that vectorises); returns the saturated count.
-    __attribute__((target_clones("avx2", "default"))) static uint32_t
-    quantise_block(const float* v, int8_t* q, uint8_t* clamped, int n)
+    // rule); returns how many values had a part clamped. GCC does not
+    // vectorise the float -> int8 loop, so the AVX2 path is written out.
+    static uint32_t quantise_block(const float* v, int8_t* q, int n)
     {
-        for (int j = 0; j < 2 * n; ++j) {
-            float x = v[j];
-            clamped[j] = uint8_t((x > 127.0f) | (x < -127.0f));
-            x = x > 127.0f ? 127.0f : x;
-            x = x < -127.0f ? -127.0f : x;
-            q[j] = int8_t(int((x + 12582912.0f) - 12582912.0f));
-        }
+        static const bool avx2 = __builtin_cpu_supports("avx2");
+        return avx2 ? quantise_avx2(v, q, n) : quantise_scalar(v, q, 0, n);
+    }
+
+    static uint32_t quantise_scalar(const float* v, int8_t* q, int k0, int n)
+    {
         uint32_t sat = 0;
-        for (int k = 0; k < n; ++k)
-            sat += clamped[2 * k] | clamped[2 * k + 1];
+        for (int k = k0; k < n; ++k) {
+            bool clamped = false;
+            for (int p = 2 * k; p < 2 * k + 2; ++p) {
+                const float x = v[p];
+                clamped |= x > 127.0f || x < -127.0f;
+                const float c = std::min(std::max(x, -127.0f), 127.0f);
+                q[p] = int8_t(int((c + 12582912.0f) - 12582912.0f));
+            }
+            sat += clamped;
+        }
         return sat;
+    }
+
+    __attribute__((target("avx2"))) static uint32_t
+    quantise_avx2(const float* v, int8_t* q, int n)
+    {
+        const __m256 lo = _mm256_set1_ps(-127.0f), hi = _mm256_set1_ps(127.0f);
+        uint32_t sat = 0;
+        int k = 0;
+        for (; k + 4 <= n; k += 4) { // 4 complex values = 8 floats
+            const __m256 x = _mm256_loadu_ps(v + 2 * k);
+            const __m256 c = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
+            const unsigned changed =
+                unsigned(_mm256_movemask_ps(_mm256_cmp_ps(x, c, _CMP_NEQ_UQ)));
+            sat += unsigned(__builtin_popcount((changed | (changed >> 1)) & 0x55u));
+            // Round half to even (the current MXCSR mode), then narrow.
+            const __m256i i = _mm256_cvtps_epi32(
+                _mm256_round_ps(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            const __m128i p16 =
+                _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(q + 2 * k), _mm_packs_epi16(p16, p16));
+        }
+        return sat + quantise_scalar(v, q, k, n);
     }
 
     fengine_config d_c;
@@ -293,7 +322,6 @@ private:
     std::vector<std::complex<float>> d_rot;
     std::vector<float> d_post;      // one spectrum, rotated, as float pairs
     std::vector<int8_t> d_quant;    // the same, quantised
-    std::vector<uint8_t> d_clamped; // per part: clamped?
     fftwf_plan d_plan = nullptr;
 };
 
