@@ -15,6 +15,7 @@
 #include "ldpc5g_impl.h"
 #include <algorithm>
 #include <cmath>
+#include <immintrin.h>
 #include <limits>
 
 namespace gr {
@@ -203,12 +204,54 @@ __attribute__((target_clones("avx2", "default"))) bool any_set(const M* __restri
 }
 
 // q[e] = quantised sign * llr[e], all E at once.
-template <typename T>
 __attribute__((target_clones("avx2", "default"))) void
-quantise_all(const float* __restrict__ llr, int n, float sign, float scale, T* __restrict__ q)
+quantise_all(const float* __restrict__ llr, int n, float sign, float, float* __restrict__ q)
 {
     for (int e = 0; e < n; ++e)
-        q[e] = arith<T>::quantise(sign * llr[e], scale);
+        q[e] = sign * llr[e];
+}
+
+// GCC leaves the float -> int16 loop scalar; the AVX2 path is written out:
+// round half to even of sign * llr * scale, clamped to the message range.
+__attribute__((target("avx2"))) void
+quantise_avx2(const float* llr, int n, float sign, float scale, int16_t* q)
+{
+    const __m256 f = _mm256_set1_ps(sign * scale);
+    const __m256 lim = _mm256_set1_ps(float(ldpc_msg_max));
+    const __m256 nlim = _mm256_set1_ps(-float(ldpc_msg_max));
+    int e = 0;
+    for (; e + 8 <= n; e += 8) {
+        // Clamping before rounding gives the same result as after (the
+        // limit is an integer) and keeps the conversion in range.
+        __m256 v = _mm256_mul_ps(_mm256_loadu_ps(llr + e), f);
+        v = _mm256_min_ps(_mm256_max_ps(v, nlim), lim);
+        const __m256i i = _mm256_cvtps_epi32(
+            _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(q + e),
+                         _mm_packs_epi32(_mm256_castsi256_si128(i),
+                                         _mm256_extracti128_si256(i, 1)));
+    }
+    for (; e < n; ++e)
+        q[e] = arith<int16_t>::quantise(sign * llr[e], scale);
+}
+
+void quantise_all(const float* llr, int n, float sign, float scale, int16_t* q)
+{
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) {
+        quantise_avx2(llr, n, sign, scale, q);
+        return;
+    }
+    for (int e = 0; e < n; ++e)
+        q[e] = arith<int16_t>::quantise(sign * llr[e], scale);
+}
+
+template <typename T>
+__attribute__((target_clones("avx2", "default"))) void
+hard_bits(const T* __restrict__ app, int n, uint8_t* __restrict__ bits)
+{
+    for (int i = 0; i < n; ++i)
+        bits[i] = app[i] < T(0) ? 1 : 0;
 }
 
 template <typename T>
@@ -238,16 +281,28 @@ public:
         d_zero.parity.assign(Z, 0);
         d_zero.sign.assign(ldpc_max_degree, std::vector<mask_t<T>>(Z, 0));
         d_q.resize(l.p.E);
-        // Per codeword position: the rate-matching index of its first read
-        // (-1: never sent or punctured, -2: filler).
-        d_src.assign(d_channel.size(), -1);
-        for (std::size_t n = 0; n < d_src.size(); ++n) {
-            const int j = int(n) - 2 * Z;
-            if (int(n) >= l.p.K && int(n) < l.p.K_ldpc)
-                d_src[n] = -2;
-            else if (j >= 0 && j < l.p.Ncb)
-                d_src[n] = l.first_read[j];
+        // The bit selection as runs: rate-matching indices [e, e + len)
+        // land on codeword positions [n, n + len) (the buffer read in order,
+        // broken at fillers and at the wrap); indices past one period
+        // repeat earlier positions and are added there.
+        const int n_vars = int(d_channel.size());
+        int e = 0;
+        for (int j = 0; e < l.p.E; ++j) {
+            const int pos = (l.p.k0 + j) % l.p.Ncb;
+            if (pos + 2 * Z >= l.p.K && pos + 2 * Z < l.p.K_ldpc)
+                continue; // filler: not sent
+            const int n = pos + 2 * Z;
+            if (!d_runs.empty() && d_runs.back().e + d_runs.back().len == e &&
+                d_runs.back().n + d_runs.back().len == n && n < n_vars)
+                ++d_runs.back().len;
+            else
+                d_runs.push_back({ e, n, 1 });
+            ++e;
         }
+        // Runs beyond the variables the decoder keeps are dropped (their
+        // rows are not used).
+        for (auto& r : d_runs)
+            r.len = std::max(0, std::min(r.len, n_vars - r.n));
         d_c.resize(Z);
         d_par.resize(Z);
     }
@@ -275,8 +330,7 @@ public:
             }
             if (!d_l.c.early_termination)
                 pass = syndrome_ok();
-            for (int i = 0; i < d_l.p.K; ++i)
-                bits[std::size_t(b) * d_l.p.K + i] = d_app[i] < T(0) ? 1 : 0;
+            hard_bits(d_app.data(), d_l.p.K, bits + std::size_t(b) * d_l.p.K);
             iterations[b] = it;
             ok[b] = pass ? 1 : 0;
         }
@@ -291,17 +345,28 @@ private:
         const auto& p = d_l.p;
         const float sign = d_l.c.positive_is_zero ? 1.f : -1.f;
         quantise_all(llr, p.E, sign, d_l.c.fixed_scale, d_q.data());
-        using acc_t = typename std::conditional<std::is_same<T, float>::value, float, int>::type;
-        for (std::size_t n = 0; n < d_channel.size(); ++n) {
-            const int32_t src = d_src[n];
-            if (src >= 0) {
-                acc_t v = d_q[d_l.interleaved[src]];
-                for (int e = src + d_l.period; e < p.E; e += d_l.period)
-                    v += d_q[d_l.interleaved[e]]; // repetitions (E > buffer)
-                d_channel[n] = arith<T>::clamp_app(v);
-            } else {
-                d_channel[n] = src == -2 ? arith<T>::certain() : T(0);
-            }
+        // Undo the bit interleaver: e = i E/Qm + j was sent at j Qm + i.
+        const int Qm = p.Qm, R = p.E / Qm;
+        const T* __restrict__ q = d_q.data();
+        T* __restrict__ qe = d_qe.data();
+        if (Qm == 1)
+            std::copy_n(q, p.E, qe);
+        else
+            for (int i = 0; i < Qm; ++i)
+                for (int j = 0; j < R; ++j)
+                    qe[i * R + j] = q[j * Qm + i];
+        // Punctured and unsent bits 0, fillers certain, the runs copied
+        // (first reading) or added (repetitions).
+        T* __restrict__ ch = d_channel.data();
+        std::fill(d_channel.begin(), d_channel.end(), T(0));
+        std::fill(ch + p.K, ch + std::min<int>(p.K_ldpc, int(d_channel.size())),
+                  arith<T>::certain());
+        for (const auto& r : d_runs) {
+            if (r.e < d_l.period)
+                std::copy_n(qe + r.e, r.len, ch + r.n);
+            else
+                for (int k = 0; k < r.len; ++k)
+                    ch[r.n + k] = arith<T>::clamp_app(ch[r.n + k] + qe[r.e + k]);
         }
         d_app = d_channel;
     }
@@ -396,7 +461,11 @@ private:
 
     const ldpc5g_layout d_l;
     std::vector<T> d_channel, d_app, d_t, d_c, d_q, d_rot = std::vector<T>(d_l.p.Z);
-    std::vector<int32_t> d_src;
+    struct run {
+        int e, n, len;
+    };
+    std::vector<run> d_runs; // bit selection: rate-matching index -> position
+    std::vector<T> d_qe = std::vector<T>(d_l.p.E); // received values by index e
     std::vector<typename std::conditional<std::is_same<T, float>::value, float, int>::type> d_sum;
     std::vector<row_messages<T>> d_rows, d_next;
     row_messages<T> d_zero; // the messages before the first iteration
