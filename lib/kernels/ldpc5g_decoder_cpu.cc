@@ -303,6 +303,8 @@ public:
         // rows are not used).
         for (auto& r : d_runs)
             r.len = std::max(0, std::min(r.len, n_vars - r.n));
+        d_repeats = l.p.E > l.period;
+        d_sum.resize(d_channel.size());
         d_c.resize(Z);
         d_par.resize(Z);
     }
@@ -361,12 +363,18 @@ private:
         std::fill(d_channel.begin(), d_channel.end(), T(0));
         std::fill(ch + p.K, ch + std::min<int>(p.K_ldpc, int(d_channel.size())),
                   arith<T>::certain());
-        for (const auto& r : d_runs) {
-            if (r.e < d_l.period)
+        if (!d_repeats) {
+            for (const auto& r : d_runs)
                 std::copy_n(qe + r.e, r.len, ch + r.n);
-            else
+        } else {
+            // Repetitions: summed wide, clamped once (as the GPU does).
+            std::fill(d_sum.begin(), d_sum.end(), 0);
+            for (const auto& r : d_runs)
                 for (int k = 0; k < r.len; ++k)
-                    ch[r.n + k] = arith<T>::clamp_app(ch[r.n + k] + qe[r.e + k]);
+                    d_sum[r.n + k] += qe[r.e + k];
+            for (const auto& r : d_runs)
+                for (int k = 0; k < r.len; ++k)
+                    ch[r.n + k] = arith<T>::clamp_app(d_sum[r.n + k]);
         }
         d_app = d_channel;
     }
@@ -465,6 +473,7 @@ private:
         int e, n, len;
     };
     std::vector<run> d_runs; // bit selection: rate-matching index -> position
+    bool d_repeats = false;  // E reaches round the buffer more than once
     std::vector<T> d_qe = std::vector<T>(d_l.p.E); // received values by index e
     std::vector<typename std::conditional<std::is_same<T, float>::value, float, int>::type> d_sum;
     std::vector<row_messages<T>> d_rows, d_next;

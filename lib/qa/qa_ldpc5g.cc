@@ -362,7 +362,8 @@ BOOST_AUTO_TEST_CASE(cpu_backend_equals_the_golden_model)
 {
     std::mt19937 rng(21);
     std::normal_distribution<float> g;
-    for (auto KE : std::vector<std::pair<int, int>>{ { 500, 1000 }, { 1200, 1500 }, { 3000, 9000 } })
+    for (auto KE : std::vector<std::pair<int, int>>{
+             { 500, 1000 }, { 1200, 1500 }, { 3000, 9000 }, { 200, 4000 } }) // last: repetitions
         for (bool layered : { true, false })
             for (bool fixed : { true, false }) {
                 const auto p = ldpc5g_params::make(KE.first, KE.second, 0, 2, 0, "qa");
