@@ -26,9 +26,9 @@ namespace gpudsp {
 struct gnss_integration {
     kernels::gnss_system system;
     int prn;
-    uint64_t start;  // absolute sample
-    int64_t length;  // samples
-    uint64_t index;  // integrations of this satellite so far
+    uint64_t start; // absolute sample
+    int64_t length; // samples
+    uint64_t index; // integrations of this satellite so far
     double carrier_freq;
     double code_freq;
     uint64_t carrier_phase; // cycles * 2^64 at start
@@ -101,7 +101,8 @@ public:
                                         "(0, samp_rate]");
         d_carrier_freq = carrier_freq;
         d_code_freq = code_freq;
-        d_carrier_step = kernels::mixer_phase::cycles_to_fixed(carrier_freq / d_samp_rate);
+        d_carrier_step =
+            kernels::mixer_phase::cycles_to_fixed(carrier_freq / d_samp_rate);
         d_code_step = kernels::gnss_code_step(code_freq, d_samp_rate);
     }
 
@@ -111,8 +112,8 @@ public:
         // Shift within [0, L 2^32) and realign to the epoch that follows.
         const int64_t shift = std::llround(std::ldexp(
             std::fmod(code_chips, double(d_modulus >> 32)), 32)); // |shift| < L 2^32
-        d_code = uint64_t((int64_t(d_code) + shift + int64_t(d_modulus)) %
-                          int64_t(d_modulus));
+        d_code =
+            uint64_t((int64_t(d_code) + shift + int64_t(d_modulus)) % int64_t(d_modulus));
         align();
     }
 
@@ -132,9 +133,9 @@ public:
 
     gnss_integration take()
     {
-        gnss_integration g{ d_system,      d_prn,        d_next,
-                            next_length(), d_count++,    d_carrier_freq,
-                            d_code_freq,   d_carrier,    d_code };
+        gnss_integration g{ d_system,      d_prn,     d_next,
+                            next_length(), d_count++, d_carrier_freq,
+                            d_code_freq,   d_carrier, d_code };
         d_next += uint64_t(g.length);
         d_carrier += d_carrier_step * uint64_t(g.length);
         d_code = d_code + uint64_t(g.length) * d_code_step - d_periods * d_modulus;

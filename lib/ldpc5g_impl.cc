@@ -21,7 +21,8 @@ const pmt::pmt_t ok_key = pmt::intern("gpudsp.ldpc_ok");
 
 // --- gr-fec encoder --------------------------------------------------------
 
-gr::fec::generic_encoder::sptr ldpc5g_encoder::make(int K, int E, int rv, int Qm, int n_ref)
+gr::fec::generic_encoder::sptr
+ldpc5g_encoder::make(int K, int E, int rv, int Qm, int n_ref)
 {
     return std::make_shared<ldpc5g_encoder_impl>(
         kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, "ldpc5g_encoder"));
@@ -63,9 +64,14 @@ gr::fec::generic_decoder::sptr ldpc5g_decoder::make(int K,
         throw std::invalid_argument(who + ": batch must be >= 1");
     return std::make_shared<ldpc5g_decoder_impl>(
         kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, who),
-        kernels::make_ldpc5g_decoder_config(
-            max_iterations, algorithm, scaling, offset, arithmetic, llr_sign,
-            early_termination, who),
+        kernels::make_ldpc5g_decoder_config(max_iterations,
+                                            algorithm,
+                                            scaling,
+                                            offset,
+                                            arithmetic,
+                                            llr_sign,
+                                            early_termination,
+                                            who),
         batch,
         runtime::resolve_backend(backend, device, who));
 }
@@ -179,8 +185,14 @@ ldpc5g_decode::sptr ldpc5g_decode::make(int K,
         throw std::invalid_argument(who + ": output must be \"unpacked\" or \"packed\"");
     if (batch < 1)
         throw std::invalid_argument(who + ": batch must be >= 1");
-    auto c = kernels::make_ldpc5g_decoder_config(
-        max_iterations, algorithm, scaling, offset, arithmetic, llr_sign, early_termination, who);
+    auto c = kernels::make_ldpc5g_decoder_config(max_iterations,
+                                                 algorithm,
+                                                 scaling,
+                                                 offset,
+                                                 arithmetic,
+                                                 llr_sign,
+                                                 early_termination,
+                                                 who);
     if (llr_format == "char")
         c.fixed_scale = 1; // int8 LLRs are already in the fixed-point units
     return gnuradio::make_block_sptr<ldpc5g_decode_impl>(
@@ -257,10 +269,13 @@ int ldpc5g_decode_impl::general_work(int noutput_items,
     }
     const uint64_t w0 = nitems_written(0);
     for (int b = 0; b < n; ++b) {
-        add_item_tag(0, w0 + uint64_t(b) * per, iterations_key, pmt::from_long(d_iterations[b]),
+        add_item_tag(0,
+                     w0 + uint64_t(b) * per,
+                     iterations_key,
+                     pmt::from_long(d_iterations[b]),
                      alias_pmt());
-        add_item_tag(0, w0 + uint64_t(b) * per, ok_key, pmt::from_bool(d_ok[b] != 0),
-                     alias_pmt());
+        add_item_tag(
+            0, w0 + uint64_t(b) * per, ok_key, pmt::from_bool(d_ok[b] != 0), alias_pmt());
     }
     consume(0, n * p.E);
     produce(0, n * per);

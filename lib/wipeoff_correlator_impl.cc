@@ -61,13 +61,13 @@ wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
                                                  kernels::gnss_input input,
                                                  int integration_periods,
                                                  const runtime::backend_choice& choice)
-    : gr::block("wipeoff_correlator",
-                gr::io_signature::make(n_antennas,
-                                       n_antennas,
-                                       sample_size(input),
-                                       runtime::device_buffer::type_for(choice.kind)),
-                gr::io_signature::make(
-                    0, 1, 64 + 8 * n_antennas * int(taps_chips.size()))),
+    : gr::block(
+          "wipeoff_correlator",
+          gr::io_signature::make(n_antennas,
+                                 n_antennas,
+                                 sample_size(input),
+                                 runtime::device_buffer::type_for(choice.kind)),
+          gr::io_signature::make(0, 1, 64 + 8 * n_antennas * int(taps_chips.size()))),
       block_backend(choice),
       d_plan(n_antennas, taps_chips, samp_rate, input, choice, "wipeoff_correlator"),
       d_periods(integration_periods),
@@ -76,7 +76,8 @@ wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
     // The longest integration: E1-B's 4 ms code periods with code Doppler
     // (the code rate may sit 1% below nominal).
     double longest = 0;
-    for (auto sys : { kernels::gnss_system::gps_l1ca, kernels::gnss_system::galileo_e1b }) {
+    for (auto sys :
+         { kernels::gnss_system::gps_l1ca, kernels::gnss_system::galileo_e1b }) {
         const auto& s = kernels::gnss_signal(sys);
         longest = std::max(longest, s.code_length / s.chip_rate);
     }
@@ -196,7 +197,8 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
         const pmt::pmt_t sys = pmt::dict_ref(msg, pmt::intern("system"), pmt::PMT_NIL);
         const pmt::pmt_t prn = pmt::dict_ref(msg, pmt::intern("prn"), pmt::PMT_NIL);
         if (!pmt::is_symbol(sys) || !pmt::is_integer(prn))
-            throw std::invalid_argument("it needs \"system\" (symbol) and \"prn\" (integer)");
+            throw std::invalid_argument(
+                "it needs \"system\" (symbol) and \"prn\" (integer)");
         const std::string system = pmt::symbol_to_string(sys);
         const int p = int(pmt::to_long(prn));
         const key k = key_of(system, p);
@@ -223,7 +225,10 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
                 system,
                 p,
                 dict_double(msg, "carrier_freq", 0),
-                dict_double(msg, "code_freq", kernels::gnss_signal(kernels::gnss_system(k.first)).chip_rate),
+                dict_double(
+                    msg,
+                    "code_freq",
+                    kernels::gnss_signal(kernels::gnss_system(k.first)).chip_rate),
                 dict_double(msg, "carrier_phase", 0),
                 dict_double(msg, "code_phase", 0),
                 pmt::is_null(at) ? -1 : int64_t(pmt::to_uint64(at)));
@@ -281,22 +286,26 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
     d = pmt::dict_add(d, pmt::intern("length"), pmt::from_long(g.length));
     d = pmt::dict_add(d, pmt::intern("integration"), pmt::from_uint64(g.index));
     d = pmt::dict_add(d, pmt::intern("carrier_freq"), pmt::from_double(g.carrier_freq));
-    d = pmt::dict_add(d, pmt::intern("carrier_phase"), pmt::from_double(g.carrier_cycles()));
+    d = pmt::dict_add(
+        d, pmt::intern("carrier_phase"), pmt::from_double(g.carrier_cycles()));
     d = pmt::dict_add(d, pmt::intern("code_freq"), pmt::from_double(g.code_freq));
     d = pmt::dict_add(d, pmt::intern("code_phase"), pmt::from_double(g.code_chips()));
     d = pmt::dict_add(d, pmt::intern("samp_rate"), pmt::from_double(d_plan.samp_rate()));
     d = pmt::dict_add(d, pmt::intern("n_antennas"), pmt::from_long(d_plan.n_antennas()));
-    d = pmt::dict_add(d, pmt::intern("taps_chips"), pmt::init_f64vector(d_plan.n_taps(), d_plan.taps()));
     d = pmt::dict_add(d,
-                      pmt::intern("correlations"),
-                      pmt::init_c32vector(std::size_t(d_plan.n_antennas()) * d_plan.n_taps(),
-                                          sums));
+                      pmt::intern("taps_chips"),
+                      pmt::init_f64vector(d_plan.n_taps(), d_plan.taps()));
+    d = pmt::dict_add(
+        d,
+        pmt::intern("correlations"),
+        pmt::init_c32vector(std::size_t(d_plan.n_antennas()) * d_plan.n_taps(), sums));
     d = pmt::dict_add(d, pmt::intern("missing"), pmt::from_uint64(missing));
     if (d_have_time)
-        d = pmt::dict_add(d,
-                          pmt::intern("time"),
-                          pmt::from_double(d_time + (double(g.start) - double(d_time_offset)) /
-                                                        d_plan.samp_rate()));
+        d = pmt::dict_add(
+            d,
+            pmt::intern("time"),
+            pmt::from_double(d_time + (double(g.start) - double(d_time_offset)) /
+                                          d_plan.samp_rate()));
     return d;
 }
 
@@ -312,7 +321,9 @@ void wipeoff_correlator_impl::write_record(char* out,
     std::memset(out, 0, 64);
     const int32_t sys = int32_t(g.system), prn = g.prn;
     const int64_t start = int64_t(g.start), len = g.length;
-    const double f[4] = { g.carrier_freq, g.carrier_cycles(), g.code_freq, g.code_chips() };
+    const double f[4] = {
+        g.carrier_freq, g.carrier_cycles(), g.code_freq, g.code_chips()
+    };
     const uint32_t flags = missing ? 1u : 0u, index = uint32_t(g.index);
     std::memcpy(out, &sys, 4);
     std::memcpy(out + 4, &prn, 4);
@@ -377,7 +388,8 @@ int wipeoff_correlator_impl::general_work(int noutput_items,
         std::vector<const void*> ants(input_items.begin(), input_items.end());
         const std::size_t per = std::size_t(d_plan.n_antennas()) * d_plan.n_taps();
         std::vector<std::complex<float>> sums(jobs.size() * per);
-        d_plan.execute(ants, int64_t(n), jobs, sums.data(), d_io ? d_io->stream() : nullptr);
+        d_plan.execute(
+            ants, int64_t(n), jobs, sums.data(), d_io ? d_io->stream() : nullptr);
         if (d_io)
             d_io->end(*this);
         for (std::size_t j = 0; j < sched.size(); ++j) {
@@ -388,7 +400,8 @@ int wipeoff_correlator_impl::general_work(int noutput_items,
                              sched[j],
                              sums.data() + j * per,
                              missing);
-            message_port_pub(corr_port, message(sched[j], sums.data() + j * per, missing));
+            message_port_pub(corr_port,
+                             message(sched[j], sums.data() + j * per, missing));
         }
     }
 

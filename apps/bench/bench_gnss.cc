@@ -27,8 +27,8 @@ namespace {
 
 struct config {
     std::string name;
-    int l1, e1b;        // satellites of each system
-    int64_t samples;    // per call
+    int l1, e1b;     // satellites of each system
+    int64_t samples; // per call
     int antennas;
     double samp_rate;
 };
@@ -42,7 +42,8 @@ std::vector<kernels::gnss_job> jobs_of(const config& c)
         kernels::gnss_job j;
         const bool l1 = i < c.l1;
         const int k = l1 ? i : i - c.l1;
-        j.system = l1 ? kernels::gnss_system::gps_l1ca : kernels::gnss_system::galileo_e1b;
+        j.system =
+            l1 ? kernels::gnss_system::gps_l1ca : kernels::gnss_system::galileo_e1b;
         j.prn = 1 + k % kernels::gnss_signal(j.system).n_prns;
         j.carrier_freq = (l1 ? 1000.0 : 100.0) + 10.0 * k;
         j.code_freq = 1.023e6 * (1 + j.carrier_freq / 1575.42e6);
@@ -85,7 +86,8 @@ double volk_gnsssdr_pair_us(int64_t n, int iterations, std::string& detail)
         std::regex line(R"((\S+) completed in ([0-9.]+) ms)");
         double best = 0;
         std::string best_arch;
-        for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it) {
+        for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end;
+             ++it) {
             const double ms = std::stod((*it)[2]);
             if (best == 0 || ms < best) {
                 best = ms;
@@ -95,8 +97,8 @@ double volk_gnsssdr_pair_us(int64_t n, int iterations, std::string& detail)
         if (best == 0)
             return 0;
         const double us = best * 1e3 / iterations;
-        detail += std::string(detail.empty() ? "" : " + ") + kernel + " " + best_arch + " " +
-                  std::to_string(us).substr(0, 6) + " us";
+        detail += std::string(detail.empty() ? "" : " + ") + kernel + " " + best_arch +
+                  " " + std::to_string(us).substr(0, 6) + " us";
         total += us;
     }
     return total;
@@ -150,24 +152,35 @@ void run_gnss(const options& opt, report& rep)
                 [&] { cpu.execute(ants, c.samples, jobs, out.data(), nullptr); },
                 [] {},
                 std::max(1, iterations / 4));
-            rep.add({ "gnss", what, "cpu", t * 1e6, "us/call", 0, "",
+            rep.add({ "gnss",
+                      what,
+                      "cpu",
+                      t * 1e6,
+                      "us/call",
+                      0,
+                      "",
                       std::to_string(sat_samples / t / 1e9).substr(0, 6) +
                           " G sat.ant.samples/s, one core" });
         }
         if (!ctx)
             continue;
-        kernels::gnss_correlator_plan gpu(c.antennas,
-                                          taps,
-                                          c.samp_rate,
-                                          kernels::gnss_input::complex64,
-                                          runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
-                                          "bench");
+        kernels::gnss_correlator_plan gpu(
+            c.antennas,
+            taps,
+            c.samp_rate,
+            kernels::gnss_input::complex64,
+            runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
+            "bench");
         runtime::device_stream stream(ctx, "bench");
         runtime::device_memory d_x(ctx, n_in * 8, "bench");
         runtime::pinned_memory h_x(ctx, n_in * 8, "bench");
         std::copy_n(reinterpret_cast<const char*>(x.data()), n_in * 8, h_x.get());
-        ctx->copy_async(d_x.get(), h_x.get(), n_in * 8, runtime::copy_kind::host_to_device,
-                        stream.get(), "bench");
+        ctx->copy_async(d_x.get(),
+                        h_x.get(),
+                        n_in * 8,
+                        runtime::copy_kind::host_to_device,
+                        stream.get(),
+                        "bench");
         std::vector<const void*> dev(c.antennas);
         for (int m = 0; m < c.antennas; ++m)
             dev[m] = d_x.get() + std::size_t(m) * c.samples * 8;
@@ -182,19 +195,41 @@ void run_gnss(const options& opt, report& rep)
             iterations);
         const double t_e2e = seconds_per_call(
             [&] {
-                ctx->copy_async(d_x.get(), h_x.get(), n_in * 8,
-                                runtime::copy_kind::host_to_device, stream.get(), "bench");
+                ctx->copy_async(d_x.get(),
+                                h_x.get(),
+                                n_in * 8,
+                                runtime::copy_kind::host_to_device,
+                                stream.get(),
+                                "bench");
                 gpu.execute(dev, c.samples, jobs, out.data(), stream.get());
             },
             [] {},
             iterations);
-        rep.add({ "gnss", what + ", kernels only", "cuda", kernel_best * 1e6, "us/call", 0,
-                  "", std::to_string(sat_samples / kernel_best / 1e9).substr(0, 6) +
-                          " G sat.ant.samples/s" });
-        rep.add({ "gnss", what + ", device-resident input, results to host", "cuda",
-                  t_resident * 1e6, "us/call", 0, "", "" });
-        rep.add({ "gnss", what + ", end to end (host input)", "cuda", t_e2e * 1e6,
-                  "us/call", 0, "", "" });
+        rep.add({ "gnss",
+                  what + ", kernels only",
+                  "cuda",
+                  kernel_best * 1e6,
+                  "us/call",
+                  0,
+                  "",
+                  std::to_string(sat_samples / kernel_best / 1e9).substr(0, 6) +
+                      " G sat.ant.samples/s" });
+        rep.add({ "gnss",
+                  what + ", device-resident input, results to host",
+                  "cuda",
+                  t_resident * 1e6,
+                  "us/call",
+                  0,
+                  "",
+                  "" });
+        rep.add({ "gnss",
+                  what + ", end to end (host input)",
+                  "cuda",
+                  t_e2e * 1e6,
+                  "us/call",
+                  0,
+                  "",
+                  "" });
     }
     // The CPU peer on the vector lengths of the single-system rows.
     if (!skip_cpu && !opt.flag("no-peer")) {
@@ -203,13 +238,17 @@ void run_gnss(const options& opt, report& rep)
             std::string detail;
             const double peer = volk_gnsssdr_pair_us(len, 200, detail);
             if (peer == 0) {
-                rep.skip("gnss", "VOLK_GNSSSDR peer: volk_gnsssdr_profile not installed "
-                                 "(Debian package gnss-sdr)");
+                rep.skip("gnss",
+                         "VOLK_GNSSSDR peer: volk_gnsssdr_profile not installed "
+                         "(Debian package gnss-sdr)");
                 break;
             }
-            kernels::gnss_correlator_plan cpu(1, { 0.5, 0.0, -0.5 }, 25e6,
+            kernels::gnss_correlator_plan cpu(1,
+                                              { 0.5, 0.0, -0.5 },
+                                              25e6,
                                               kernels::gnss_input::complex64,
-                                              runtime::backend_choice{}, "bench");
+                                              runtime::backend_choice{},
+                                              "bench");
             config c{ "", 1, 0, len, 1, 25e6 };
             const auto jobs = jobs_of(c);
             std::vector<std::complex<float>> x(len), out(3);
@@ -218,12 +257,18 @@ void run_gnss(const options& opt, report& rep)
             std::vector<const void*> ants{ x.data() };
             const double t = seconds_per_call(
                 [&] { cpu.execute(ants, len, jobs, out.data(), nullptr); }, [] {}, 50);
-            const std::string what = "1 sat, 1 ant, 3 taps, " + std::to_string(len) + " samples";
+            const std::string what =
+                "1 sat, 1 ant, 3 taps, " + std::to_string(len) + " samples";
             rep.add({ "gnss", what, "cpu", t * 1e6, "us/call", 0, "", "one core" });
-            rep.add({ "gnss", what + ", VOLK_GNSSSDR resampler + rotator_dot_prod",
-                      "volk_gnsssdr", peer, "us/call", 0, "",
-                      detail + "; ours is " + std::to_string(peer / (t * 1e6)).substr(0, 4) +
-                          "x faster" });
+            rep.add({ "gnss",
+                      what + ", VOLK_GNSSSDR resampler + rotator_dot_prod",
+                      "volk_gnsssdr",
+                      peer,
+                      "us/call",
+                      0,
+                      "",
+                      detail + "; ours is " +
+                          std::to_string(peer / (t * 1e6)).substr(0, 4) + "x faster" });
         }
     }
 }

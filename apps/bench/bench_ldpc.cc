@@ -47,7 +47,8 @@ frames make_frames(const kernels::ldpc5g_params& p, int n, double ebn0, unsigned
     std::mt19937 rng(seed);
     std::normal_distribution<double> g;
     const double R = double(p.K) / p.E;
-    const double sigma = std::sqrt(1.0 / (2.0 * R * 2.0 * std::pow(10.0, ebn0 / 10))); // QPSK
+    const double sigma =
+        std::sqrt(1.0 / (2.0 * R * 2.0 * std::pow(10.0, ebn0 / 10))); // QPSK
     frames f;
     f.bits.resize(std::size_t(n) * p.K);
     f.llr.resize(std::size_t(n) * p.E);
@@ -59,7 +60,8 @@ frames make_frames(const kernels::ldpc5g_params& p, int n, double ebn0, unsigned
         for (int e = 0; e < p.E; ++e) {
             const double x = (tx[e] ? -1.0 : 1.0) / std::sqrt(2.0);
             const double y = x + sigma * g(rng);
-            f.llr[std::size_t(b) * p.E + e] = float(2 * y / std::sqrt(2.0) / (sigma * sigma));
+            f.llr[std::size_t(b) * p.E + e] =
+                float(2 * y / std::sqrt(2.0) / (sigma * sigma));
         }
     }
     return f;
@@ -99,7 +101,8 @@ std::string write_alist(const kernels::ldpc5g_params& p)
     for (auto& r : rows)
         mr = std::max(mr, r.size());
     const std::string path = "/tmp/gpudsp_bench_ldpc_" + std::to_string(p.bg) + "_" +
-                             std::to_string(p.Z) + "_" + std::to_string(p.rows_used) + ".alist";
+                             std::to_string(p.Z) + "_" + std::to_string(p.rows_used) +
+                             ".alist";
     std::ofstream f(path);
     f << n << " " << m << "\n" << mc << " " << mr << "\n";
     for (auto& c : cols)
@@ -126,15 +129,18 @@ void run_ldpc(const options& opt, report& rep)
     const int cpu_frames = int(opt.size("cpu-frames", 16));
     const double peer_seconds = double(opt.size("peer-seconds", 120));
     const int iterations = int(opt.size("iterations", 3));
-    std::vector<case_t> cases = { { "BG1 Z=384 R=0.79 (K=8448, E=10752)", 8448, 10752, 2.9, 10 },
-                                  { "BG1 Z=384 R=1/3 (K=8448, E=25344)", 8448, 25344, 1.4, 10 },
-                                  { "BG2 Z=384 R=1/5 (K=3840, E=19200)", 3840, 19200, 1.3, 10 },
-                                  { "BG1 Z=384 R=8/9 (K=8448, E=9504)", 8448, 9504, 4.6, 5 } };
+    std::vector<case_t> cases = {
+        { "BG1 Z=384 R=0.79 (K=8448, E=10752)", 8448, 10752, 2.9, 10 },
+        { "BG1 Z=384 R=1/3 (K=8448, E=25344)", 8448, 25344, 1.4, 10 },
+        { "BG2 Z=384 R=1/5 (K=3840, E=19200)", 3840, 19200, 1.3, 10 },
+        { "BG1 Z=384 R=8/9 (K=8448, E=9504)", 8448, 9504, 4.6, 5 }
+    };
     if (opt.flag("small"))
         cases = { { "BG2 Z=64 R=1/2 (K=500, E=1000)", 500, 1000, 2.0, 10 } };
     const std::string only = opt.text("only", "");
     if (!only.empty())
-        cases.erase(std::remove_if(cases.begin(), cases.end(),
+        cases.erase(std::remove_if(cases.begin(),
+                                   cases.end(),
                                    [&](const case_t& c) {
                                        return c.name.find(only) == std::string::npos;
                                    }),
@@ -144,13 +150,15 @@ void run_ldpc(const options& opt, report& rep)
         const auto p = kernels::ldpc5g_params::make(c.K, c.E, 0, 2, 0, "bench");
         const int its = c.iterations;
         const int n_max = int(*std::max_element(batches.begin(), batches.end()));
-        const frames hi = make_frames(p, std::max(n_max, cpu_frames), 6.0 + c.ebn0_early, 11);
+        const frames hi =
+            make_frames(p, std::max(n_max, cpu_frames), 6.0 + c.ebn0_early, 11);
         const frames lo = make_frames(p, std::max(n_max, cpu_frames), c.ebn0_early, 12);
         for (bool early : { false, true }) {
             const frames& f = early ? lo : hi;
-            const std::string mode = early ? ", early exit at " + std::to_string(c.ebn0_early).substr(0, 4) +
-                                                 " dB"
-                                           : ", " + std::to_string(its) + " iterations";
+            const std::string mode =
+                early ? ", early exit at " + std::to_string(c.ebn0_early).substr(0, 4) +
+                            " dB"
+                      : ", " + std::to_string(its) + " iterations";
             for (bool fixed : { false, true }) {
                 kernels::ldpc5g_decoder_config dc;
                 dc.max_iterations = its;
@@ -161,22 +169,36 @@ void run_ldpc(const options& opt, report& rep)
                 std::vector<uint8_t> out(std::size_t(cpu_frames) * p.K), ok(cpu_frames);
                 std::vector<int32_t> it(cpu_frames);
                 const double t = seconds_per_call(
-                    [&] { cpu.decode(f.llr.data(), cpu_frames, out.data(), it.data(), ok.data()); },
+                    [&] {
+                        cpu.decode(
+                            f.llr.data(), cpu_frames, out.data(), it.data(), ok.data());
+                    },
                     [] {},
                     iterations);
                 double mean_it = 0;
                 for (int v : it)
                     mean_it += v;
-                rep.add({ "ldpc", c.name + mode + ar, "cpu",
-                          double(cpu_frames) * p.K / t / 1e6, "Mb/s", 0, "",
-                          "one core; " + std::to_string(t / cpu_frames * 1e6).substr(0, 7) +
+                rep.add({ "ldpc",
+                          c.name + mode + ar,
+                          "cpu",
+                          double(cpu_frames) * p.K / t / 1e6,
+                          "Mb/s",
+                          0,
+                          "",
+                          "one core; " +
+                              std::to_string(t / cpu_frames * 1e6).substr(0, 7) +
                               " us/codeword; BLER " +
-                              std::to_string(block_error_rate(f, out, p.K, cpu_frames)).substr(0, 6) +
-                              "; mean iterations " + std::to_string(mean_it / cpu_frames).substr(0, 4) });
+                              std::to_string(block_error_rate(f, out, p.K, cpu_frames))
+                                  .substr(0, 6) +
+                              "; mean iterations " +
+                              std::to_string(mean_it / cpu_frames).substr(0, 4) });
                 if (!ctx)
                     continue;
                 kernels::ldpc5g_decoder_plan gpu(
-                    p, dc, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
+                    p,
+                    dc,
+                    runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
+                    "bench");
                 for (auto nb : batches) {
                     const int n = int(nb);
                     std::vector<uint8_t> o(std::size_t(n) * p.K), k(n);
@@ -186,18 +208,32 @@ void run_ldpc(const options& opt, report& rep)
                         [&] {
                             gpu.decode(f.llr.data(), n, o.data(), i.data(), k.data());
                             const double ks = gpu.last_kernel_seconds();
-                            kernel_best = kernel_best == 0 ? ks : std::min(kernel_best, ks);
+                            kernel_best =
+                                kernel_best == 0 ? ks : std::min(kernel_best, ks);
                         },
                         [] {},
                         iterations);
-                    const std::string what = c.name + mode + ar + ", batch " + std::to_string(n);
-                    rep.add({ "ldpc", what + ", host to host", "cuda", double(n) * p.K / th / 1e9,
-                              "Gb/s", 0, "",
+                    const std::string what =
+                        c.name + mode + ar + ", batch " + std::to_string(n);
+                    rep.add({ "ldpc",
+                              what + ", host to host",
+                              "cuda",
+                              double(n) * p.K / th / 1e9,
+                              "Gb/s",
+                              0,
+                              "",
                               std::to_string(th * 1e6).substr(0, 8) + " us/batch; BLER " +
-                                  std::to_string(block_error_rate(f, o, p.K, n)).substr(0, 6) });
-                    rep.add({ "ldpc", what + ", kernels only", "cuda",
-                              double(n) * p.K / kernel_best / 1e9, "Gb/s", 0, "",
-                              std::to_string(kernel_best * 1e6).substr(0, 8) + " us/batch" });
+                                  std::to_string(block_error_rate(f, o, p.K, n))
+                                      .substr(0, 6) });
+                    rep.add(
+                        { "ldpc",
+                          what + ", kernels only",
+                          "cuda",
+                          double(n) * p.K / kernel_best / 1e9,
+                          "Gb/s",
+                          0,
+                          "",
+                          std::to_string(kernel_best * 1e6).substr(0, 8) + " us/batch" });
                 }
             }
         }
@@ -218,11 +254,13 @@ void run_ldpc(const options& opt, report& rep)
                 promise->set_exception(std::current_exception());
             }
         }).detach();
-        if (fut.wait_for(std::chrono::duration<double>(peer_seconds)) != std::future_status::ready) {
-            rep.skip("ldpc", c.name + ": gr-fec ldpc_decoder set-up took more than " +
-                                 std::to_string(int(peer_seconds)) + " s (it builds a dense " +
-                                 "generator matrix for the " + std::to_string(p.rows_used * p.Z) +
-                                 "-row code); not measured");
+        if (fut.wait_for(std::chrono::duration<double>(peer_seconds)) !=
+            std::future_status::ready) {
+            rep.skip("ldpc",
+                     c.name + ": gr-fec ldpc_decoder set-up took more than " +
+                         std::to_string(int(peer_seconds)) + " s (it builds a dense " +
+                         "generator matrix for the " + std::to_string(p.rows_used * p.Z) +
+                         "-row code); not measured");
             continue;
         }
         auto peer = fut.get();
@@ -236,11 +274,15 @@ void run_ldpc(const options& opt, report& rep)
         for (auto& v : in)
             v = 1.0f + 0.5f * g(rng);
         std::vector<uint8_t> out(n_out);
-        const double t = seconds_per_call([&] { peer->generic_work(in.data(), out.data()); },
-                                          [] {},
-                                          iterations);
-        rep.add({ "ldpc", c.name + ", gr-fec ldpc_decoder (sum-product, alist)", "gr-cpu",
-                  double(p.K) / t / 1e6, "Mb/s", 0, "",
+        const double t = seconds_per_call(
+            [&] { peer->generic_work(in.data(), out.data()); }, [] {}, iterations);
+        rep.add({ "ldpc",
+                  c.name + ", gr-fec ldpc_decoder (sum-product, alist)",
+                  "gr-cpu",
+                  double(p.K) / t / 1e6,
+                  "Mb/s",
+                  0,
+                  "",
                   "one codeword per call; " + std::to_string(t * 1e6).substr(0, 8) +
                       " us; frame " + std::to_string(n_in) + " in" });
     }

@@ -95,7 +95,9 @@ dot2(const float* wr, const float* wi, const float* v, int n, double* re, double
 class gnss_correlator_cpu : public gnss_correlator_plan::impl
 {
 public:
-    gnss_correlator_cpu(int n_antennas, const std::vector<int64_t>& taps, gnss_input input)
+    gnss_correlator_cpu(int n_antennas,
+                        const std::vector<int64_t>& taps,
+                        gnss_input input)
         : d_m(n_antennas), d_taps(taps), d_input(input)
     {
         for (int s = 0; s < gnss_n_systems; ++s) {
@@ -165,7 +167,8 @@ private:
         for (std::size_t l = 0; l < L; ++l)
             tap_offset[l] = d_taps[l] < 0 ? job.code_modulus - uint64_t(-d_taps[l])
                                           : uint64_t(d_taps[l]);
-        const uint64_t block_advance = (uint64_t(block) * job.code_step) % job.code_modulus;
+        const uint64_t block_advance =
+            (uint64_t(block) * job.code_step) % job.code_modulus;
         alignas(32) float cr[block], ci[block], wr[block], wi[block];
         uint64_t q = job.code_phase; // code phase at the block's first sample
         for (int64_t i0 = 0; i0 < job.length; i0 += block) {
@@ -189,14 +192,28 @@ private:
             for (int m = 0; m < d_m; ++m) {
                 const int64_t first = job.start + i0;
                 if (d_input == gnss_input::complex64)
-                    wipe(static_cast<const float*>(antennas[m]) + 2 * first, cr, ci, wr, wi, n);
+                    wipe(static_cast<const float*>(antennas[m]) + 2 * first,
+                         cr,
+                         ci,
+                         wr,
+                         wi,
+                         n);
                 else
-                    wipe(static_cast<const int16_t*>(antennas[m]) + 2 * first, cr, ci, wr, wi, n);
+                    wipe(static_cast<const int16_t*>(antennas[m]) + 2 * first,
+                         cr,
+                         ci,
+                         wr,
+                         wi,
+                         n);
                 std::fill(wr + n, wr + padded, 0.0f);
                 std::fill(wi + n, wi + padded, 0.0f);
                 for (std::size_t l = 0; l < L; ++l)
-                    dot2(wr, wi, d_code.data() + l * block, padded,
-                         &acc[2 * (m * L + l)], &acc[2 * (m * L + l) + 1]);
+                    dot2(wr,
+                         wi,
+                         d_code.data() + l * block,
+                         padded,
+                         &acc[2 * (m * L + l)],
+                         &acc[2 * (m * L + l) + 1]);
             }
             q += block_advance;
             if (q >= job.code_modulus)
@@ -215,8 +232,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<gnss_correlator_plan::impl>
-make_gnss_correlator_cpu(int n_antennas, const std::vector<int64_t>& taps, gnss_input input)
+std::unique_ptr<gnss_correlator_plan::impl> make_gnss_correlator_cpu(
+    int n_antennas, const std::vector<int64_t>& taps, gnss_input input)
 {
     return std::make_unique<gnss_correlator_cpu>(n_antennas, taps, input);
 }

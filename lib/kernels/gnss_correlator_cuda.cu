@@ -38,22 +38,22 @@ struct launch_shape {
     int n_jobs;
     int n_antennas;
     int n_taps;
-    int n_chunks;      // chunks per job (grid x)
-    long long chunk;   // samples per chunk, a multiple of threads
-    int tap_groups;    // grid z = antenna group * tap_groups + tap group
+    int n_chunks;    // chunks per job (grid x)
+    long long chunk; // samples per chunk, a multiple of threads
+    int tap_groups;  // grid z = antenna group * tap_groups + tap group
 };
 
 template <gnss_input I>
 __device__ __forceinline__ float2 load_sample(const void* p, long long n);
 template <>
 __device__ __forceinline__ float2 load_sample<gnss_input::complex64>(const void* p,
-                                                                      long long n)
+                                                                     long long n)
 {
     return __ldg(static_cast<const float2*>(p) + n);
 }
 template <>
 __device__ __forceinline__ float2 load_sample<gnss_input::complex_int16>(const void* p,
-                                                                          long long n)
+                                                                         long long n)
 {
     const short2 s = __ldg(static_cast<const short2*>(p) + n);
     return make_float2(float(s.x), float(s.y));
@@ -102,7 +102,8 @@ __global__ void __launch_bounds__(threads)
     long long i = first + threadIdx.x;
     const long long end = min((long long)(first + shape.chunk), (long long)job.length);
     // i * step < 2^31 * 2^32: exact in 64 bits.
-    unsigned long long q = (job.code_phase + ((unsigned long long)i * job.code_step) % mod) % mod;
+    unsigned long long q =
+        (job.code_phase + ((unsigned long long)i * job.code_step) % mod) % mod;
     const unsigned long long q_adv = ((unsigned long long)threads * job.code_step) % mod;
     unsigned long long p = job.carrier_phase + job.carrier_step * (unsigned long long)i;
     const unsigned long long p_adv = job.carrier_step * threads;
@@ -239,11 +240,13 @@ public:
                               runtime::copy_kind::host_to_device,
                               stream.get(),
                               who);
-            d_codes.chips[s] = reinterpret_cast<const float*>(d_code_memory.back()->get());
+            d_codes.chips[s] =
+                reinterpret_cast<const float*>(d_code_memory.back()->get());
             d_codes.length[s] = spec.code_length;
             d_codes.sub_phases[s] = spec.sub_phases;
             for (int j = 0; j < 12; ++j)
-                d_codes.sub[s][j] = j < spec.sub_phases ? float(gnss_subcarrier(sys, j)) : 0.f;
+                d_codes.sub[s][j] =
+                    j < spec.sub_phases ? float(gnss_subcarrier(sys, j)) : 0.f;
         }
         std::vector<long long> t(taps.begin(), taps.end());
         d_ctx->copy_async(d_taps.get(),
@@ -276,7 +279,8 @@ public:
         shape.n_antennas = d_m;
         shape.n_taps = d_l;
         shape.tap_groups = (d_l + tg - 1) / tg;
-        const int groups = shape.tap_groups * ((d_m + group_antennas - 1) / group_antennas);
+        const int groups =
+            shape.tap_groups * ((d_m + group_antennas - 1) / group_antennas);
         int64_t longest = 1;
         for (const auto& j : jobs)
             longest = std::max<int64_t>(longest, j.length);
@@ -316,12 +320,13 @@ public:
             reinterpret_cast<const gnss_fixed_job*>(d_upload->get() + ptr_bytes);
         const auto* taps = reinterpret_cast<const long long*>(d_taps.get());
         auto* partials = reinterpret_cast<float2*>(d_partials->get());
-        const dim3 grid(unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups));
+        const dim3 grid(
+            unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups));
         if (jobs.size() > 65535)
             throw std::invalid_argument(d_who + ": at most 65535 satellites per call");
         cudaEventRecord(d_kernel_begin, stream);
-#define GPUDSP_GNSS(INPUT, TG)                                         \
-    correlate_kernel<INPUT, TG><<<grid, threads, 0, stream>>>(         \
+#define GPUDSP_GNSS(INPUT, TG)                                 \
+    correlate_kernel<INPUT, TG><<<grid, threads, 0, stream>>>( \
         dev_jobs, dev_ptrs, taps, d_codes, shape, partials)
         if (d_input == gnss_input::complex64) {
             if (tg == 4)
@@ -412,7 +417,8 @@ make_gnss_correlator_cuda(int n_antennas,
                           runtime::device_context::sptr ctx,
                           const std::string& who)
 {
-    return std::make_unique<gnss_correlator_cuda>(n_antennas, taps, input, std::move(ctx), who);
+    return std::make_unique<gnss_correlator_cuda>(
+        n_antennas, taps, input, std::move(ctx), who);
 }
 
 } // namespace kernels

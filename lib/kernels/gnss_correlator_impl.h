@@ -26,8 +26,8 @@ struct gnss_correlator_plan::impl {
     virtual double last_kernel_seconds() const { return 0; }
 };
 
-std::unique_ptr<gnss_correlator_plan::impl>
-make_gnss_correlator_cpu(int n_antennas, const std::vector<int64_t>& taps, gnss_input input);
+std::unique_ptr<gnss_correlator_plan::impl> make_gnss_correlator_cpu(
+    int n_antennas, const std::vector<int64_t>& taps, gnss_input input);
 #ifdef GPUDSP_HAVE_CUDA
 std::unique_ptr<gnss_correlator_plan::impl>
 make_gnss_correlator_cuda(int n_antennas,

@@ -74,8 +74,9 @@ gnss_input parse_gnss_input(const std::string& name, const std::string& who)
         return gnss_input::complex64;
     if (name == "complex_short" || name == "sc16")
         return gnss_input::complex_int16;
-    throw std::invalid_argument(who + ": input_format must be \"complex\" or "
-                                      "\"complex_short\", got \"" +
+    throw std::invalid_argument(who +
+                                ": input_format must be \"complex\" or "
+                                "\"complex_short\", got \"" +
                                 name + "\"");
 }
 
@@ -247,7 +248,8 @@ std::vector<std::complex<float>> gnss_correlator_plan::execute_host(
     }
     auto ctx = runtime::device_context::get(d_where.kind, d_where.device);
     runtime::device_stream stream(ctx, d_who);
-    runtime::device_memory d_x(ctx, std::max<std::size_t>(1, bytes * d_n_antennas), d_who);
+    runtime::device_memory d_x(
+        ctx, std::max<std::size_t>(1, bytes * d_n_antennas), d_who);
     if (bytes)
         ctx->copy_async(d_x.get(),
                         host,

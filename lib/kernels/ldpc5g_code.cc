@@ -138,8 +138,8 @@ ldpc5g_params ldpc5g_params::make(
     if (rv < 0 || rv > 3)
         fail("rv must lie in 0..3, got " + std::to_string(rv));
     if (E < K)
-        fail("E = " + std::to_string(E) + " is too small: at least K = " +
-             std::to_string(K) + " bits must be sent");
+        fail("E = " + std::to_string(E) +
+             " is too small: at least K = " + std::to_string(K) + " bits must be sent");
     if (E % Qm)
         fail("E must be a multiple of Qm");
     if (n_ref < 0)
@@ -229,8 +229,9 @@ std::vector<uint64_t> invert_core(const ldpc5g_graph& graph, int bg, int Z)
         while (piv < n && !bit(piv, col))
             ++piv;
         if (piv == n)
-            throw std::runtime_error("ldpc5g: the core of base graph " + std::to_string(bg) +
-                                     " at Z = " + std::to_string(Z) + " is singular");
+            throw std::runtime_error("ldpc5g: the core of base graph " +
+                                     std::to_string(bg) + " at Z = " + std::to_string(Z) +
+                                     " is singular");
         if (piv != col)
             std::swap_ranges(row(piv), row(piv) + words, row(col));
         for (int r = 0; r < n; ++r)
@@ -262,7 +263,9 @@ const std::vector<uint64_t>& core_inverse(int bg, int Z)
 } // namespace
 
 ldpc5g_encoder_core::ldpc5g_encoder_core(const ldpc5g_params& p)
-    : d_p(p), d_graph(ldpc5g_graph::get(p.bg, p.Z)), d_core_inverse(core_inverse(p.bg, p.Z))
+    : d_p(p),
+      d_graph(ldpc5g_graph::get(p.bg, p.Z)),
+      d_core_inverse(core_inverse(p.bg, p.Z))
 {
     const int Z = p.Z, sys = p.bg == 1 ? 22 : 10;
     // Every extension row must end on its own parity column, unshifted.
@@ -305,7 +308,8 @@ std::vector<uint8_t> ldpc5g_encoder_core::codeword(const uint8_t* info) const
             if (e.first < sys)
                 for (int z = 0; z < Z; ++z)
                     lambda[(r * Z + z) / 64] ^=
-                        uint64_t(c[e.first * Z + (z + e.second) % Z]) << ((r * Z + z) % 64);
+                        uint64_t(c[e.first * Z + (z + e.second) % Z])
+                        << ((r * Z + z) % 64);
     for (int i = 0; i < n; ++i) {
         uint64_t v = 0;
         const uint64_t* row = &d_core_inverse[std::size_t(i) * nw];

@@ -13,9 +13,9 @@
 // contiguous runs.
 
 #include "ldpc5g_impl.h"
+#include <immintrin.h>
 #include <algorithm>
 #include <cmath>
-#include <immintrin.h>
 #include <limits>
 
 namespace gr {
@@ -74,13 +74,14 @@ struct arith<float> {
 // Lanes of the same width as T for the edge index and signs, so the
 // selects vectorise.
 template <typename T>
-using mask_t = typename std::conditional<std::is_same<T, float>::value, int32_t, int16_t>::type;
+using mask_t =
+    typename std::conditional<std::is_same<T, float>::value, int32_t, int16_t>::type;
 
 // One row's compressed messages for all z (structure of arrays).
 template <typename T>
 struct row_messages {
-    std::vector<T> m1, m2;                  // scaled minima
-    std::vector<mask_t<T>> idx, parity;     // edge of m1; XOR of the signs
+    std::vector<T> m1, m2;                    // scaled minima
+    std::vector<mask_t<T>> idx, parity;       // edge of m1; XOR of the signs
     std::vector<std::vector<mask_t<T>>> sign; // per edge: v2c < 0
 };
 
@@ -108,8 +109,14 @@ message_lanes(const T* __restrict__ m1,
 template <typename T>
 void message(const row_messages<T>& m, int i, int Z, T* out)
 {
-    message_lanes(m.m1.data(), m.m2.data(), m.idx.data(), m.parity.data(), m.sign[i].data(),
-                  mask_t<T>(i), Z, out);
+    message_lanes(m.m1.data(),
+                  m.m2.data(),
+                  m.idx.data(),
+                  m.parity.data(),
+                  m.sign[i].data(),
+                  mask_t<T>(i),
+                  Z,
+                  out);
 }
 
 template <typename T>
@@ -195,7 +202,8 @@ parity_run(const T* __restrict__ col, int n, mask_t<T>* __restrict__ par)
 }
 
 template <typename M>
-__attribute__((target_clones("avx2", "default"))) bool any_set(const M* __restrict__ v, int n)
+__attribute__((target_clones("avx2", "default"))) bool any_set(const M* __restrict__ v,
+                                                               int n)
 {
     M acc = 0;
     for (int z = 0; z < n; ++z)
@@ -204,8 +212,8 @@ __attribute__((target_clones("avx2", "default"))) bool any_set(const M* __restri
 }
 
 // q[e] = quantised sign * llr[e], all E at once.
-__attribute__((target_clones("avx2", "default"))) void
-quantise_all(const float* __restrict__ llr, int n, float sign, float, float* __restrict__ q)
+__attribute__((target_clones("avx2", "default"))) void quantise_all(
+    const float* __restrict__ llr, int n, float sign, float, float* __restrict__ q)
 {
     for (int e = 0; e < n; ++e)
         q[e] = sign * llr[e];
@@ -227,9 +235,9 @@ quantise_avx2(const float* llr, int n, float sign, float scale, int16_t* q)
         v = _mm256_min_ps(_mm256_max_ps(v, nlim), lim);
         const __m256i i = _mm256_cvtps_epi32(
             _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(q + e),
-                         _mm_packs_epi32(_mm256_castsi256_si128(i),
-                                         _mm256_extracti128_si256(i, 1)));
+        _mm_storeu_si128(
+            reinterpret_cast<__m128i*>(q + e),
+            _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1)));
     }
     for (; e < n; ++e)
         q[e] = arith<int16_t>::quantise(sign * llr[e], scale);
@@ -361,7 +369,8 @@ private:
         // (first reading) or added (repetitions).
         T* __restrict__ ch = d_channel.data();
         std::fill(d_channel.begin(), d_channel.end(), T(0));
-        std::fill(ch + p.K, ch + std::min<int>(p.K_ldpc, int(d_channel.size())),
+        std::fill(ch + p.K,
+                  ch + std::min<int>(p.K_ldpc, int(d_channel.size())),
                   arith<T>::certain());
         if (!d_repeats) {
             for (const auto& r : d_runs)
@@ -397,9 +406,19 @@ private:
             const int s = d_l.edge_shift[e0 + i];
             std::copy(col + s, col + Z, d_rot.begin());
             std::copy(col, col + s, d_rot.begin() + (Z - s));
-            edge_in(d_rot.data(), old.m1.data(), old.m2.data(), old.idx.data(),
-                    old.parity.data(), old.sign[i].data(), out.sign[i].data(), mask_t<T>(i), Z,
-                    &d_t[std::size_t(i) * Z], d_m1.data(), d_m2.data(), d_idx.data(),
+            edge_in(d_rot.data(),
+                    old.m1.data(),
+                    old.m2.data(),
+                    old.idx.data(),
+                    old.parity.data(),
+                    old.sign[i].data(),
+                    out.sign[i].data(),
+                    mask_t<T>(i),
+                    Z,
+                    &d_t[std::size_t(i) * Z],
+                    d_m1.data(),
+                    d_m2.data(),
+                    d_idx.data(),
                     d_parity.data());
         }
         scale_minima(d_m1.data(), d_m2.data(), Z, d_l.norm);
@@ -420,8 +439,15 @@ private:
             for (int i = 0; i < deg; ++i) {
                 T* col = &d_app[std::size_t(d_l.edge_col[e0 + i]) * Z];
                 const int s = d_l.edge_shift[e0 + i];
-                edge_out(d_rot.data(), &d_t[std::size_t(i) * Z], m.m1.data(), m.m2.data(),
-                         m.idx.data(), m.parity.data(), m.sign[i].data(), mask_t<T>(i), Z);
+                edge_out(d_rot.data(),
+                         &d_t[std::size_t(i) * Z],
+                         m.m1.data(),
+                         m.m2.data(),
+                         m.idx.data(),
+                         m.parity.data(),
+                         m.sign[i].data(),
+                         mask_t<T>(i),
+                         Z);
                 std::copy(d_rot.begin(), d_rot.begin() + (Z - s), col + s);
                 std::copy(d_rot.begin() + (Z - s), d_rot.begin() + Z, col);
             }
@@ -436,7 +462,8 @@ private:
         std::swap(d_rows, d_next);
         // APP = channel + every incoming message, added in row order (the
         // GPU's order), clamped once.
-        using acc_t = typename std::conditional<std::is_same<T, float>::value, float, int>::type;
+        using acc_t =
+            typename std::conditional<std::is_same<T, float>::value, float, int>::type;
         d_sum.assign(d_channel.begin(), d_channel.end());
         for (int r = 0; r < d_l.p.rows_used; ++r)
             for (int e = d_l.row_start[r]; e < d_l.row_start[r + 1]; ++e) {
@@ -475,7 +502,9 @@ private:
     std::vector<run> d_runs; // bit selection: rate-matching index -> position
     bool d_repeats = false;  // E reaches round the buffer more than once
     std::vector<T> d_qe = std::vector<T>(d_l.p.E); // received values by index e
-    std::vector<typename std::conditional<std::is_same<T, float>::value, float, int>::type> d_sum;
+    std::vector<
+        typename std::conditional<std::is_same<T, float>::value, float, int>::type>
+        d_sum;
     std::vector<row_messages<T>> d_rows, d_next;
     row_messages<T> d_zero; // the messages before the first iteration
     std::vector<T> d_m1 = std::vector<T>(d_l.p.Z), d_m2 = std::vector<T>(d_l.p.Z);

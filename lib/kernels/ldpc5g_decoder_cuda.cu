@@ -96,13 +96,14 @@ __device__ __forceinline__ int gather_v2c(const dev_layout& l,
 }
 
 template <typename T, typename S, bool LAYERED>
-__global__ void decode_kernel(dev_layout l,
-                              const float* __restrict__ llrs,
-                              ldpc_check_state<T>* __restrict__ states, // [cw][2][rows][Z]
-                              T* __restrict__ channel,                   // [cw][cols Z] (flooding)
-                              uint8_t* __restrict__ bits,
-                              int32_t* __restrict__ iterations,
-                              uint8_t* __restrict__ ok)
+__global__ void
+decode_kernel(dev_layout l,
+              const float* __restrict__ llrs,
+              ldpc_check_state<T>* __restrict__ states, // [cw][2][rows][Z]
+              T* __restrict__ channel,                  // [cw][cols Z] (flooding)
+              uint8_t* __restrict__ bits,
+              int32_t* __restrict__ iterations,
+              uint8_t* __restrict__ ok)
 {
     extern __shared__ unsigned char smem[];
     S* app = reinterpret_cast<S*>(smem);
@@ -203,15 +204,18 @@ __global__ void decode_kernel(dev_layout l,
 template <typename T>
 class decoder_cuda : public ldpc5g_decoder_plan::impl
 {
-    using S = typename std::conditional<std::is_same<T, float>::value, float, int16_t>::type;
+    using S =
+        typename std::conditional<std::is_same<T, float>::value, float, int16_t>::type;
 
 public:
-    decoder_cuda(const ldpc5g_layout& l, runtime::device_context::sptr ctx, const std::string& who)
+    decoder_cuda(const ldpc5g_layout& l,
+                 runtime::device_context::sptr ctx,
+                 const std::string& who)
         : d_l(l), d_ctx(std::move(ctx)), d_who(who)
     {
         d_ctx->make_current();
         const std::vector<const std::vector<int32_t>*> tables = {
-            &l.row_start, &l.edge_col, &l.edge_shift, &l.col_start, &l.col_row,
+            &l.row_start, &l.edge_col,  &l.edge_shift, &l.col_start,  &l.col_row,
             &l.col_edge,  &l.col_shift, &l.first_read, &l.interleaved
         };
         std::size_t total = 0;
@@ -227,23 +231,47 @@ public:
         }
         {
             runtime::device_stream s(d_ctx, who);
-            d_ctx->copy_async(d_tables->get(), packed.data(), packed.size() * 4,
-                              runtime::copy_kind::host_to_device, s.get(), who);
+            d_ctx->copy_async(d_tables->get(),
+                              packed.data(),
+                              packed.size() * 4,
+                              runtime::copy_kind::host_to_device,
+                              s.get(),
+                              who);
             s.synchronize();
         }
         const auto& p = l.p;
-        d_dev = dev_layout{ p.Z, p.K, p.K_ldpc, p.E, p.Ncb, l.period, p.rows_used, l.cols_used,
-                            l.c.max_iterations, int(l.edge_col.size()), l.c.early_termination,
-                            l.c.positive_is_zero, l.c.fixed_scale, l.norm,
-                            ptrs[0], ptrs[1], ptrs[2], ptrs[3], ptrs[4], ptrs[5], ptrs[6],
-                            ptrs[7], ptrs[8] };
+        d_dev = dev_layout{ p.Z,
+                            p.K,
+                            p.K_ldpc,
+                            p.E,
+                            p.Ncb,
+                            l.period,
+                            p.rows_used,
+                            l.cols_used,
+                            l.c.max_iterations,
+                            int(l.edge_col.size()),
+                            l.c.early_termination,
+                            l.c.positive_is_zero,
+                            l.c.fixed_scale,
+                            l.norm,
+                            ptrs[0],
+                            ptrs[1],
+                            ptrs[2],
+                            ptrs[3],
+                            ptrs[4],
+                            ptrs[5],
+                            ptrs[6],
+                            ptrs[7],
+                            ptrs[8] };
         d_smem = std::size_t(l.cols_used) * p.Z * sizeof(S);
         d_threads = std::min(1024, std::max(32, (p.Z + 31) / 32 * 32));
-        auto kernel = l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;
-        if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        auto kernel =
+            l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;
+        if (cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  int(d_smem)) != cudaSuccess)
-            d_ctx->check_last_error("cudaFuncSetAttribute (shared memory for the LDPC decoder)",
-                                    who);
+            d_ctx->check_last_error(
+                "cudaFuncSetAttribute (shared memory for the LDPC decoder)", who);
         for (auto& lane : d_lanes) {
             lane.stream = std::make_unique<runtime::device_stream>(d_ctx, who);
             if (cudaEventCreate(&lane.begin) != cudaSuccess ||
@@ -263,7 +291,8 @@ public:
 
     double last_kernel_seconds() const override { return d_kernel_seconds; }
 
-    void decode(const float* llrs, int batch, uint8_t* bits, int32_t* its, uint8_t* ok) override
+    void decode(
+        const float* llrs, int batch, uint8_t* bits, int32_t* its, uint8_t* ok) override
     {
         d_ctx->make_current();
         const auto& p = d_l.p;
@@ -272,7 +301,8 @@ public:
             reserve(lane, chunk);
         d_kernel_seconds = 0;
         int lane_of_chunk = 0;
-        std::vector<std::pair<int, int>> pending(2, { -1, 0 }); // (first cw, count) per lane
+        std::vector<std::pair<int, int>> pending(2,
+                                                 { -1, 0 }); // (first cw, count) per lane
         auto finish = [&](int k) {
             auto& lane = d_lanes[k];
             if (pending[k].first < 0)
@@ -282,7 +312,8 @@ public:
             cudaEventElapsedTime(&ms, lane.begin, lane.end);
             d_kernel_seconds += ms * 1e-3;
             const int b0 = pending[k].first, n = pending[k].second;
-            std::memcpy(bits + std::size_t(b0) * p.K, lane.h_bits->get(), std::size_t(n) * p.K);
+            std::memcpy(
+                bits + std::size_t(b0) * p.K, lane.h_bits->get(), std::size_t(n) * p.K);
             std::memcpy(its + b0, lane.h_its->get(), std::size_t(n) * 4);
             std::memcpy(ok + b0, lane.h_ok->get(), std::size_t(n));
             pending[k].first = -1;
@@ -295,20 +326,36 @@ public:
             auto& lane = d_lanes[k];
             const auto s = lane.stream->get();
             const auto cs = static_cast<cudaStream_t>(s);
-            std::memcpy(lane.h_llr->get(), llrs + std::size_t(b0) * p.E,
+            std::memcpy(lane.h_llr->get(),
+                        llrs + std::size_t(b0) * p.E,
                         std::size_t(n) * p.E * sizeof(float));
-            d_ctx->copy_async(lane.d_llr->get(), lane.h_llr->get(),
+            d_ctx->copy_async(lane.d_llr->get(),
+                              lane.h_llr->get(),
                               std::size_t(n) * p.E * sizeof(float),
-                              runtime::copy_kind::host_to_device, s, d_who);
+                              runtime::copy_kind::host_to_device,
+                              s,
+                              d_who);
             cudaEventRecord(lane.begin, cs);
             launch(n, lane, cs);
             cudaEventRecord(lane.end, cs);
-            d_ctx->copy_async(lane.h_bits->get(), lane.d_bits->get(), std::size_t(n) * p.K,
-                              runtime::copy_kind::device_to_host, s, d_who);
-            d_ctx->copy_async(lane.h_its->get(), lane.d_its->get(), std::size_t(n) * 4,
-                              runtime::copy_kind::device_to_host, s, d_who);
-            d_ctx->copy_async(lane.h_ok->get(), lane.d_ok->get(), std::size_t(n),
-                              runtime::copy_kind::device_to_host, s, d_who);
+            d_ctx->copy_async(lane.h_bits->get(),
+                              lane.d_bits->get(),
+                              std::size_t(n) * p.K,
+                              runtime::copy_kind::device_to_host,
+                              s,
+                              d_who);
+            d_ctx->copy_async(lane.h_its->get(),
+                              lane.d_its->get(),
+                              std::size_t(n) * 4,
+                              runtime::copy_kind::device_to_host,
+                              s,
+                              d_who);
+            d_ctx->copy_async(lane.h_ok->get(),
+                              lane.d_ok->get(),
+                              std::size_t(n),
+                              runtime::copy_kind::device_to_host,
+                              s,
+                              d_who);
             pending[k] = { b0, n };
         }
         finish(0);
@@ -320,7 +367,8 @@ private:
         std::unique_ptr<runtime::device_stream> stream;
         cudaEvent_t begin = nullptr, end = nullptr;
         int capacity = 0;
-        std::unique_ptr<runtime::device_memory> d_llr, d_states, d_channel, d_bits, d_its, d_ok;
+        std::unique_ptr<runtime::device_memory> d_llr, d_states, d_channel, d_bits, d_its,
+            d_ok;
         std::unique_ptr<runtime::pinned_memory> h_llr, h_bits, h_its, h_ok;
     };
 
@@ -330,15 +378,19 @@ private:
             return;
         const auto& p = d_l.p;
         auto dev = [&](std::size_t bytes) {
-            return std::make_unique<runtime::device_memory>(d_ctx, std::max<std::size_t>(bytes, 4), d_who);
+            return std::make_unique<runtime::device_memory>(
+                d_ctx, std::max<std::size_t>(bytes, 4), d_who);
         };
         auto host = [&](std::size_t bytes) {
-            return std::make_unique<runtime::pinned_memory>(d_ctx, std::max<std::size_t>(bytes, 4), d_who);
+            return std::make_unique<runtime::pinned_memory>(
+                d_ctx, std::max<std::size_t>(bytes, 4), d_who);
         };
         lane.d_llr = dev(std::size_t(n) * p.E * 4);
-        lane.d_states = dev(std::size_t(n) * 2 * p.rows_used * p.Z * sizeof(ldpc_check_state<T>));
-        lane.d_channel = d_l.c.layered ? dev(4)
-                                       : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(T));
+        lane.d_states =
+            dev(std::size_t(n) * 2 * p.rows_used * p.Z * sizeof(ldpc_check_state<T>));
+        lane.d_channel = d_l.c.layered
+                             ? dev(4)
+                             : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(T));
         lane.d_bits = dev(std::size_t(n) * p.K);
         lane.d_its = dev(std::size_t(n) * 4);
         lane.d_ok = dev(std::size_t(n));
@@ -358,9 +410,11 @@ private:
         auto* it = reinterpret_cast<int32_t*>(lane.d_its->get());
         auto* o = reinterpret_cast<uint8_t*>(lane.d_ok->get());
         if (d_l.c.layered)
-            decode_kernel<T, S, true><<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, b, it, o);
+            decode_kernel<T, S, true>
+                <<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, b, it, o);
         else
-            decode_kernel<T, S, false><<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, b, it, o);
+            decode_kernel<T, S, false>
+                <<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, b, it, o);
         d_ctx->check_last_error("ldpc5g decoder kernel launch", d_who);
     }
 
@@ -377,9 +431,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cuda(const ldpc5g_layout& l,
-                                                            runtime::device_context::sptr ctx,
-                                                            const std::string& who)
+std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cuda(
+    const ldpc5g_layout& l, runtime::device_context::sptr ctx, const std::string& who)
 {
     if (l.c.fixed_point)
         return std::make_unique<decoder_cuda<int32_t>>(l, std::move(ctx), who);

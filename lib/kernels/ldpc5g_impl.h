@@ -27,9 +27,9 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-constexpr int ldpc_max_degree = 19;    // BG1's largest row degree
-constexpr int ldpc_app_max = 16383;    // fixed point: |APP| limit (int16 storage)
-constexpr int ldpc_msg_max = 127;      // fixed point: |message| limit (int8)
+constexpr int ldpc_max_degree = 19;        // BG1's largest row degree
+constexpr int ldpc_app_max = 16383;        // fixed point: |APP| limit (int16 storage)
+constexpr int ldpc_msg_max = 127;          // fixed point: |message| limit (int8)
 constexpr float ldpc_float_certain = 1e4f; // float: the LLR of a filler bit
 
 /*! Compressed messages of one check (row, z): scaled min1, min2, the edge
@@ -44,7 +44,7 @@ struct ldpc_check_state {
 
 /*! Scaling and offset in the form the arithmetic uses. */
 struct ldpc_norm {
-    float scaling, offset;   // float mode
+    float scaling, offset;     // float mode
     int32_t scale16, offset_q; // fixed point: (max(m - offset_q, 0) * scale16) >> 4
 };
 
@@ -123,23 +123,24 @@ struct ldpc5g_layout {
     ldpc5g_params p;
     ldpc5g_decoder_config c;
     ldpc_norm norm;
-    int cols_used;                        // variables: columns 0 .. cols_used - 1
-    std::vector<int32_t> row_start;       // rows_used + 1 offsets into edges
+    int cols_used;                  // variables: columns 0 .. cols_used - 1
+    std::vector<int32_t> row_start; // rows_used + 1 offsets into edges
     std::vector<int32_t> edge_col, edge_shift;
-    std::vector<int32_t> first_read;      // per circular-buffer position
-    std::vector<int32_t> interleaved;     // per rate-matching index
+    std::vector<int32_t> first_read;  // per circular-buffer position
+    std::vector<int32_t> interleaved; // per rate-matching index
     int period;
     // Flooding: the edges into each column, rows ascending (the order the
     // messages are added in, on both backends).
     std::vector<int32_t> col_start, col_row, col_edge, col_shift;
-    ldpc5g_layout(const ldpc5g_params& p, const ldpc5g_decoder_config& c, const ldpc5g_encoder_core& code);
+    ldpc5g_layout(const ldpc5g_params& p,
+                  const ldpc5g_decoder_config& c,
+                  const ldpc5g_encoder_core& code);
 };
 
 std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cpu(const ldpc5g_layout& l);
 #ifdef GPUDSP_HAVE_CUDA
-std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cuda(const ldpc5g_layout& l,
-                                                            runtime::device_context::sptr ctx,
-                                                            const std::string& who);
+std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cuda(
+    const ldpc5g_layout& l, runtime::device_context::sptr ctx, const std::string& who);
 #endif
 
 } // namespace kernels

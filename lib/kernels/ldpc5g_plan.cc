@@ -68,19 +68,22 @@ ldpc5g_decoder_config make_ldpc5g_decoder_config(int max_iterations,
     else if (algorithm == "flooding_nms")
         c.layered = false;
     else
-        throw std::invalid_argument(who + ": algorithm must be \"layered_nms\" or "
-                                          "\"flooding_nms\", got \"" +
+        throw std::invalid_argument(who +
+                                    ": algorithm must be \"layered_nms\" or "
+                                    "\"flooding_nms\", got \"" +
                                     algorithm + "\"");
     if (arithmetic == "float" || arithmetic == "fixed")
         c.fixed_point = arithmetic == "fixed";
     else
-        throw std::invalid_argument(who + ": arithmetic must be \"float\" or \"fixed\", got \"" +
-                                    arithmetic + "\"");
+        throw std::invalid_argument(
+            who + ": arithmetic must be \"float\" or \"fixed\", got \"" + arithmetic +
+            "\"");
     if (llr_sign == "positive_is_zero" || llr_sign == "positive_is_one")
         c.positive_is_zero = llr_sign == "positive_is_zero";
     else
-        throw std::invalid_argument(who + ": llr_sign must be \"positive_is_zero\" or "
-                                          "\"positive_is_one\", got \"" +
+        throw std::invalid_argument(who +
+                                    ": llr_sign must be \"positive_is_zero\" or "
+                                    "\"positive_is_one\", got \"" +
                                     llr_sign + "\"");
     c.scaling = scaling;
     c.offset = offset;
@@ -121,11 +124,8 @@ ldpc5g_decoder_plan::ldpc5g_decoder_plan(const ldpc5g_params& p,
 
 ldpc5g_decoder_plan::~ldpc5g_decoder_plan() = default;
 
-void ldpc5g_decoder_plan::decode(const float* llrs,
-                                 int batch,
-                                 uint8_t* bits,
-                                 int32_t* iterations,
-                                 uint8_t* ok)
+void ldpc5g_decoder_plan::decode(
+    const float* llrs, int batch, uint8_t* bits, int32_t* iterations, uint8_t* ok)
 {
     if (batch < 0)
         throw std::invalid_argument(d_who + ": batch must be >= 0");

@@ -12,9 +12,9 @@
 #include "pfb_fengine_impl.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <fftw3.h>
+#include <immintrin.h>
 #include <algorithm>
 #include <cmath>
-#include <immintrin.h>
 #include <mutex>
 #include <stdexcept>
 
@@ -306,9 +306,10 @@ private:
             // Round half to even (the current MXCSR mode), then narrow.
             const __m256i i = _mm256_cvtps_epi32(
                 _mm256_round_ps(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            const __m128i p16 =
-                _mm_packs_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
-            _mm_storel_epi64(reinterpret_cast<__m128i*>(q + 2 * k), _mm_packs_epi16(p16, p16));
+            const __m128i p16 = _mm_packs_epi32(_mm256_castsi256_si128(i),
+                                                _mm256_extracti128_si256(i, 1));
+            _mm_storel_epi64(reinterpret_cast<__m128i*>(q + 2 * k),
+                             _mm_packs_epi16(p16, p16));
         }
         return sat + quantise_scalar(v, q, k, n);
     }
@@ -320,8 +321,8 @@ private:
     fftw_array<fftwf_complex> d_spec;
     std::vector<float> d_samples;
     std::vector<std::complex<float>> d_rot;
-    std::vector<float> d_post;      // one spectrum, rotated, as float pairs
-    std::vector<int8_t> d_quant;    // the same, quantised
+    std::vector<float> d_post;   // one spectrum, rotated, as float pairs
+    std::vector<int8_t> d_quant; // the same, quantised
     fftwf_plan d_plan = nullptr;
 };
 

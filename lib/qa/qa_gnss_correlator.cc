@@ -30,7 +30,8 @@ double code_value(gnss_system sys, int prn, double t)
     const auto& s = kernels::gnss_signal(sys);
     const double whole = std::floor(t);
     const long chip = long(whole - std::floor(whole / s.code_length) * s.code_length);
-    const double c = kernels::gnss_codes(sys)[std::size_t(prn - 1) * s.code_length + chip];
+    const double c =
+        kernels::gnss_codes(sys)[std::size_t(prn - 1) * s.code_length + chip];
     const int sub = std::min(s.sub_phases - 1, int((t - whole) * s.sub_phases));
     return c * kernels::gnss_subcarrier(sys, sub);
 }
@@ -49,8 +50,8 @@ std::vector<std::complex<double>> reference(const cvec& x,
                 std::complex<double> acc = 0;
                 for (int64_t i = 0; i < j.length; ++i) {
                     const double ph = j.carrier_phase + j.carrier_freq * double(i) / fs;
-                    const double c =
-                        code_value(j.system, j.prn, j.code_phase + tap + j.code_freq * i / fs);
+                    const double c = code_value(
+                        j.system, j.prn, j.code_phase + tap + j.code_freq * i / fs);
                     acc += std::complex<double>(x[m * n + j.start + i]) *
                            std::polar(1.0, -2 * M_PI * ph) * c;
                 }
@@ -134,8 +135,8 @@ BOOST_AUTO_TEST_CASE(complex_int16_input)
     const std::vector<double> taps = { 0.25, -0.25 };
     kernels::gnss_correlator_plan plan(
         M, taps, fs, kernels::gnss_input::complex_int16, qa::test_device(), "qa");
-    check_close(plan.execute_host(x16.data(), n, jobs), reference(x, n, M, jobs, taps, fs),
-                2e-5);
+    check_close(
+        plan.execute_host(x16.data(), n, jobs), reference(x, n, M, jobs, taps, fs), 2e-5);
 }
 
 BOOST_AUTO_TEST_CASE(many_satellites_and_antennas_match_the_cpu_plan)
@@ -144,7 +145,9 @@ BOOST_AUTO_TEST_CASE(many_satellites_and_antennas_match_the_cpu_plan)
     const double fs = 25e6;
     const int M = 9;
     const int64_t n = 25001;
-    const std::vector<double> taps = { 2, 1.5, 1, 0.6, 0.3, 0.15, 0, -0.15, -0.3, -0.6, -1 };
+    const std::vector<double> taps = {
+        2, 1.5, 1, 0.6, 0.3, 0.15, 0, -0.15, -0.3, -0.6, -1
+    };
     const auto x = noise(std::size_t(n) * M, 2);
     std::vector<kernels::gnss_job> jobs;
     for (int k = 0; k < 40; ++k) {
@@ -191,22 +194,23 @@ BOOST_AUTO_TEST_CASE(noise_free_prompt_equals_the_sample_count)
         2, { 0.0 }, fs, kernels::gnss_input::complex64, qa::test_device(), "qa");
     const auto r = plan.execute_host(x.data(), n, { j });
     BOOST_CHECK_SMALL(std::abs(r[0] - std::complex<float>(n, 0)), 0.02f);
-    BOOST_CHECK_SMALL(std::abs(r[1] - std::complex<float>(std::polar(double(n), 0.3))), 0.05f);
+    BOOST_CHECK_SMALL(std::abs(r[1] - std::complex<float>(std::polar(double(n), 0.3))),
+                      0.05f);
 }
 
 BOOST_AUTO_TEST_CASE(bad_jobs_and_plans_are_refused)
 {
     const auto dev = qa::test_device();
     using kernels::gnss_correlator_plan;
-    BOOST_CHECK_THROW(gnss_correlator_plan(1, { 600.0 }, 1e6, kernels::gnss_input::complex64,
-                                           dev, "qa"),
+    BOOST_CHECK_THROW(gnss_correlator_plan(
+                          1, { 600.0 }, 1e6, kernels::gnss_input::complex64, dev, "qa"),
                       std::invalid_argument);
-    BOOST_CHECK_THROW(gnss_correlator_plan(1, { 0.0 }, -1, kernels::gnss_input::complex64,
-                                           dev, "qa"),
-                      std::invalid_argument);
-    BOOST_CHECK_THROW(gnss_correlator_plan(0, { 0.0 }, 1e6, kernels::gnss_input::complex64,
-                                           dev, "qa"),
-                      std::invalid_argument);
+    BOOST_CHECK_THROW(
+        gnss_correlator_plan(1, { 0.0 }, -1, kernels::gnss_input::complex64, dev, "qa"),
+        std::invalid_argument);
+    BOOST_CHECK_THROW(
+        gnss_correlator_plan(0, { 0.0 }, 1e6, kernels::gnss_input::complex64, dev, "qa"),
+        std::invalid_argument);
     gnss_correlator_plan plan(1, { 0.0 }, 2e6, kernels::gnss_input::complex64, dev, "qa");
     kernels::gnss_job j;
     j.length = 100;

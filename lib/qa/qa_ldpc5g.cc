@@ -117,8 +117,11 @@ BOOST_AUTO_TEST_CASE(bit_selection_follows_the_standard)
     unsigned seed = 50;
     for (int rv = 0; rv < 4; ++rv)
         for (int Qm : { 1, 2, 4, 6, 8 })
-            for (auto KE : std::vector<std::pair<int, int>>{
-                     { 1000, 1504 }, { 3000, 4200 }, { 500, 2400 }, { 8000, 30000 }, { 100, 96 * 2 } })
+            for (auto KE : std::vector<std::pair<int, int>>{ { 1000, 1504 },
+                                                             { 3000, 4200 },
+                                                             { 500, 2400 },
+                                                             { 8000, 30000 },
+                                                             { 100, 96 * 2 } })
                 for (int n_ref : { 0, 9000 }) {
                     const int E = KE.second / Qm * Qm;
                     ldpc5g_params p;
@@ -144,8 +147,9 @@ BOOST_AUTO_TEST_CASE(bit_selection_follows_the_standard)
                             f[i + j * Qm] = e[i * (p.E / Qm) + j];
                     std::vector<uint8_t> out(p.E);
                     enc.encode(info.data(), out.data());
-                    BOOST_CHECK_MESSAGE(out == f, "K=" << p.K << " E=" << p.E << " rv=" << rv
-                                                       << " Qm=" << Qm << " n_ref=" << n_ref);
+                    BOOST_CHECK_MESSAGE(out == f,
+                                        "K=" << p.K << " E=" << p.E << " rv=" << rv
+                                             << " Qm=" << Qm << " n_ref=" << n_ref);
                 }
 }
 
@@ -157,7 +161,7 @@ BOOST_AUTO_TEST_CASE(code_choice_follows_the_standard)
     BOOST_CHECK_EQUAL(p.N, 66 * 384);
     BOOST_CHECK_EQUAL(p.k0, 0);
     p = ldpc5g_params::make(8448, 25344, 2, 2, 0, "qa");
-    BOOST_CHECK_EQUAL(p.k0, 33 * 384); // floor(33 Ncb / 66Z) Z
+    BOOST_CHECK_EQUAL(p.k0, 33 * 384);                // floor(33 Ncb / 66Z) Z
     p = ldpc5g_params::make(200, 400, 0, 2, 0, "qa"); // K <= 292
     BOOST_CHECK_EQUAL(p.bg, 2);
     BOOST_CHECK_EQUAL(p.kb, 8);
@@ -170,11 +174,15 @@ BOOST_AUTO_TEST_CASE(code_choice_follows_the_standard)
     BOOST_CHECK_EQUAL(p.Z, 48); // smallest Z with 22 Z >= 1000
     BOOST_CHECK_EQUAL(p.fillers, 22 * 48 - 1000);
     using kernels::ldpc5g_params;
-    BOOST_CHECK_THROW(ldpc5g_params::make(8449, 9000, 0, 2, 0, "qa"), std::invalid_argument);
+    BOOST_CHECK_THROW(ldpc5g_params::make(8449, 9000, 0, 2, 0, "qa"),
+                      std::invalid_argument);
     BOOST_CHECK_THROW(ldpc5g_params::make(100, 99, 0, 1, 0, "qa"), std::invalid_argument);
-    BOOST_CHECK_THROW(ldpc5g_params::make(100, 200, 0, 3, 0, "qa"), std::invalid_argument);
-    BOOST_CHECK_THROW(ldpc5g_params::make(100, 200, 4, 2, 0, "qa"), std::invalid_argument);
-    BOOST_CHECK_THROW(ldpc5g_params::make(100, 201, 0, 2, 0, "qa"), std::invalid_argument);
+    BOOST_CHECK_THROW(ldpc5g_params::make(100, 200, 0, 3, 0, "qa"),
+                      std::invalid_argument);
+    BOOST_CHECK_THROW(ldpc5g_params::make(100, 200, 4, 2, 0, "qa"),
+                      std::invalid_argument);
+    BOOST_CHECK_THROW(ldpc5g_params::make(100, 201, 0, 2, 0, "qa"),
+                      std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
@@ -197,8 +205,8 @@ BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
             for (bool fixed : { true, false }) {
                 const auto p = ldpc5g_params::make(k.K, k.E, 0, k.Qm, 0, "qa");
                 kernels::ldpc5g_encoder_core enc(p);
-                const double sigma =
-                    std::sqrt(1.0 / (2.0 * double(k.K) / k.E * std::pow(10.0, k.ebn0 / 10)));
+                const double sigma = std::sqrt(
+                    1.0 / (2.0 * double(k.K) / k.E * std::pow(10.0, k.ebn0 / 10)));
                 std::vector<float> llr(std::size_t(batch) * p.E);
                 for (int b = 0; b < batch; ++b) {
                     const auto info = random_bits(p.K, rng());
@@ -215,8 +223,8 @@ BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
                 dc.max_iterations = 12;
                 kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
                 kernels::ldpc5g_decoder_plan dev(p, dc, qa::test_device(), "qa dev");
-                std::vector<uint8_t> b1(std::size_t(batch) * p.K), b2(b1.size(), 9), o1(batch),
-                    o2(batch, 9);
+                std::vector<uint8_t> b1(std::size_t(batch) * p.K), b2(b1.size(), 9),
+                    o1(batch), o2(batch, 9);
                 std::vector<int32_t> i1(batch), i2(batch, -1);
                 cpu.decode(llr.data(), batch, b1.data(), i1.data(), o1.data());
                 dev.decode(llr.data(), batch, b2.data(), i2.data(), o2.data());
@@ -260,7 +268,9 @@ struct golden {
     golden(const kernels::ldpc5g_params& p_, const kernels::ldpc5g_decoder_config& c_)
         : p(p_), c(c_)
     {
-        norm = { c.scaling, c.offset, int32_t(std::lround(c.scaling * 16)),
+        norm = { c.scaling,
+                 c.offset,
+                 int32_t(std::lround(c.scaling * 16)),
                  int32_t(std::lround(c.offset * c.fixed_scale)) };
         const auto& g = kernels::ldpc5g_graph::get(p.bg, p.Z);
         rows.assign(g.rows.begin(), g.rows.begin() + p.rows_used);
@@ -271,8 +281,8 @@ struct golden {
         if constexpr (std::is_same<T, float>::value)
             return v;
         else
-            return T(std::clamp<long>(std::lrint(v * scale), -kernels::ldpc_msg_max,
-                                      kernels::ldpc_msg_max));
+            return T(std::clamp<long>(
+                std::lrint(v * scale), -kernels::ldpc_msg_max, kernels::ldpc_msg_max));
     }
 
     int at(int col, int z, int s) const { return col * p.Z + (z + s) % p.Z; }
@@ -325,7 +335,8 @@ struct golden {
                     if (c.layered) {
                         for (std::size_t i = 0; i < row.size(); ++i)
                             app[at(row[i].first, z, row[i].second)] =
-                                kernels::ldpc_clamp_app(T(t[i] + kernels::ldpc_c2v(nw, int(i))));
+                                kernels::ldpc_clamp_app(
+                                    T(t[i] + kernels::ldpc_c2v(nw, int(i))));
                         st[r * Z + z] = nw;
                     } else {
                         next[r * Z + z] = nw;
@@ -333,7 +344,8 @@ struct golden {
                 }
             if (!c.layered) {
                 st.swap(next);
-                std::vector<typename std::conditional<std::is_same<T, float>::value, float,
+                std::vector<typename std::conditional<std::is_same<T, float>::value,
+                                                      float,
                                                       int32_t>::type>
                     sum(channel.begin(), channel.end());
                 for (int r = 0; r < p.rows_used; ++r)
@@ -362,8 +374,10 @@ BOOST_AUTO_TEST_CASE(cpu_backend_equals_the_golden_model)
 {
     std::mt19937 rng(21);
     std::normal_distribution<float> g;
-    for (auto KE : std::vector<std::pair<int, int>>{
-             { 500, 1000 }, { 1200, 1500 }, { 3000, 9000 }, { 200, 4000 } }) // last: repetitions
+    for (auto KE : std::vector<std::pair<int, int>>{ { 500, 1000 },
+                                                     { 1200, 1500 },
+                                                     { 3000, 9000 },
+                                                     { 200, 4000 } }) // last: repetitions
         for (bool layered : { true, false })
             for (bool fixed : { true, false }) {
                 const auto p = ldpc5g_params::make(KE.first, KE.second, 0, 2, 0, "qa");
@@ -382,7 +396,8 @@ BOOST_AUTO_TEST_CASE(cpu_backend_equals_the_golden_model)
                     enc.encode(info.data(), tx.data());
                     for (int e = 0; e < p.E; ++e)
                         llr[std::size_t(b) * p.E + e] =
-                            float(2 * ((tx[e] ? -1.0 : 1.0) + sigma * g(rng)) / (sigma * sigma));
+                            float(2 * ((tx[e] ? -1.0 : 1.0) + sigma * g(rng)) /
+                                  (sigma * sigma));
                 }
                 kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
                 std::vector<uint8_t> bits(std::size_t(batch) * p.K), ok(batch);
@@ -393,11 +408,14 @@ BOOST_AUTO_TEST_CASE(cpu_backend_equals_the_golden_model)
                     int32_t gi = 0;
                     uint8_t go = 0;
                     if (fixed)
-                        golden<int32_t>(p, dc).decode(&llr[std::size_t(b) * p.E], gb.data(), gi, go);
+                        golden<int32_t>(p, dc).decode(
+                            &llr[std::size_t(b) * p.E], gb.data(), gi, go);
                     else
-                        golden<float>(p, dc).decode(&llr[std::size_t(b) * p.E], gb.data(), gi, go);
-                    BOOST_CHECK_MESSAGE(std::equal(gb.begin(), gb.end(), &bits[std::size_t(b) * p.K]),
-                                        "K=" << p.K << " layered=" << layered << " fixed=" << fixed);
+                        golden<float>(p, dc).decode(
+                            &llr[std::size_t(b) * p.E], gb.data(), gi, go);
+                    BOOST_CHECK_MESSAGE(
+                        std::equal(gb.begin(), gb.end(), &bits[std::size_t(b) * p.K]),
+                        "K=" << p.K << " layered=" << layered << " fixed=" << fixed);
                     BOOST_CHECK_EQUAL(gi, its[b]);
                     BOOST_CHECK_EQUAL(go, ok[b]);
                 }

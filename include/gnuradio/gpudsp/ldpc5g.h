@@ -43,21 +43,22 @@ public:
 class GPUDSP_API ldpc5g_decoder : public gr::fec::generic_decoder
 {
 public:
-    static gr::fec::generic_decoder::sptr make(int K,
-                                               int E,
-                                               int rv = 0,
-                                               int Qm = 1,
-                                               int max_iterations = 10,
-                                               const std::string& algorithm = "layered_nms",
-                                               float scaling = 0.75f,
-                                               int batch = 1,
-                                               const std::string& backend = "auto",
-                                               int device = 0,
-                                               float offset = 0.0f,
-                                               const std::string& arithmetic = "float",
-                                               const std::string& llr_sign = "positive_is_one",
-                                               int n_ref = 0,
-                                               bool early_termination = true);
+    static gr::fec::generic_decoder::sptr
+    make(int K,
+         int E,
+         int rv = 0,
+         int Qm = 1,
+         int max_iterations = 10,
+         const std::string& algorithm = "layered_nms",
+         float scaling = 0.75f,
+         int batch = 1,
+         const std::string& backend = "auto",
+         int device = 0,
+         float offset = 0.0f,
+         const std::string& arithmetic = "float",
+         const std::string& llr_sign = "positive_is_one",
+         int n_ref = 0,
+         bool early_termination = true);
 
     /*! \brief Iterations used by each codeword of the last frame. */
     virtual std::vector<int> last_iterations() const = 0;

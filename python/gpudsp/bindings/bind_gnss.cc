@@ -17,7 +17,8 @@ namespace {
 
 using namespace gr::gpudsp;
 
-kernels::gnss_job job_from_dict(const py::dict& d, int64_t n_samples, const std::string& who)
+kernels::gnss_job
+job_from_dict(const py::dict& d, int64_t n_samples, const std::string& who)
 {
     static const std::set<std::string> known = { "system",       "prn",
                                                  "carrier_freq", "carrier_phase",
@@ -29,7 +30,8 @@ kernels::gnss_job job_from_dict(const py::dict& d, int64_t n_samples, const std:
             throw std::invalid_argument(who + ": unknown satellite key \"" + key + "\"");
     }
     if (!d.contains("system") || !d.contains("prn"))
-        throw std::invalid_argument(who + ": each satellite needs \"system\" and \"prn\"");
+        throw std::invalid_argument(who +
+                                    ": each satellite needs \"system\" and \"prn\"");
     kernels::gnss_job j;
     j.system = kernels::parse_gnss_system(d["system"].cast<std::string>(), who);
     j.prn = d["prn"].cast<int>();
@@ -75,7 +77,8 @@ py::array correlate_array(py::object x,
         device_ptr = cai["data"].cast<py::tuple>()[0].cast<uintptr_t>();
     } else {
         if (input == kernels::gnss_input::complex64)
-            host = py::array_t<std::complex<float>, py::array::c_style | py::array::forcecast>(x);
+            host = py::array_t<std::complex<float>,
+                               py::array::c_style | py::array::forcecast>(x);
         else
             host = py::array_t<int16_t, py::array::c_style | py::array::forcecast>(x);
         for (int d = 0; d < host.ndim(); ++d)
@@ -135,7 +138,8 @@ py::array code_array(const std::string& system, int prn)
 
 py::dict signal_dict(const std::string& system)
 {
-    const auto& s = kernels::gnss_signal(kernels::parse_gnss_system(system, "gnss_signal"));
+    const auto& s =
+        kernels::gnss_signal(kernels::parse_gnss_system(system, "gnss_signal"));
     py::dict d;
     d["code_length"] = s.code_length;
     d["n_prns"] = s.n_prns;

@@ -16,7 +16,8 @@ using namespace gr::gpudsp;
 
 py::dict params_dict(int K, int E, int rv, int Qm, int n_ref, int bg)
 {
-    const auto p = kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, "kernels.ldpc5g_params", bg);
+    const auto p =
+        kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, "kernels.ldpc5g_params", bg);
     py::dict d;
     d["K"] = p.K;
     d["E"] = p.E;
@@ -42,7 +43,8 @@ py::array encode_array(py::array bits, int E, int rv, int Qm, int n_ref, int bg)
     if (b.ndim() != 2)
         throw std::invalid_argument("kernels.ldpc5g_encode: bits must be [batch, K]");
     const int batch = int(b.shape(0)), K = int(b.shape(1));
-    const auto p = kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, "kernels.ldpc5g_encode", bg);
+    const auto p =
+        kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, "kernels.ldpc5g_encode", bg);
     kernels::ldpc5g_encoder_core enc(p);
     for (py::ssize_t i = 0; i < b.size(); ++i)
         if (b.data()[i] > 1)
@@ -51,7 +53,8 @@ py::array encode_array(py::array bits, int E, int rv, int Qm, int n_ref, int bg)
     {
         py::gil_scoped_release release;
         for (int i = 0; i < batch; ++i)
-            enc.encode(b.data() + std::size_t(i) * K, out.mutable_data() + std::size_t(i) * E);
+            enc.encode(b.data() + std::size_t(i) * K,
+                       out.mutable_data() + std::size_t(i) * E);
     }
     return out;
 }
@@ -95,16 +98,26 @@ py::tuple decode_array(py::array llrs,
         throw std::invalid_argument(who + ": llrs must be [batch, E]");
     const int batch = int(l.shape(0)), E = int(l.shape(1));
     const auto p = kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, who, bg);
-    auto c = kernels::make_ldpc5g_decoder_config(
-        max_iterations, algorithm, scaling, offset, arithmetic, llr_sign, early_termination, who);
+    auto c = kernels::make_ldpc5g_decoder_config(max_iterations,
+                                                 algorithm,
+                                                 scaling,
+                                                 offset,
+                                                 arithmetic,
+                                                 llr_sign,
+                                                 early_termination,
+                                                 who);
     c.fixed_scale = fixed_scale;
-    kernels::ldpc5g_decoder_plan plan(p, c, runtime::resolve_backend(backend, device, who), who);
+    kernels::ldpc5g_decoder_plan plan(
+        p, c, runtime::resolve_backend(backend, device, who), who);
     py::array_t<uint8_t> bits({ py::ssize_t(batch), py::ssize_t(K) });
     py::array_t<int32_t> its(batch);
     py::array_t<bool> ok(batch);
     {
         py::gil_scoped_release release;
-        plan.decode(l.data(), batch, bits.mutable_data(), its.mutable_data(),
+        plan.decode(l.data(),
+                    batch,
+                    bits.mutable_data(),
+                    its.mutable_data(),
                     reinterpret_cast<uint8_t*>(ok.mutable_data()));
     }
     return py::make_tuple(bits, its, ok);
@@ -115,67 +128,153 @@ py::tuple decode_array(py::array llrs,
 void bind_ldpc5g(py::module& m, py::module& k)
 {
     py::module::import("gnuradio.fec");
-    k.def("ldpc5g_params", &params_dict, py::arg("K"), py::arg("E"), py::arg("rv"),
-          py::arg("Qm"), py::arg("n_ref"), py::arg("bg"));
-    k.def("ldpc5g_encode", &encode_array, py::arg("bits"), py::arg("E"), py::arg("rv"),
-          py::arg("Qm"), py::arg("n_ref"), py::arg("bg"));
-    k.def("ldpc5g_codeword", &codeword_array, py::arg("bits"), py::arg("E"), py::arg("rv"),
-          py::arg("Qm"), py::arg("n_ref"), py::arg("bg"));
-    k.def("ldpc5g_decode", &decode_array, py::arg("llrs"), py::arg("K"), py::arg("rv"),
-          py::arg("Qm"), py::arg("n_ref"), py::arg("max_iterations"), py::arg("algorithm"),
-          py::arg("scaling"), py::arg("offset"), py::arg("arithmetic"), py::arg("fixed_scale"),
-          py::arg("llr_sign"), py::arg("early_termination"), py::arg("backend"),
-          py::arg("device"), py::arg("bg"));
+    k.def("ldpc5g_params",
+          &params_dict,
+          py::arg("K"),
+          py::arg("E"),
+          py::arg("rv"),
+          py::arg("Qm"),
+          py::arg("n_ref"),
+          py::arg("bg"));
+    k.def("ldpc5g_encode",
+          &encode_array,
+          py::arg("bits"),
+          py::arg("E"),
+          py::arg("rv"),
+          py::arg("Qm"),
+          py::arg("n_ref"),
+          py::arg("bg"));
+    k.def("ldpc5g_codeword",
+          &codeword_array,
+          py::arg("bits"),
+          py::arg("E"),
+          py::arg("rv"),
+          py::arg("Qm"),
+          py::arg("n_ref"),
+          py::arg("bg"));
+    k.def("ldpc5g_decode",
+          &decode_array,
+          py::arg("llrs"),
+          py::arg("K"),
+          py::arg("rv"),
+          py::arg("Qm"),
+          py::arg("n_ref"),
+          py::arg("max_iterations"),
+          py::arg("algorithm"),
+          py::arg("scaling"),
+          py::arg("offset"),
+          py::arg("arithmetic"),
+          py::arg("fixed_scale"),
+          py::arg("llr_sign"),
+          py::arg("early_termination"),
+          py::arg("backend"),
+          py::arg("device"),
+          py::arg("bg"));
     k.def("ldpc5g_lifting_sizes", &kernels::ldpc5g_lifting_sizes);
 
     py::class_<ldpc5g_encoder, gr::fec::generic_encoder, std::shared_ptr<ldpc5g_encoder>>(
-        m, "ldpc5g_encoder", "5G NR LDPC encoder + rate matching (gr-fec encoder object)");
+        m,
+        "ldpc5g_encoder",
+        "5G NR LDPC encoder + rate matching (gr-fec encoder object)");
     // make() returns the gr-fec base; hand Python our class (which derives
     // from it) so that its own methods are reachable too.
-    m.def("ldpc5g_encoder_make",
-          [](int K, int E, int rv, int Qm, int n_ref) {
-              return std::dynamic_pointer_cast<ldpc5g_encoder>(
-                  ldpc5g_encoder::make(K, E, rv, Qm, n_ref));
-          },
-          py::arg("K"), py::arg("E"),
-          py::arg("rv") = 0, py::arg("Qm") = 1, py::arg("n_ref") = 0,
-          "A gr-fec encoder object: K bits in, E coded bits out per frame.");
+    m.def(
+        "ldpc5g_encoder_make",
+        [](int K, int E, int rv, int Qm, int n_ref) {
+            return std::dynamic_pointer_cast<ldpc5g_encoder>(
+                ldpc5g_encoder::make(K, E, rv, Qm, n_ref));
+        },
+        py::arg("K"),
+        py::arg("E"),
+        py::arg("rv") = 0,
+        py::arg("Qm") = 1,
+        py::arg("n_ref") = 0,
+        "A gr-fec encoder object: K bits in, E coded bits out per frame.");
     py::class_<ldpc5g_decoder, gr::fec::generic_decoder, std::shared_ptr<ldpc5g_decoder>>(
         m, "ldpc5g_decoder", "5G NR LDPC decoder (gr-fec decoder object)")
         .def("last_iterations", &ldpc5g_decoder::last_iterations)
         .def("last_ok", &ldpc5g_decoder::last_ok);
-    m.def("ldpc5g_decoder_make",
-          [](int K, int E, int rv, int Qm, int max_iterations, const std::string& algorithm,
-             float scaling, int batch, const std::string& backend, int device, float offset,
-             const std::string& arithmetic, const std::string& llr_sign, int n_ref,
-             bool early_termination) {
-              return std::dynamic_pointer_cast<ldpc5g_decoder>(ldpc5g_decoder::make(
-                  K, E, rv, Qm, max_iterations, algorithm, scaling, batch, backend, device,
-                  offset, arithmetic, llr_sign, n_ref, early_termination));
-          },
-          py::arg("K"), py::arg("E"),
-          py::arg("rv") = 0, py::arg("Qm") = 1, py::arg("max_iterations") = 10,
-          py::arg("algorithm") = "layered_nms", py::arg("scaling") = 0.75f,
-          py::arg("batch") = 1, py::arg("backend") = "auto", py::arg("device") = 0,
-          py::arg("offset") = 0.0f, py::arg("arithmetic") = "float",
-          py::arg("llr_sign") = "positive_is_one", py::arg("n_ref") = 0,
-          py::arg("early_termination") = true,
-          "A gr-fec decoder object: batch x E soft values in, batch x K bits out per frame.");
+    m.def(
+        "ldpc5g_decoder_make",
+        [](int K,
+           int E,
+           int rv,
+           int Qm,
+           int max_iterations,
+           const std::string& algorithm,
+           float scaling,
+           int batch,
+           const std::string& backend,
+           int device,
+           float offset,
+           const std::string& arithmetic,
+           const std::string& llr_sign,
+           int n_ref,
+           bool early_termination) {
+            return std::dynamic_pointer_cast<ldpc5g_decoder>(
+                ldpc5g_decoder::make(K,
+                                     E,
+                                     rv,
+                                     Qm,
+                                     max_iterations,
+                                     algorithm,
+                                     scaling,
+                                     batch,
+                                     backend,
+                                     device,
+                                     offset,
+                                     arithmetic,
+                                     llr_sign,
+                                     n_ref,
+                                     early_termination));
+        },
+        py::arg("K"),
+        py::arg("E"),
+        py::arg("rv") = 0,
+        py::arg("Qm") = 1,
+        py::arg("max_iterations") = 10,
+        py::arg("algorithm") = "layered_nms",
+        py::arg("scaling") = 0.75f,
+        py::arg("batch") = 1,
+        py::arg("backend") = "auto",
+        py::arg("device") = 0,
+        py::arg("offset") = 0.0f,
+        py::arg("arithmetic") = "float",
+        py::arg("llr_sign") = "positive_is_one",
+        py::arg("n_ref") = 0,
+        py::arg("early_termination") = true,
+        "A gr-fec decoder object: batch x E soft values in, batch x K bits out per "
+        "frame.");
 
     py::class_<ldpc5g_encode, gr::block, gr::basic_block, std::shared_ptr<ldpc5g_encode>>(
         m, "ldpc5g_encode", "5G NR LDPC encoder + rate matching, stream block")
-        .def(py::init(&ldpc5g_encode::make), py::arg("K"), py::arg("E"), py::arg("rv") = 0,
-             py::arg("Qm") = 1, py::arg("n_ref") = 0);
+        .def(py::init(&ldpc5g_encode::make),
+             py::arg("K"),
+             py::arg("E"),
+             py::arg("rv") = 0,
+             py::arg("Qm") = 1,
+             py::arg("n_ref") = 0);
     py::class_<ldpc5g_decode, gr::block, gr::basic_block, std::shared_ptr<ldpc5g_decode>>(
-        m, "ldpc5g_decode",
+        m,
+        "ldpc5g_decode",
         "5G NR LDPC decoder, stream block: E LLRs in, K bits out per codeword, batched")
-        .def(py::init(&ldpc5g_decode::make), py::arg("K"), py::arg("E"), py::arg("rv") = 0,
-             py::arg("Qm") = 1, py::arg("max_iterations") = 10,
-             py::arg("algorithm") = "layered_nms", py::arg("scaling") = 0.75f,
-             py::arg("offset") = 0.0f, py::arg("arithmetic") = "float",
-             py::arg("llr_format") = "float", py::arg("llr_sign") = "positive_is_zero",
-             py::arg("output") = "unpacked", py::arg("batch") = 64,
-             py::arg("backend") = "auto", py::arg("device") = 0, py::arg("n_ref") = 0,
+        .def(py::init(&ldpc5g_decode::make),
+             py::arg("K"),
+             py::arg("E"),
+             py::arg("rv") = 0,
+             py::arg("Qm") = 1,
+             py::arg("max_iterations") = 10,
+             py::arg("algorithm") = "layered_nms",
+             py::arg("scaling") = 0.75f,
+             py::arg("offset") = 0.0f,
+             py::arg("arithmetic") = "float",
+             py::arg("llr_format") = "float",
+             py::arg("llr_sign") = "positive_is_zero",
+             py::arg("output") = "unpacked",
+             py::arg("batch") = 64,
+             py::arg("backend") = "auto",
+             py::arg("device") = 0,
+             py::arg("n_ref") = 0,
              py::arg("early_termination") = true)
         .def("backend", &ldpc5g_decode::backend);
 }

@@ -26,11 +26,11 @@ enum class gnss_system { gps_l1ca = 0, galileo_e1b = 1 };
 /*! \brief What the correlator needs to know of a signal. */
 struct GPUDSP_API gnss_signal_spec {
     gnss_system system;
-    const char* name;  //!< "gps_l1ca", "galileo_e1b"
-    int code_length;   //!< chips per primary code period
-    int n_prns;        //!< PRNs 1..n_prns
-    double chip_rate;  //!< nominal chips per second
-    int sub_phases;    //!< subcarrier steps per chip: 1 (BPSK), 12 (CBOC(6,1,1/11))
+    const char* name; //!< "gps_l1ca", "galileo_e1b"
+    int code_length;  //!< chips per primary code period
+    int n_prns;       //!< PRNs 1..n_prns
+    double chip_rate; //!< nominal chips per second
+    int sub_phases;   //!< subcarrier steps per chip: 1 (BPSK), 12 (CBOC(6,1,1/11))
 };
 
 GPUDSP_API const gnss_signal_spec& gnss_signal(gnss_system system);
@@ -66,12 +66,12 @@ GPUDSP_API double gnss_subcarrier(gnss_system system, int j);
 struct GPUDSP_API gnss_job {
     gnss_system system = gnss_system::gps_l1ca;
     int prn = 1;
-    double carrier_freq = 0;  //!< Hz (IF + Doppler)
-    double carrier_phase = 0; //!< cycles
+    double carrier_freq = 0;    //!< Hz (IF + Doppler)
+    double carrier_phase = 0;   //!< cycles
     double code_freq = 1.023e6; //!< chips per second
-    double code_phase = 0;    //!< chips
-    int64_t start = 0;        //!< first sample, counted in the plan's input
-    int64_t length = 0;       //!< samples integrated
+    double code_phase = 0;      //!< chips
+    int64_t start = 0;          //!< first sample, counted in the plan's input
+    int64_t length = 0;         //!< samples integrated
 };
 
 /*!

@@ -59,8 +59,13 @@ struct GPUDSP_API ldpc5g_params {
      *  limited buffer that ends inside the systematic bits, or a base
      *  graph that cannot carry K. \p force_bg (1 or 2) overrides the
      *  standard's choice of base graph (tests, experiments). */
-    static ldpc5g_params
-    make(int K, int E, int rv, int Qm, int n_ref, const std::string& who, int force_bg = 0);
+    static ldpc5g_params make(int K,
+                              int E,
+                              int rv,
+                              int Qm,
+                              int n_ref,
+                              const std::string& who,
+                              int force_bg = 0);
 };
 
 /*! \brief The 51 lifting sizes, ascending. */
@@ -110,11 +115,11 @@ private:
 /*! \brief Decoder settings. */
 struct GPUDSP_API ldpc5g_decoder_config {
     int max_iterations = 10;
-    bool layered = true;       //!< false: flooding schedule
-    bool fixed_point = false;  //!< int16 APP, int8 messages, bit-exact CPU/GPU
-    float scaling = 0.75f;     //!< normalisation (fixed point: rounded to 1/16)
-    float offset = 0.0f;       //!< offset (LLR units; fixed point: rounded to LSBs)
-    float fixed_scale = 4.0f;  //!< fixed point: LSBs per unit of LLR
+    bool layered = true;      //!< false: flooding schedule
+    bool fixed_point = false; //!< int16 APP, int8 messages, bit-exact CPU/GPU
+    float scaling = 0.75f;    //!< normalisation (fixed point: rounded to 1/16)
+    float offset = 0.0f;      //!< offset (LLR units; fixed point: rounded to LSBs)
+    float fixed_scale = 4.0f; //!< fixed point: LSBs per unit of LLR
     bool early_termination = true;
     bool positive_is_zero = true; //!< LLR > 0 means bit 0 (else bit 1)
 };
@@ -157,11 +162,8 @@ public:
 
     /*! \brief Host arrays: llrs [batch][E] float32; bits [batch][K] (0/1
      *  bytes); iterations, ok [batch]. */
-    void decode(const float* llrs,
-                int batch,
-                uint8_t* bits,
-                int32_t* iterations,
-                uint8_t* ok);
+    void
+    decode(const float* llrs, int batch, uint8_t* bits, int32_t* iterations, uint8_t* ok);
 
     /*! \brief Seconds the GPU kernels of the last decode() took (CUDA
      *  events); 0 on the CPU. */
