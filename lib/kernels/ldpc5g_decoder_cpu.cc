@@ -270,7 +270,7 @@ public:
     {
         const int Z = l.p.Z;
         d_channel.resize(std::size_t(l.cols_used) * Z);
-        d_app.resize(d_channel.size());
+        d_app.resize(2 * d_channel.size()); // every column twice, see app()
         d_rows.resize(l.p.rows_used);
         d_next.resize(l.p.rows_used);
         for (int r = 0; r < l.p.rows_used; ++r)
@@ -340,7 +340,10 @@ public:
             }
             if (!d_l.c.early_termination)
                 pass = syndrome_ok();
-            hard_bits(d_app.data(), d_l.p.K, bits + std::size_t(b) * d_l.p.K);
+            for (int c = 0; c * d_l.p.Z < d_l.p.K; ++c)
+                hard_bits(app(c),
+                          std::min(d_l.p.Z, d_l.p.K - c * d_l.p.Z),
+                          bits + std::size_t(b) * d_l.p.K + std::size_t(c) * d_l.p.Z);
             iterations[b] = it;
             ok[b] = pass ? 1 : 0;
         }
@@ -385,7 +388,7 @@ private:
                 for (int k = 0; k < r.len; ++k)
                     ch[r.n + k] = arith<T>::clamp_app(d_sum[r.n + k]);
         }
-        d_app = d_channel;
+        set_app(d_channel.data());
     }
 
     // v2c of row r's edges into d_t [edge][z] and the row's new messages
@@ -400,13 +403,8 @@ private:
         std::fill(d_idx.begin(), d_idx.end(), 0);
         std::fill(d_parity.begin(), d_parity.end(), 0);
         for (int i = 0; i < deg; ++i) {
-            // The rotated column as one contiguous run (two copies), so the
-            // vector loop covers all Z without scalar tails.
-            const T* col = &d_app[std::size_t(d_l.edge_col[e0 + i]) * Z];
-            const int s = d_l.edge_shift[e0 + i];
-            std::copy(col + s, col + Z, d_rot.begin());
-            std::copy(col, col + s, d_rot.begin() + (Z - s));
-            edge_in(d_rot.data(),
+            // The rotated column is one contiguous run of the doubled column.
+            edge_in(app(d_l.edge_col[e0 + i]) + d_l.edge_shift[e0 + i],
                     old.m1.data(),
                     old.m2.data(),
                     old.idx.data(),
@@ -437,9 +435,11 @@ private:
             const int deg = check_row(r, first ? d_zero : d_rows[r], d_rows[r]);
             const auto& m = d_rows[r];
             for (int i = 0; i < deg; ++i) {
-                T* col = &d_app[std::size_t(d_l.edge_col[e0 + i]) * Z];
+                T* col = app(d_l.edge_col[e0 + i]);
                 const int s = d_l.edge_shift[e0 + i];
-                edge_out(d_rot.data(),
+                // Written where they were read (col[s .. s + Z)), then the
+                // other copy of each value brought up to date.
+                edge_out(col + s,
                          &d_t[std::size_t(i) * Z],
                          m.m1.data(),
                          m.m2.data(),
@@ -448,8 +448,8 @@ private:
                          m.sign[i].data(),
                          mask_t<T>(i),
                          Z);
-                std::copy(d_rot.begin(), d_rot.begin() + (Z - s), col + s);
-                std::copy(d_rot.begin() + (Z - s), d_rot.begin() + Z, col);
+                std::copy(col + s, col + Z, col + Z + s);
+                std::copy(col + Z, col + Z + s, col);
             }
         }
     }
@@ -473,8 +473,9 @@ private:
                 for (int z = 0; z < Z; ++z)
                     col[z + s < Z ? z + s : z + s - Z] += d_c[z];
             }
-        for (std::size_t n = 0; n < d_app.size(); ++n)
-            d_app[n] = arith<T>::clamp_app(d_sum[n]);
+        for (std::size_t n = 0; n < d_channel.size(); ++n)
+            d_channel_scratch[n] = arith<T>::clamp_app(d_sum[n]);
+        set_app(d_channel_scratch.data());
     }
 
     bool syndrome_ok()
@@ -483,10 +484,7 @@ private:
         for (int r = 0; r < d_l.p.rows_used; ++r) {
             std::fill(d_par.begin(), d_par.end(), 0);
             for (int e = d_l.row_start[r]; e < d_l.row_start[r + 1]; ++e) {
-                const T* col = &d_app[std::size_t(d_l.edge_col[e]) * Z];
-                const int s = d_l.edge_shift[e];
-                parity_run(col + s, Z - s, d_par.data());
-                parity_run(col, s, d_par.data() + Z - s);
+                parity_run(app(d_l.edge_col[e]) + d_l.edge_shift[e], Z, d_par.data());
             }
             if (any_set(d_par.data(), Z))
                 return false;
@@ -494,8 +492,21 @@ private:
         return true;
     }
 
+    // The a-posteriori values keep each column twice in a row (2 Z
+    // values): the rotation by s is then the contiguous run [s, s + Z).
+    T* app(int col) { return &d_app[std::size_t(col) * 2 * d_l.p.Z]; }
+    void set_app(const T* values)
+    {
+        const int Z = d_l.p.Z;
+        for (int c = 0; c < d_l.cols_used; ++c) {
+            std::copy_n(values + std::size_t(c) * Z, Z, app(c));
+            std::copy_n(values + std::size_t(c) * Z, Z, app(c) + Z);
+        }
+    }
+
     const ldpc5g_layout d_l;
-    std::vector<T> d_channel, d_app, d_t, d_c, d_q, d_rot = std::vector<T>(d_l.p.Z);
+    std::vector<T> d_channel, d_app, d_t, d_c, d_q;
+    std::vector<T> d_channel_scratch = std::vector<T>(d_l.cols_used * d_l.p.Z);
     struct run {
         int e, n, len;
     };
