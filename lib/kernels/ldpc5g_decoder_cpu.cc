@@ -262,6 +262,70 @@ hard_bits(const T* __restrict__ app, int n, uint8_t* __restrict__ bits)
         bits[i] = app[i] < T(0) ? 1 : 0;
 }
 
+// A whole row's check update in fixed point, 16 checks (z) at a time with
+// the running minima in registers across the row's edges (edge_in and
+// scale_minima do the same arithmetic one edge at a time over all z; this
+// saves the minima's loads and stores per edge). cols[i]: edge i's rotated
+// a-posteriori run; returns the first z it did not cover (a multiple of 16).
+struct row_view16 {
+    const int16_t *m1, *m2, *idx, *par;
+    const int16_t* const* sign; // per edge
+};
+__attribute__((target("avx2"))) int check_row_avx2(const int16_t* const* cols,
+                                                   int deg,
+                                                   int Z,
+                                                   row_view16 old,
+                                                   int16_t* const* sign_out,
+                                                   int16_t* t,
+                                                   int t_stride,
+                                                   int16_t* m1_out,
+                                                   int16_t* m2_out,
+                                                   int16_t* idx_out,
+                                                   int16_t* par_out,
+                                                   ldpc_norm norm)
+{
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi16(1);
+    const __m256i cap = _mm256_set1_epi16(ldpc_msg_max);
+    const __m256i off = _mm256_set1_epi16(int16_t(norm.offset_q));
+    const __m256i scale = _mm256_set1_epi16(int16_t(norm.scale16));
+    int z = 0;
+    for (; z + 16 <= Z; z += 16) {
+        __m256i m1 = _mm256_set1_epi16(32767), m2 = m1, idx = zero, par = zero;
+        const __m256i o1 = _mm256_loadu_si256((const __m256i*)(old.m1 + z));
+        const __m256i o2 = _mm256_loadu_si256((const __m256i*)(old.m2 + z));
+        const __m256i oidx = _mm256_loadu_si256((const __m256i*)(old.idx + z));
+        const __m256i opar = _mm256_loadu_si256((const __m256i*)(old.par + z));
+        for (int i = 0; i < deg; ++i) {
+            const __m256i edge = _mm256_set1_epi16(int16_t(i));
+            const __m256i osg = _mm256_loadu_si256((const __m256i*)(old.sign[i] + z));
+            const __m256i v = _mm256_blendv_epi8(o1, o2, _mm256_cmpeq_epi16(oidx, edge));
+            const __m256i flip = _mm256_cmpeq_epi16(_mm256_xor_si256(osg, opar), one);
+            const __m256i c = _mm256_blendv_epi8(v, _mm256_sub_epi16(zero, v), flip);
+            const __m256i tv =
+                _mm256_sub_epi16(_mm256_loadu_si256((const __m256i*)(cols[i] + z)), c);
+            _mm256_storeu_si256((__m256i*)(t + std::size_t(i) * t_stride + z), tv);
+            const __m256i a = _mm256_min_epi16(_mm256_abs_epi16(tv), cap);
+            const __m256i lower = _mm256_cmpgt_epi16(m1, a);
+            m2 = _mm256_blendv_epi8(_mm256_min_epi16(m2, a), m1, lower);
+            m1 = _mm256_min_epi16(m1, a);
+            idx = _mm256_blendv_epi8(idx, edge, lower);
+            const __m256i neg = _mm256_srli_epi16(tv, 15);
+            _mm256_storeu_si256((__m256i*)(sign_out[i] + z), neg);
+            par = _mm256_xor_si256(par, neg);
+        }
+        // scale(m) = (max(m - offset, 0) * scale16) >> 4
+        const __m256i s1 = _mm256_srai_epi16(
+            _mm256_mullo_epi16(_mm256_max_epi16(_mm256_sub_epi16(m1, off), zero), scale), 4);
+        const __m256i s2 = _mm256_srai_epi16(
+            _mm256_mullo_epi16(_mm256_max_epi16(_mm256_sub_epi16(m2, off), zero), scale), 4);
+        _mm256_storeu_si256((__m256i*)(m1_out + z), s1);
+        _mm256_storeu_si256((__m256i*)(m2_out + z), s2);
+        _mm256_storeu_si256((__m256i*)(idx_out + z), idx);
+        _mm256_storeu_si256((__m256i*)(par_out + z), par);
+    }
+    return z;
+}
+
 template <typename T>
 class decoder_cpu : public ldpc5g_decoder_plan::impl
 {
@@ -398,28 +462,63 @@ private:
     {
         const int Z = d_l.p.Z;
         const int e0 = d_l.row_start[r], deg = d_l.row_start[r + 1] - e0;
-        std::fill(d_m1.begin(), d_m1.end(), arith<T>::big);
-        std::fill(d_m2.begin(), d_m2.end(), arith<T>::big);
-        std::fill(d_idx.begin(), d_idx.end(), 0);
-        std::fill(d_parity.begin(), d_parity.end(), 0);
+        int z0 = 0; // the z the general loops start from
+        if constexpr (std::is_same<T, int16_t>::value) {
+            static const bool avx2 = __builtin_cpu_supports("avx2");
+            if (avx2) {
+                const int16_t* cols[ldpc_max_degree];
+                const int16_t* old_sign[ldpc_max_degree];
+                int16_t* new_sign[ldpc_max_degree];
+                for (int i = 0; i < deg; ++i) {
+                    cols[i] = app(d_l.edge_col[e0 + i]) + d_l.edge_shift[e0 + i];
+                    old_sign[i] = old.sign[i].data();
+                    new_sign[i] = out.sign[i].data();
+                }
+                // (out may be old: each 16-z block is read before written)
+                z0 = check_row_avx2(cols, deg, Z,
+                                    { old.m1.data(), old.m2.data(), old.idx.data(),
+                                      old.parity.data(), old_sign },
+                                    new_sign, d_t.data(), Z, d_m1.data(), d_m2.data(),
+                                    d_idx.data(), d_parity.data(), d_l.norm);
+                if (z0 == Z) {
+                    out.m1.swap(d_m1);
+                    out.m2.swap(d_m2);
+                    out.idx.swap(d_idx);
+                    out.parity.swap(d_parity);
+                    return deg;
+                }
+            }
+        }
+        return check_row_from(r, old, out, z0);
+    }
+
+    // The same on z in [z0, Z), one edge at a time (d_m1 ... hold z < z0).
+    int check_row_from(int r, const row_messages<T>& old, row_messages<T>& out, int z0)
+    {
+        const int Z = d_l.p.Z, n = Z - z0;
+        const int e0 = d_l.row_start[r], deg = d_l.row_start[r + 1] - e0;
+        std::fill(d_m1.begin() + z0, d_m1.end(), arith<T>::big);
+        std::fill(d_m2.begin() + z0, d_m2.end(), arith<T>::big);
+        std::fill(d_idx.begin() + z0, d_idx.end(), 0);
+        std::fill(d_parity.begin() + z0, d_parity.end(), 0);
         for (int i = 0; i < deg; ++i) {
             // The rotated column is one contiguous run of the doubled column.
-            edge_in(app(d_l.edge_col[e0 + i]) + d_l.edge_shift[e0 + i],
-                    old.m1.data(),
-                    old.m2.data(),
-                    old.idx.data(),
-                    old.parity.data(),
-                    old.sign[i].data(),
-                    out.sign[i].data(),
+            edge_in(app(d_l.edge_col[e0 + i]) + d_l.edge_shift[e0 + i] + z0,
+                    old.m1.data() + z0,
+                    old.m2.data() + z0,
+                    old.idx.data() + z0,
+                    old.parity.data() + z0,
+                    old.sign[i].data() + z0,
+                    out.sign[i].data() + z0,
                     mask_t<T>(i),
-                    Z,
-                    &d_t[std::size_t(i) * Z],
-                    d_m1.data(),
-                    d_m2.data(),
-                    d_idx.data(),
-                    d_parity.data());
+                    n,
+                    &d_t[std::size_t(i) * Z + z0],
+                    d_m1.data() + z0,
+                    d_m2.data() + z0,
+                    d_idx.data() + z0,
+                    d_parity.data() + z0);
         }
-        scale_minima(d_m1.data(), d_m2.data(), Z, d_l.norm);
+        scale_minima(d_m1.data() + z0, d_m2.data() + z0, n, d_l.norm);
         out.m1.swap(d_m1);
         out.m2.swap(d_m2);
         out.idx.swap(d_idx);
