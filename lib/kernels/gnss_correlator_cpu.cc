@@ -13,6 +13,7 @@
 // float64 per block.
 
 #include "gnss_correlator_impl.h"
+#include <immintrin.h>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -28,15 +29,13 @@ constexpr int lanes = 8;
 
 // q0 < L 2^32 and n * step < L 2^32, so q < 2 L 2^32: chips2 holds the
 // code twice and needs no wrap. S = 1 (BPSK) or the sub-phases per chip.
-// (Scalar: an AVX2 version with gathers was no faster on the AMD EPYC dev
-// machine, whose gathers are slow.)
-void code_replica(float* __restrict__ out,
-                  int n,
-                  uint64_t q0,
-                  uint64_t step,
-                  const float* __restrict__ chips2,
-                  const float* __restrict__ sub,
-                  int S)
+void code_replica_scalar(float* __restrict__ out,
+                         int n,
+                         uint64_t q0,
+                         uint64_t step,
+                         const float* __restrict__ chips2,
+                         const float* __restrict__ sub,
+                         int S)
 {
     uint64_t q = q0; // the phase advances by addition: exact, and cheaper
     if (S == 1) {
@@ -46,6 +45,80 @@ void code_replica(float* __restrict__ out,
         for (int k = 0; k < n; ++k, q += step)
             out[k] = chips2[q >> 32] * sub[(uint64_t(uint32_t(q)) * uint64_t(S)) >> 32];
     }
+}
+
+// The same 8 samples at a time without gathers (AVX2 gathers were no
+// faster on the AMD EPYC dev machine): at most one chip per
+// sample, so 8 samples' chips lie within 8 consecutive table entries: one
+// load from the first sample's chip and a lane permutation pick them (the
+// sub-chip values likewise from the 12-entry subcarrier, in two halves).
+// The integer arithmetic is the scalar path's, so the values are identical.
+__attribute__((target("avx2"))) void code_replica_avx2(float* out,
+                                                       int n,
+                                                       uint64_t q0,
+                                                       uint64_t step,
+                                                       const float* chips2,
+                                                       const float* sub16,
+                                                       int S)
+{
+    const __m256i lanes_lo = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256i even_lo = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m256i even_hi = _mm256_setr_epi32(1, 3, 5, 7, 0, 2, 4, 6);
+    const __m256i step4 = _mm256_set1_epi64x(int64_t(4 * step));
+    const __m256i s12 = _mm256_set1_epi64x(S);
+    const __m256i eight = _mm256_set1_epi32(8);
+    // 64-bit lane products: step * [0..3] (steps fit 33 bits, lanes 2 bits)
+    const __m256i offs =
+        _mm256_mul_epu32(lanes_lo, _mm256_set1_epi64x(int64_t(step & 0xffffffffu)));
+    const __m256i offs_hi = _mm256_slli_epi64(
+        _mm256_mul_epu32(lanes_lo, _mm256_set1_epi64x(int64_t(step >> 32))), 32);
+    const __m256i lane_step = _mm256_add_epi64(offs, offs_hi);
+    const __m256 sub_lo = _mm256_loadu_ps(sub16), sub_hi = _mm256_loadu_ps(sub16 + 8);
+    int k = 0;
+    uint64_t q = q0;
+    for (; k + 8 <= n; k += 8, q += 8 * step) {
+        const __m256i qa = _mm256_add_epi64(_mm256_set1_epi64x(int64_t(q)), lane_step);
+        const __m256i qb = _mm256_add_epi64(qa, step4);
+        // chip indices of the 8 samples, relative to the first one's
+        const __m256i ia =
+            _mm256_permutevar8x32_epi32(_mm256_srli_epi64(qa, 32), even_lo);
+        const __m256i ib =
+            _mm256_permutevar8x32_epi32(_mm256_srli_epi64(qb, 32), even_hi);
+        const uint64_t c0 = q >> 32;
+        const __m256i rel = _mm256_sub_epi32(_mm256_blend_epi32(ia, ib, 0xF0),
+                                             _mm256_set1_epi32(int(c0)));
+        __m256 v = _mm256_permutevar8x32_ps(_mm256_loadu_ps(chips2 + c0), rel);
+        if (S > 1) {
+            const __m256i ja = _mm256_permutevar8x32_epi32(
+                _mm256_srli_epi64(_mm256_mul_epu32(qa, s12), 32), even_lo);
+            const __m256i jb = _mm256_permutevar8x32_epi32(
+                _mm256_srli_epi64(_mm256_mul_epu32(qb, s12), 32), even_hi);
+            const __m256i j = _mm256_blend_epi32(ja, jb, 0xF0);
+            const __m256 lo = _mm256_permutevar8x32_ps(sub_lo, j);
+            const __m256 hi =
+                _mm256_permutevar8x32_ps(sub_hi, _mm256_sub_epi32(j, eight));
+            const __m256 high =
+                _mm256_castsi256_ps(_mm256_cmpgt_epi32(j, _mm256_set1_epi32(7)));
+            v = _mm256_mul_ps(v, _mm256_blendv_ps(lo, hi, high));
+        }
+        _mm256_storeu_ps(out + k, v);
+    }
+    code_replica_scalar(out + k, n - k, q, step, chips2, sub16, S);
+}
+
+void code_replica(float* __restrict__ out,
+                  int n,
+                  uint64_t q0,
+                  uint64_t step,
+                  const float* __restrict__ chips2,
+                  const float* __restrict__ sub16,
+                  int S)
+{
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2)
+        code_replica_avx2(out, n, q0, step, chips2, sub16, S);
+    else
+        code_replica_scalar(out, n, q0, step, chips2, sub16, S);
 }
 
 // w = x * carrier for n samples of interleaved I/Q (float or int16).
@@ -106,7 +179,8 @@ public:
             const auto& codes = gnss_codes(sys);
             auto& t = d_tables[s];
             t.length = spec.code_length;
-            t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length);
+            // (+8: the AVX2 replica loads 8 entries from any chip)
+            t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length + 8);
             for (int p = 0; p < spec.n_prns; ++p)
                 for (int c = 0; c < 2 * spec.code_length; ++c)
                     t.chips2[std::size_t(p) * 2 * spec.code_length + c] =
@@ -140,7 +214,7 @@ private:
         int length = 0;
         int sub_phases = 1;
         std::vector<float> chips2; // per PRN: the code twice
-        float sub[12] = {};
+        float sub[16] = {};        // 12 used; padded for the AVX2 lane permutation
     };
 
     void correlate(const std::vector<const void*>& antennas,

@@ -315,9 +315,11 @@ __attribute__((target("avx2"))) int check_row_avx2(const int16_t* const* cols,
         }
         // scale(m) = (max(m - offset, 0) * scale16) >> 4
         const __m256i s1 = _mm256_srai_epi16(
-            _mm256_mullo_epi16(_mm256_max_epi16(_mm256_sub_epi16(m1, off), zero), scale), 4);
+            _mm256_mullo_epi16(_mm256_max_epi16(_mm256_sub_epi16(m1, off), zero), scale),
+            4);
         const __m256i s2 = _mm256_srai_epi16(
-            _mm256_mullo_epi16(_mm256_max_epi16(_mm256_sub_epi16(m2, off), zero), scale), 4);
+            _mm256_mullo_epi16(_mm256_max_epi16(_mm256_sub_epi16(m2, off), zero), scale),
+            4);
         _mm256_storeu_si256((__m256i*)(m1_out + z), s1);
         _mm256_storeu_si256((__m256i*)(m2_out + z), s2);
         _mm256_storeu_si256((__m256i*)(idx_out + z), idx);
@@ -475,11 +477,22 @@ private:
                     new_sign[i] = out.sign[i].data();
                 }
                 // (out may be old: each 16-z block is read before written)
-                z0 = check_row_avx2(cols, deg, Z,
-                                    { old.m1.data(), old.m2.data(), old.idx.data(),
-                                      old.parity.data(), old_sign },
-                                    new_sign, d_t.data(), Z, d_m1.data(), d_m2.data(),
-                                    d_idx.data(), d_parity.data(), d_l.norm);
+                z0 = check_row_avx2(cols,
+                                    deg,
+                                    Z,
+                                    { old.m1.data(),
+                                      old.m2.data(),
+                                      old.idx.data(),
+                                      old.parity.data(),
+                                      old_sign },
+                                    new_sign,
+                                    d_t.data(),
+                                    Z,
+                                    d_m1.data(),
+                                    d_m2.data(),
+                                    d_idx.data(),
+                                    d_parity.data(),
+                                    d_l.norm);
                 if (z0 == Z) {
                     out.m1.swap(d_m1);
                     out.m2.swap(d_m2);
