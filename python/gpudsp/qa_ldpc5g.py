@@ -104,6 +104,8 @@ class ldpc_decoder_tests:
             self.decode(np.zeros((1, 200), np.float32), 100, llr_sign="up")
         with self.assertRaises(ValueError):
             kernels.ldpc5g_encode(np.full((1, 100), 2, np.uint8), 200)
+        with self.assertRaises(ValueError):  # LLR length mismatch
+            self.decode(np.zeros((2, 199), np.float32), 100, E=200)
 
 
 class qa_ldpc5g(ldpc_decoder_tests, gr_unittest.TestCase):
