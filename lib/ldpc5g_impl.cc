@@ -21,8 +21,7 @@ const pmt::pmt_t ok_key = pmt::intern("gpudsp.ldpc_ok");
 
 // --- gr-fec encoder --------------------------------------------------------
 
-gr::fec::generic_encoder::sptr
-ldpc5g_encoder::make(int K, int E, int rv, int Qm, int n_ref)
+ldpc5g_encoder::sptr ldpc5g_encoder::make(int K, int E, int rv, int Qm, int n_ref)
 {
     return std::make_shared<ldpc5g_encoder_impl>(
         kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, "ldpc5g_encoder"));
@@ -43,21 +42,21 @@ bool ldpc5g_encoder_impl::set_frame_size(unsigned int frame_size)
 
 // --- gr-fec decoder --------------------------------------------------------
 
-gr::fec::generic_decoder::sptr ldpc5g_decoder::make(int K,
-                                                    int E,
-                                                    int rv,
-                                                    int Qm,
-                                                    int max_iterations,
-                                                    const std::string& algorithm,
-                                                    float scaling,
-                                                    int batch,
-                                                    const std::string& backend,
-                                                    int device,
-                                                    float offset,
-                                                    const std::string& arithmetic,
-                                                    const std::string& llr_sign,
-                                                    int n_ref,
-                                                    bool early_termination)
+ldpc5g_decoder::sptr ldpc5g_decoder::make(int K,
+                                          int E,
+                                          int rv,
+                                          int Qm,
+                                          int max_iterations,
+                                          const std::string& algorithm,
+                                          float scaling,
+                                          int batch,
+                                          const std::string& backend,
+                                          int device,
+                                          float offset,
+                                          const std::string& arithmetic,
+                                          const std::string& llr_sign,
+                                          int n_ref,
+                                          bool early_termination)
 {
     const std::string who = "ldpc5g_decoder";
     if (batch < 1)

@@ -97,6 +97,14 @@ wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
     message_port_register_in(control_port);
     message_port_register_out(corr_port);
     set_msg_handler(control_port, [this](const pmt::pmt_t& msg) { handle_control(msg); });
+    d_message_base = pmt::make_dict();
+    d_message_base = pmt::dict_add(
+        d_message_base, pmt::intern("samp_rate"), pmt::from_double(samp_rate));
+    d_message_base = pmt::dict_add(
+        d_message_base, pmt::intern("n_antennas"), pmt::from_long(n_antennas));
+    d_message_base = pmt::dict_add(d_message_base,
+                                   pmt::intern("taps_chips"),
+                                   pmt::init_f64vector(taps_chips.size(), taps_chips));
     open_backend(*this, d_logger);
 }
 
@@ -278,32 +286,37 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
                                             const std::complex<float>* sums,
                                             uint64_t missing) const
 {
-    const auto& s = kernels::gnss_signal(g.system);
-    pmt::pmt_t d = pmt::make_dict();
-    d = pmt::dict_add(d, pmt::intern("system"), pmt::intern(s.name));
-    d = pmt::dict_add(d, pmt::intern("prn"), pmt::from_long(g.prn));
-    d = pmt::dict_add(d, pmt::intern("start"), pmt::from_uint64(g.start));
-    d = pmt::dict_add(d, pmt::intern("length"), pmt::from_long(g.length));
-    d = pmt::dict_add(d, pmt::intern("integration"), pmt::from_uint64(g.index));
-    d = pmt::dict_add(d, pmt::intern("carrier_freq"), pmt::from_double(g.carrier_freq));
-    d = pmt::dict_add(
-        d, pmt::intern("carrier_phase"), pmt::from_double(g.carrier_cycles()));
-    d = pmt::dict_add(d, pmt::intern("code_freq"), pmt::from_double(g.code_freq));
-    d = pmt::dict_add(d, pmt::intern("code_phase"), pmt::from_double(g.code_chips()));
-    d = pmt::dict_add(d, pmt::intern("samp_rate"), pmt::from_double(d_plan.samp_rate()));
-    d = pmt::dict_add(d, pmt::intern("n_antennas"), pmt::from_long(d_plan.n_antennas()));
-    d = pmt::dict_add(d,
-                      pmt::intern("taps_chips"),
-                      pmt::init_f64vector(d_plan.n_taps(), d_plan.taps()));
+    // Keys interned once; the fields every message shares (samp_rate,
+    // n_antennas, taps_chips) are in d_message_base, made by the constructor.
+    static const pmt::pmt_t system = pmt::intern("system"), prn = pmt::intern("prn"),
+                            start = pmt::intern("start"), length = pmt::intern("length"),
+                            integration = pmt::intern("integration"),
+                            carrier_freq = pmt::intern("carrier_freq"),
+                            carrier_phase = pmt::intern("carrier_phase"),
+                            code_freq = pmt::intern("code_freq"),
+                            code_phase = pmt::intern("code_phase"),
+                            correlations = pmt::intern("correlations"),
+                            missing_samples = pmt::intern("missing"),
+                            time = pmt::intern("time");
+    pmt::pmt_t d = d_message_base;
+    d = pmt::dict_add(d, system, pmt::intern(kernels::gnss_signal(g.system).name));
+    d = pmt::dict_add(d, prn, pmt::from_long(g.prn));
+    d = pmt::dict_add(d, start, pmt::from_uint64(g.start));
+    d = pmt::dict_add(d, length, pmt::from_long(g.length));
+    d = pmt::dict_add(d, integration, pmt::from_uint64(g.index));
+    d = pmt::dict_add(d, carrier_freq, pmt::from_double(g.carrier_freq));
+    d = pmt::dict_add(d, carrier_phase, pmt::from_double(g.carrier_cycles()));
+    d = pmt::dict_add(d, code_freq, pmt::from_double(g.code_freq));
+    d = pmt::dict_add(d, code_phase, pmt::from_double(g.code_chips()));
     d = pmt::dict_add(
         d,
-        pmt::intern("correlations"),
+        correlations,
         pmt::init_c32vector(std::size_t(d_plan.n_antennas()) * d_plan.n_taps(), sums));
-    d = pmt::dict_add(d, pmt::intern("missing"), pmt::from_uint64(missing));
+    d = pmt::dict_add(d, missing_samples, pmt::from_uint64(missing));
     if (d_have_time)
         d = pmt::dict_add(
             d,
-            pmt::intern("time"),
+            time,
             pmt::from_double(d_time + (double(g.start) - double(d_time_offset)) /
                                           d_plan.samp_rate()));
     return d;

@@ -75,6 +75,7 @@ private:
     bool d_have_time = false;
     uint64_t d_time_offset = 0;
     double d_time = 0; // rx_time at d_time_offset, seconds
+    pmt::pmt_t d_message_base; // the fields every "corr" message shares
 };
 
 } // namespace gpudsp

@@ -227,15 +227,18 @@ public:
     {
         d_ctx->make_current();
         runtime::device_stream stream(d_ctx, who);
+        // Float copies of the tables, kept until the stream is synchronised
+        // below.
+        std::vector<float> staged[gnss_n_systems];
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
             const auto& spec = gnss_signal(sys);
             const auto& chips = gnss_codes(sys);
-            d_staged_codes[s].assign(chips.begin(), chips.end());
+            staged[s].assign(chips.begin(), chips.end());
             d_code_memory.emplace_back(std::make_unique<runtime::device_memory>(
                 d_ctx, chips.size() * sizeof(float), who));
             d_ctx->copy_async(d_code_memory.back()->get(),
-                              d_staged_codes[s].data(),
+                              staged[s].data(),
                               chips.size() * sizeof(float),
                               runtime::copy_kind::host_to_device,
                               stream.get(),
@@ -397,7 +400,6 @@ private:
     runtime::device_context::sptr d_ctx;
     std::string d_who;
     runtime::device_memory d_taps;
-    std::vector<float> d_staged_codes[gnss_n_systems];
     std::vector<std::unique_ptr<runtime::device_memory>> d_code_memory;
     code_tables d_codes;
     int d_sms;

@@ -8,6 +8,7 @@
 
 #include "gnss_correlator_impl.h"
 #include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
+#include <gnuradio/gpudsp/runtime/data_dir.h>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -31,12 +32,10 @@ const gnss_signal_spec signals[gnss_n_systems] = {
 const char* code_files[gnss_n_systems] = { "gnss/codes_gps_l1ca.bin",
                                            "gnss/codes_galileo_e1b.bin" };
 
-bool readable(const std::string& path) { return std::ifstream(path).good(); }
-
 std::vector<int8_t> read_codes(gnss_system system)
 {
     const auto& s = gnss_signal(system);
-    const std::string path = data_dir() + "/" + code_files[int(system)];
+    const std::string path = runtime::data_dir() + "/" + code_files[int(system)];
     std::ifstream f(path, std::ios::binary);
     if (!f)
         throw std::runtime_error("gnss code table " + path +
@@ -78,17 +77,6 @@ gnss_input parse_gnss_input(const std::string& name, const std::string& who)
                                 ": input_format must be \"complex\" or "
                                 "\"complex_short\", got \"" +
                                 name + "\"");
-}
-
-std::string data_dir()
-{
-    if (const char* env = std::getenv("GPUDSP_DATA_DIR"))
-        if (*env)
-            return env;
-    for (const char* dir : { GPUDSP_INSTALLED_DATA_DIR, GPUDSP_SOURCE_DATA_DIR })
-        if (readable(std::string(dir) + "/" + code_files[0]))
-            return dir;
-    return GPUDSP_INSTALLED_DATA_DIR;
 }
 
 const std::vector<int8_t>& gnss_codes(gnss_system system)

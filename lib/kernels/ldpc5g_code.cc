@@ -7,8 +7,8 @@
 // graphs read from data/ldpc, code choice, encoding, and the maps between
 // the circular buffer and the rate-matched, interleaved bits.
 
-#include <gnuradio/gpudsp/kernels/gnss_correlator.h> // data_dir()
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
+#include <gnuradio/gpudsp/runtime/data_dir.h>
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -41,7 +41,7 @@ struct table_entry {
 
 std::vector<table_entry> read_table(int bg)
 {
-    const std::string path = data_dir() + "/ldpc/5G_bg" + std::to_string(bg) + ".csv";
+    const std::string path = runtime::data_dir() + "/ldpc/5G_bg" + std::to_string(bg) + ".csv";
     std::ifstream f(path);
     if (!f)
         throw std::runtime_error("LDPC base graph " + path +

@@ -108,8 +108,7 @@ ldpc5g_decoder_plan::ldpc5g_decoder_plan(const ldpc5g_params& p,
         fail("offset must be >= 0");
     if (c.fixed_point && (!(c.fixed_scale > 0) || c.fixed_scale > 64))
         fail("fixed_scale must lie in (0, 64]");
-    d_code = std::make_unique<ldpc5g_encoder_core>(p);
-    const ldpc5g_layout layout(p, c, *d_code);
+    const ldpc5g_layout layout(p, c, ldpc5g_encoder_core(p));
     if (where.kind == runtime::backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA
         d_impl = make_ldpc5g_cuda(

@@ -25,8 +25,9 @@ namespace gpudsp {
 class GPUDSP_API ldpc5g_encoder : public gr::fec::generic_encoder
 {
 public:
-    static gr::fec::generic_encoder::sptr
-    make(int K, int E, int rv = 0, int Qm = 1, int n_ref = 0);
+    // (a gr::fec::generic_encoder::sptr wherever gr-fec wants one)
+    typedef std::shared_ptr<ldpc5g_encoder> sptr;
+    static sptr make(int K, int E, int rv = 0, int Qm = 1, int n_ref = 0);
 };
 
 /*!
@@ -43,22 +44,23 @@ public:
 class GPUDSP_API ldpc5g_decoder : public gr::fec::generic_decoder
 {
 public:
-    static gr::fec::generic_decoder::sptr
-    make(int K,
-         int E,
-         int rv = 0,
-         int Qm = 1,
-         int max_iterations = 10,
-         const std::string& algorithm = "layered_nms",
-         float scaling = 0.75f,
-         int batch = 1,
-         const std::string& backend = "auto",
-         int device = 0,
-         float offset = 0.0f,
-         const std::string& arithmetic = "float",
-         const std::string& llr_sign = "positive_is_one",
-         int n_ref = 0,
-         bool early_termination = true);
+    // (a gr::fec::generic_decoder::sptr wherever gr-fec wants one)
+    typedef std::shared_ptr<ldpc5g_decoder> sptr;
+    static sptr make(int K,
+                     int E,
+                     int rv = 0,
+                     int Qm = 1,
+                     int max_iterations = 10,
+                     const std::string& algorithm = "layered_nms",
+                     float scaling = 0.75f,
+                     int batch = 1,
+                     const std::string& backend = "auto",
+                     int device = 0,
+                     float offset = 0.0f,
+                     const std::string& arithmetic = "float",
+                     const std::string& llr_sign = "positive_is_one",
+                     int n_ref = 0,
+                     bool early_termination = true);
 
     /*! \brief Iterations used by each codeword of the last frame. */
     virtual std::vector<int> last_iterations() const = 0;

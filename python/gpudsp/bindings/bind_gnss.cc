@@ -213,6 +213,5 @@ void bind_gnss(py::module& m, py::module& k)
           py::arg("device"));
     k.def("gnss_code", &code_array, py::arg("system"), py::arg("prn"));
     k.def("gnss_signal", &signal_dict, py::arg("system"));
-    m.def("data_dir", &kernels::data_dir, "The folder the module reads its data from.");
     bind_wipeoff_correlator(m);
 }

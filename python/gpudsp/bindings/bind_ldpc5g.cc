@@ -176,75 +176,37 @@ void bind_ldpc5g(py::module& m, py::module& k)
         m,
         "ldpc5g_encoder",
         "5G NR LDPC encoder + rate matching (gr-fec encoder object)");
-    // make() returns the gr-fec base; hand Python our class (which derives
-    // from it) so that its own methods are reachable too.
-    m.def(
-        "ldpc5g_encoder_make",
-        [](int K, int E, int rv, int Qm, int n_ref) {
-            return std::dynamic_pointer_cast<ldpc5g_encoder>(
-                ldpc5g_encoder::make(K, E, rv, Qm, n_ref));
-        },
-        py::arg("K"),
-        py::arg("E"),
-        py::arg("rv") = 0,
-        py::arg("Qm") = 1,
-        py::arg("n_ref") = 0,
-        "A gr-fec encoder object: K bits in, E coded bits out per frame.");
+    m.def("ldpc5g_encoder_make",
+          &ldpc5g_encoder::make,
+          py::arg("K"),
+          py::arg("E"),
+          py::arg("rv") = 0,
+          py::arg("Qm") = 1,
+          py::arg("n_ref") = 0,
+          "A gr-fec encoder object: K bits in, E coded bits out per frame.");
     py::class_<ldpc5g_decoder, gr::fec::generic_decoder, std::shared_ptr<ldpc5g_decoder>>(
         m, "ldpc5g_decoder", "5G NR LDPC decoder (gr-fec decoder object)")
         .def("last_iterations", &ldpc5g_decoder::last_iterations)
         .def("last_ok", &ldpc5g_decoder::last_ok);
-    m.def(
-        "ldpc5g_decoder_make",
-        [](int K,
-           int E,
-           int rv,
-           int Qm,
-           int max_iterations,
-           const std::string& algorithm,
-           float scaling,
-           int batch,
-           const std::string& backend,
-           int device,
-           float offset,
-           const std::string& arithmetic,
-           const std::string& llr_sign,
-           int n_ref,
-           bool early_termination) {
-            return std::dynamic_pointer_cast<ldpc5g_decoder>(
-                ldpc5g_decoder::make(K,
-                                     E,
-                                     rv,
-                                     Qm,
-                                     max_iterations,
-                                     algorithm,
-                                     scaling,
-                                     batch,
-                                     backend,
-                                     device,
-                                     offset,
-                                     arithmetic,
-                                     llr_sign,
-                                     n_ref,
-                                     early_termination));
-        },
-        py::arg("K"),
-        py::arg("E"),
-        py::arg("rv") = 0,
-        py::arg("Qm") = 1,
-        py::arg("max_iterations") = 10,
-        py::arg("algorithm") = "layered_nms",
-        py::arg("scaling") = 0.75f,
-        py::arg("batch") = 1,
-        py::arg("backend") = "auto",
-        py::arg("device") = 0,
-        py::arg("offset") = 0.0f,
-        py::arg("arithmetic") = "float",
-        py::arg("llr_sign") = "positive_is_one",
-        py::arg("n_ref") = 0,
-        py::arg("early_termination") = true,
-        "A gr-fec decoder object: batch x E soft values in, batch x K bits out per "
-        "frame.");
+    m.def("ldpc5g_decoder_make",
+          &ldpc5g_decoder::make,
+          py::arg("K"),
+          py::arg("E"),
+          py::arg("rv") = 0,
+          py::arg("Qm") = 1,
+          py::arg("max_iterations") = 10,
+          py::arg("algorithm") = "layered_nms",
+          py::arg("scaling") = 0.75f,
+          py::arg("batch") = 1,
+          py::arg("backend") = "auto",
+          py::arg("device") = 0,
+          py::arg("offset") = 0.0f,
+          py::arg("arithmetic") = "float",
+          py::arg("llr_sign") = "positive_is_one",
+          py::arg("n_ref") = 0,
+          py::arg("early_termination") = true,
+          "A gr-fec decoder object: batch x E soft values in, batch x K bits out per "
+          "frame.");
 
     py::class_<ldpc5g_encode, gr::block, gr::basic_block, std::shared_ptr<ldpc5g_encode>>(
         m, "ldpc5g_encode", "5G NR LDPC encoder + rate matching, stream block")

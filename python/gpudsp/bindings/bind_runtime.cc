@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include <gnuradio/block.h>
 #include <gnuradio/buffer.h>
+#include <gnuradio/gpudsp/runtime/data_dir.h>
 #include <gnuradio/gpudsp/runtime/device_io.h>
 
 using namespace gr::gpudsp::runtime;
@@ -65,6 +66,9 @@ void bind_runtime(py::module& m)
     m.def("built_with_cuda",
           &built_with_cuda,
           "True when this build has the CUDA backend.");
+    m.def("data_dir",
+          &gr::gpudsp::runtime::data_dir,
+          "The folder the module reads its data (GNSS codes, LDPC base graphs) from.");
     m.def("cuda_available",
           &cuda_available,
           "True when a usable CUDA device exists; never raises, never hangs.");

@@ -38,14 +38,6 @@ GPUDSP_API const gnss_signal_spec& gnss_signal(gnss_system system);
  *  std::invalid_argument starting with \p who. */
 GPUDSP_API gnss_system parse_gnss_system(const std::string& name, const std::string& who);
 
-/*!
- * \brief The folder holding the installed data (gnss/ code tables, ...):
- * $GPUDSP_DATA_DIR when set, else the install prefix's
- * share/gr-gpudsp, else the source tree's data/ (tests before
- * installation).
- */
-GPUDSP_API std::string data_dir();
-
 /*! \brief The primary codes of \p system, +1/-1 with chip value 1 of the ICD
  *  as +1, PRN-major (PRN p at (p - 1) * code_length); read once. Throws
  *  std::runtime_error naming the file when the table cannot be read. */

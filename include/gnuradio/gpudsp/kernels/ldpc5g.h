@@ -176,7 +176,6 @@ private:
     ldpc5g_decoder_config d_c;
     runtime::backend_choice d_where;
     std::string d_who;
-    std::unique_ptr<ldpc5g_encoder_core> d_code;
     std::unique_ptr<impl> d_impl;
 };
 
