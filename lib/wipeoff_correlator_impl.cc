@@ -90,9 +90,7 @@ wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
             " samples, more than the buffers hold (" +
             std::to_string(max_integration_samples) + ")");
     d_max_length = int64_t(samples) + 1;
-    // Buffers of at least two integrations (GNU Radio sizes input buffers
-    // from the reader's decimation).
-    set_relative_rate(1, uint64_t(d_max_length));
+    size_buffers_for_integrations();
     set_tag_propagation_policy(TPP_DONT);
     message_port_register_in(control_port);
     message_port_register_out(corr_port);
@@ -108,10 +106,29 @@ wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
     open_backend(*this, d_logger);
 }
 
+// Buffers of at least two integrations: GNU Radio sizes a block's input
+// buffers from its decimation (1 / relative rate) when the flowgraph starts.
+void wipeoff_correlator_impl::size_buffers_for_integrations()
+{
+    set_relative_rate(1, uint64_t(d_max_length));
+}
+
 bool wipeoff_correlator_impl::start()
 {
     check_backend_topology(*this);
+    // The buffers exist now. Running, the rate must be 1: GNU Radio asks a
+    // block without outputs (messages only) for (items available x relative
+    // rate) items, which the sizing rate rounds to 0 below one longest
+    // integration, so the block would wait forever on a source that waits
+    // for its messages, or end without reading a short stream.
+    set_relative_rate(1.0);
     return block::start();
+}
+
+bool wipeoff_correlator_impl::stop()
+{
+    size_buffers_for_integrations(); // for the next start
+    return block::stop();
 }
 
 wipeoff_correlator_impl::key wipeoff_correlator_impl::key_of(const std::string& system,

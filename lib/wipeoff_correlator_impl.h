@@ -45,6 +45,7 @@ public:
     std::vector<std::string> satellites() const override;
 
     bool start() override;
+    bool stop() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,
@@ -55,6 +56,7 @@ private:
     using key = std::pair<int, int>; // system, prn
 
     key key_of(const std::string& system, int prn) const;
+    void size_buffers_for_integrations();
     void handle_control(const pmt::pmt_t& msg);
     void read_tags(uint64_t begin, uint64_t end);
     pmt::pmt_t message(const gnss_integration& job,
@@ -74,7 +76,7 @@ private:
     uint64_t d_tags_read = 0;
     bool d_have_time = false;
     uint64_t d_time_offset = 0;
-    double d_time = 0; // rx_time at d_time_offset, seconds
+    double d_time = 0;         // rx_time at d_time_offset, seconds
     pmt::pmt_t d_message_base; // the fields every "corr" message shares
 };
 

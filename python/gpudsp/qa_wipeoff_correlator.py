@@ -35,6 +35,23 @@ def signal(n, n_antennas=2, seed=20):
                        1j * rng.standard_normal(x.shape))).astype(np.complex64)
 
 
+class stalling_source(gr.sync_block):
+    """Gives its samples, then nothing (without ending) until stopped."""
+
+    def __init__(self, x):
+        gr.sync_block.__init__(self, "stalling_source", [], [np.complex64])
+        self.x = x
+
+    def work(self, input_items, output_items):
+        start = self.nitems_written(0)
+        n = min(len(output_items[0]), len(self.x) - start)
+        if n <= 0:
+            time.sleep(0.005)
+            return 0
+        output_items[0][:n] = self.x[start:start + n]
+        return n
+
+
 class wipeoff_block_tests:
     backend = "cpu"
 
@@ -211,6 +228,38 @@ class wipeoff_block_tests:
         hit = (recs["start"] < 12100) & (recs["start"] + recs["length"] > 12000)
         self.assertTrue(np.any(hit))
         np.testing.assert_array_equal(recs["flags"] & 1, hit.astype(np.uint32))
+
+    def test_message_only_block_runs_on_less_than_its_longest_integration(self):
+        # The block as a sink (messages only) behind a source that has
+        # delivered 3.2 ms of samples and then waits, as a live or paced
+        # source does: every whole GPS L1 integration in them comes out,
+        # though the block's buffers are sized for 4 ms Galileo E1-B
+        # integrations. (GNU Radio asks a sink for available x relative
+        # rate items: the sizing rate 1/8266 made that 0 and the block never
+        # ran, which deadlocked gpudsp_gnss_track with one E1-B satellite.)
+        n = int(0.0032 * FS)
+        x = signal(n, n_antennas=1)[0]
+        l1 = SATS[0]
+        tb = gr.top_block()
+        d = self.make(n_antennas=1)
+        d.add_satellite(l1["system"], l1["prn"], l1["carrier_freq"], l1["code_freq"],
+                        l1["carrier_phase"], l1["code_phase"], 0)
+        dbg = blocks.message_debug()
+        src = stalling_source(x)  # Python blocks must stay referenced while they run
+        tb.connect(src, d)
+        tb.msg_connect(d, "corr", dbg, "store")
+        period = int(FS / 1000)
+        first_epoch = (1023 - l1["code_phase"]) / l1["code_freq"] * FS
+        whole = int((n - first_epoch) // period)
+        tb.start()
+        deadline = time.time() + 20
+        while dbg.num_messages() < whole and time.time() < deadline:
+            time.sleep(0.01)
+        tb.stop()
+        tb.wait()
+        self.assertEqual(dbg.num_messages(), whole)
+        starts = [pmt.to_python(dbg.get_message(i))["start"] for i in range(whole)]
+        self.assertLessEqual(starts[-1] + period, n)
 
     def test_complex_short_input(self):
         x = signal(20011, n_antennas=1)
