@@ -19,8 +19,7 @@ namespace kernels {
 
 namespace {
 
-constexpr int threads = 256;
-constexpr int max_shared_taps = 4096; // 32 KiB of float2
+constexpr int threads = ddc_cuda_threads;
 
 __device__ __forceinline__ float2 mac(float2 acc, float2 z, float x)
 {
@@ -35,16 +34,16 @@ __device__ __forceinline__ float2 mac(float2 acc, float2 z, float2 x)
 // zr: the reversed taps (output m reads x[m D + j] against zr[j], relative to
 // the first window sample).
 template <sample_kind K, bool SHARED>
-__global__ void ddc_kernel(const void* __restrict__ in,
-                           long long first_sample,
-                           const float2* __restrict__ zr,
-                           int taps,
-                           int decimation,
-                           unsigned long long first_output,
-                           unsigned long long n_outputs,
-                           unsigned long long phase_step,
-                           unsigned long long phase_offset,
-                           float2* __restrict__ out)
+__global__ void __launch_bounds__(threads) ddc_kernel(const void* __restrict__ in,
+                                                      long long first_sample,
+                                                      const float2* __restrict__ zr,
+                                                      int taps,
+                                                      int decimation,
+                                                      unsigned long long first_output,
+                                                      unsigned long long n_outputs,
+                                                      unsigned long long phase_step,
+                                                      unsigned long long phase_offset,
+                                                      float2* __restrict__ out)
 {
     extern __shared__ float2 z_shared[];
     const float2* z = zr;
@@ -131,8 +130,8 @@ public:
             d_dirty = false;
         }
         const int T = int(d_host.size());
-        const bool shared = T <= max_shared_taps;
-        const std::size_t smem = shared ? T * sizeof(float2) : 0;
+        const std::size_t smem = ddc_cuda_shared_bytes(T);
+        const bool shared = smem > 0;
         const auto* z = reinterpret_cast<const float2*>(d_taps.get());
         auto* y = static_cast<float2*>(out);
         // Launches of at most 2^31 - 1 blocks' worth of outputs.

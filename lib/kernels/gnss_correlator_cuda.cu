@@ -190,10 +190,13 @@ __global__ void __launch_bounds__(threads)
 }
 
 // One thread per (job, antenna, tap): the job's chunks in order, in float64.
-__global__ void sum_partials(const gnss_fixed_job* __restrict__ jobs,
-                             const float2* __restrict__ partials,
-                             launch_shape shape,
-                             float2* __restrict__ out)
+constexpr int sum_threads = 128;
+
+__global__ void __launch_bounds__(sum_threads)
+    sum_partials(const gnss_fixed_job* __restrict__ jobs,
+                 const float2* __restrict__ partials,
+                 launch_shape shape,
+                 float2* __restrict__ out)
 {
     const int per_job = shape.n_antennas * shape.n_taps;
     const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -345,7 +348,10 @@ public:
 #undef GPUDSP_GNSS
         d_ctx->check_last_error("gnss correlation kernel launch", d_who);
         const long long n_out = (long long)jobs.size() * d_m * d_l;
-        sum_partials<<<unsigned((n_out + 127) / 128), 128, 0, stream>>>(
+        sum_partials<<<unsigned((n_out + sum_threads - 1) / sum_threads),
+                       sum_threads,
+                       0,
+                       stream>>>(
             dev_jobs, partials, shape, reinterpret_cast<float2*>(d_results->get()));
         d_ctx->check_last_error("gnss partial sum kernel launch", d_who);
         cudaEventRecord(d_kernel_end, stream);

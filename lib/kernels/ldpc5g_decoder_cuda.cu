@@ -19,6 +19,7 @@
 
 #include "ldpc5g_impl.h"
 #include <cuda_runtime.h>
+#include <type_traits>
 #include <algorithm>
 #include <cstring>
 
@@ -96,14 +97,14 @@ __device__ __forceinline__ int gather_v2c(const dev_layout& l,
 }
 
 template <typename T, typename S, bool LAYERED>
-__global__ void
-decode_kernel(dev_layout l,
-              const float* __restrict__ llrs,
-              ldpc_check_state<T>* __restrict__ states, // [cw][2][rows][Z]
-              T* __restrict__ channel,                  // [cw][cols Z] (flooding)
-              uint8_t* __restrict__ bits,
-              int32_t* __restrict__ iterations,
-              uint8_t* __restrict__ ok)
+__global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 1)
+    decode_kernel(dev_layout l,
+                  const float* __restrict__ llrs,
+                  ldpc_check_state<T>* __restrict__ states, // [cw][2][rows][Z]
+                  T* __restrict__ channel,                  // [cw][cols Z] (flooding)
+                  uint8_t* __restrict__ bits,
+                  int32_t* __restrict__ iterations,
+                  uint8_t* __restrict__ ok)
 {
     extern __shared__ unsigned char smem[];
     S* app = reinterpret_cast<S*>(smem);
@@ -263,8 +264,10 @@ public:
                             ptrs[6],
                             ptrs[7],
                             ptrs[8] };
-        d_smem = std::size_t(l.cols_used) * p.Z * sizeof(S);
-        d_threads = std::min(1024, std::max(32, (p.Z + 31) / 32 * 32));
+        static_assert(sizeof(S) == (std::is_same<T, float>::value ? 4 : 2),
+                      "ldpc5g_cuda_shared_bytes counts float or int16 values");
+        d_smem = ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, l.c.fixed_point);
+        d_threads = ldpc5g_cuda_threads(p.Z);
         auto kernel =
             l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;
         if (cudaFuncSetAttribute(kernel,

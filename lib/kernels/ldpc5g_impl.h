@@ -138,6 +138,17 @@ struct ldpc5g_layout {
 };
 
 std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cpu(const ldpc5g_layout& l);
+
+// CUDA launch geometry (ldpc5g_decoder_cuda.cu), here so that
+// scripts/kernel-report.sh reads the same numbers: one thread per lift index
+// (whole warps; Z <= 384), and the a-posteriori values of the columns used
+// in shared memory, float or (fixed point) int16.
+constexpr int ldpc5g_cuda_max_threads = 384;
+constexpr int ldpc5g_cuda_threads(int Z) { return Z <= 32 ? 32 : (Z + 31) / 32 * 32; }
+constexpr std::size_t ldpc5g_cuda_shared_bytes(int Z, int cols_used, bool fixed_point)
+{
+    return std::size_t(cols_used) * Z * (fixed_point ? 2 : 4);
+}
 #ifdef GPUDSP_HAVE_CUDA
 std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cuda(
     const ldpc5g_layout& l, runtime::device_context::sptr ctx, const std::string& who);

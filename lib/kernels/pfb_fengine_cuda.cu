@@ -98,19 +98,22 @@ struct input_table {
     int64_t first[max_inputs];
 };
 
+constexpr int fir_threads = 128;
+
 // One thread: column j of input blockIdx.y, spectra [s_begin, s_end).
 // The MAXT most recent blocks of the column sit in x[] (x[MAXT-1] newest);
 // the weights are right-aligned in w[] with zeros in front, so one unrolled
 // loop serves every T <= MAXT.
 template <int MAXT, fengine_input F>
-__global__ void pfb_fir_registers(input_table in,
-                                  int input_offset,
-                                  const float* __restrict__ weights,
-                                  int step,
-                                  int taps,
-                                  int n_spectra,
-                                  int spectra_per_section,
-                                  typename loader<F>::type* __restrict__ out)
+__global__ void __launch_bounds__(fir_threads)
+    pfb_fir_registers(input_table in,
+                      int input_offset,
+                      const float* __restrict__ weights,
+                      int step,
+                      int taps,
+                      int n_spectra,
+                      int spectra_per_section,
+                      typename loader<F>::type* __restrict__ out)
 {
     using T = typename loader<F>::type;
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -155,14 +158,15 @@ __global__ void pfb_fir_registers(input_table in,
 
 // More than 16 taps: the window is read from memory (through the cache).
 template <fengine_input F>
-__global__ void pfb_fir_generic(input_table in,
-                                int input_offset,
-                                const float* __restrict__ weights,
-                                int step,
-                                int taps,
-                                int n_spectra,
-                                int spectra_per_section,
-                                typename loader<F>::type* __restrict__ out)
+__global__ void __launch_bounds__(fir_threads)
+    pfb_fir_generic(input_table in,
+                    int input_offset,
+                    const float* __restrict__ weights,
+                    int step,
+                    int taps,
+                    int n_spectra,
+                    int spectra_per_section,
+                    typename loader<F>::type* __restrict__ out)
 {
     using T = typename loader<F>::type;
     const int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -190,16 +194,17 @@ constexpr int tile = 32;
 constexpr int tile_rows = 8;
 
 template <bool CI8>
-__global__ void postproc(const cuFloatComplex* __restrict__ spectra, // [input][s][N+1]
-                         const cuFloatComplex* __restrict__ rot,     // [channel][input]
-                         int n_channels,
-                         int n_inputs,
-                         int n_spectra,
-                         bool dither,
-                         unsigned long long seed,
-                         unsigned long long first_spectrum,
-                         void* __restrict__ out,     // [s][channel][input]
-                         unsigned* __restrict__ sat) // [s][input]
+__global__ void __launch_bounds__(tile* tile_rows)
+    postproc(const cuFloatComplex* __restrict__ spectra, // [input][s][N+1]
+             const cuFloatComplex* __restrict__ rot,     // [channel][input]
+             int n_channels,
+             int n_inputs,
+             int n_spectra,
+             bool dither,
+             unsigned long long seed,
+             unsigned long long first_spectrum,
+             void* __restrict__ out,     // [s][channel][input]
+             unsigned* __restrict__ sat) // [s][input]
 {
     __shared__ float2 tile_c[tile][tile + 1];
     __shared__ char2 tile_q[tile][tile + 1];
@@ -361,7 +366,7 @@ private:
     fir_for(const input_table& tab, int offset, int count, int ns, cudaStream_t stream)
     {
         using T = typename loader<F>::type;
-        constexpr int threads = 128;
+        constexpr int threads = fir_threads;
         const int taps = d_c.n_taps;
         // Sections along time: about 8 spectra per tap per thread, and enough
         // threads in all to fill the GPU.

@@ -19,10 +19,12 @@ namespace cuda {
 
 namespace {
 
+constexpr int threads = 256;
+
 template <typename T>
-__global__ void unpack10_kernel(const uint8_t* __restrict__ in,
-                                T* __restrict__ out,
-                                std::size_t n_samples)
+__global__ void __launch_bounds__(threads) unpack10_kernel(const uint8_t* __restrict__ in,
+                                                           T* __restrict__ out,
+                                                           std::size_t n_samples)
 {
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -44,7 +46,6 @@ void launch(const uint8_t* in, T* out, std::size_t n_samples, void* stream)
 {
     if (n_samples == 0)
         return;
-    constexpr int threads = 256;
     // A grid-stride loop with enough blocks to fill any current GPU.
     const std::size_t wanted = (n_samples + threads - 1) / threads;
     const unsigned blocks = unsigned(wanted < 65536 ? wanted : 65536);

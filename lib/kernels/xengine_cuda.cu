@@ -67,22 +67,24 @@ __device__ __forceinline__ float2 load_value(const void* x, long long index)
 constexpr int fp_tile = 32;   // inputs per tile side
 constexpr int fp_time = 16;   // spectra staged per step
 constexpr int fp_flush = 512; // ci8: spectra between moves to 64-bit
+constexpr int fp_block = 16;  // threads per block side (2 x 2 pairs each)
 
 template <bool CI8>
-__global__ void xcorr_fp32(const void* __restrict__ x,
-                           int n_time,
-                           int n_channels,
-                           int channel0,
-                           int n_inputs,
-                           long long* __restrict__ acc64, // ci8: [c][pair][2]
-                           float* __restrict__ acc32)     // cf32: [c][pair][2]
+__global__ void __launch_bounds__(fp_block* fp_block)
+    xcorr_fp32(const void* __restrict__ x,
+               int n_time,
+               int n_channels,
+               int channel0,
+               int n_inputs,
+               long long* __restrict__ acc64, // ci8: [c][pair][2]
+               float* __restrict__ acc32)     // cf32: [c][pair][2]
 {
     __shared__ float2 xa[fp_time][fp_tile];
     __shared__ float2 xb[fp_time][fp_tile];
     int I, J;
     tile_pair(blockIdx.x, I, J);
     const int c = channel0 + blockIdx.y;
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * fp_block + tx;
     const int a0 = I * fp_tile + 2 * ty, b0 = J * fp_tile + 2 * tx;
     float2 sum[2][2];
     for (int u = 0; u < 2; ++u)
@@ -149,13 +151,14 @@ constexpr int tc_tile = 16;
 constexpr int tc_warps = 4;
 constexpr int tc_flush = 65536;
 
-__global__ void xcorr_tensor(const char2* __restrict__ x,
-                             int n_time,
-                             int n_channels,
-                             int channel0,
-                             int n_inputs,
-                             unsigned n_tile_pairs,
-                             long long* __restrict__ acc64)
+__global__ void __launch_bounds__(32 * tc_warps)
+    xcorr_tensor(const char2* __restrict__ x,
+                 int n_time,
+                 int n_channels,
+                 int channel0,
+                 int n_inputs,
+                 unsigned n_tile_pairs,
+                 long long* __restrict__ acc64)
 {
     using namespace nvcuda;
     __shared__ signed char stage[tc_warps][5]
@@ -238,15 +241,18 @@ __global__ void xcorr_tensor(const char2* __restrict__ x,
 // ---------------------------------------------------------------------------
 // Dump: [c][pair] accumulators to [c][baseline][p][q].
 
+constexpr int dump_threads = 256;
+
 template <bool ACC64, bool OUT_CI32>
-__global__ void xdump(const long long* __restrict__ acc64,
-                      const float* __restrict__ acc32,
-                      long long n_values,
-                      int n_inputs,
-                      int n_pols,
-                      long long n_baselines,
-                      void* __restrict__ out,
-                      unsigned long long* __restrict__ saturated)
+__global__ void __launch_bounds__(dump_threads)
+    xdump(const long long* __restrict__ acc64,
+          const float* __restrict__ acc32,
+          long long n_values,
+          int n_inputs,
+          int n_pols,
+          long long n_baselines,
+          void* __restrict__ out,
+          unsigned long long* __restrict__ saturated)
 {
     const long long o = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     bool clamped = false;
@@ -336,7 +342,7 @@ public:
                 } else {
                     const unsigned tiles = unsigned((A + fp_tile - 1) / fp_tile);
                     dim3 grid(tiles * (tiles + 1) / 2, nc);
-                    dim3 block(16, 16);
+                    dim3 block(fp_block, fp_block);
                     if (ci8)
                         xcorr_fp32<true><<<grid, block, 0, stream>>>(
                             xt, nt, d_c.n_channels, c0, A, acc64(), nullptr);
@@ -354,7 +360,7 @@ public:
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
         const long long n_values = (long long)d_c.dump_values();
-        const int threads = 256;
+        const int threads = dump_threads;
         const unsigned blocks = unsigned((n_values + threads - 1) / threads);
         auto* sat = reinterpret_cast<unsigned long long*>(saturated);
         if (sat)

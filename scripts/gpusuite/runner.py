@@ -1,0 +1,704 @@
+#
+# Copyright 2026 gr-gpudsp authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""gr-gpudsp GPU suite runner, started by DIR/run with the bundled Python.
+
+Runs, in order and without stopping at the first failure: (1) the C++ GPU
+tests, (2) the Python CUDA qa tests, (3) compute-sanitizer (memcheck,
+racecheck, synccheck, initcheck) over the C++ GPU tests, (4) gpudsp_bench for
+every job, (5) the apps on the GPU backend, (6) an ncu summary of the
+hottest kernel of each job. Each step has its own time budget inside the
+whole run's. Without a CUDA device it runs what needs none (the test
+programs start and skip, the benchmark's CPU rows and the apps on the CPU,
+small) and reports every GPU step as "no CUDA device", so the bundle itself
+is tested wherever it is unpacked.
+
+Writes to --out: summary.md, bench.json, sanitizer.log, ncu.csv and
+logs.tar.xz (every log). Exit status 1 when anything failed.
+"""
+
+import argparse
+import concurrent.futures
+import csv
+import glob
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import report
+from kernel_names import short_kernel_name
+
+NO_DEVICE = "no CUDA device"
+# What ctest sets for the module's tests (lib/ and python/ CMakeLists).
+TEST_ENV = {"VOLK_GENERIC": "1", "GR_DONT_LOAD_PREFS": "1", "GR_CONF_CONTROLPORT_ON": "False"}
+
+# gpudsp_bench arguments per job: (on a GPU machine: every GPU row, CPU rows
+# kept short; without a GPU: the tiny run of ctest's bench_*_tiny tests).
+BENCH = {
+    "unpack10": ([], ["--samples", "4096", "--iterations", "1"]),
+    "buffer": ([], ["--items", "100000"]),
+    "fengine": ([], ["--channels", "64", "--samples", "4096", "--iterations", "1"]),
+    "xengine": ([], ["--stations", "4", "--integrate", "32", "--cpu-stations", "3",
+                     "--cpu-channels", "2", "--iterations", "1"]),
+    "fx": ([], ["--antennas", "1", "--channels", "64", "--spectra", "8", "--cpu-antennas",
+                "1", "--iterations", "1"]),
+    "ddc": ([], ["--decimations", "4", "--taps", "16", "--samples", "4096", "--iterations",
+                 "1"]),
+    "gnss": (["--no-peer"], ["--samples", "2000", "--iterations", "1", "--no-peer"]),
+    "ldpc": (["--no-peer", "--cpu-frames", "8"],
+             ["--small", "--batches", "2", "--cpu-frames", "2", "--iterations", "1",
+              "--no-peer"]),
+}
+
+# ncu: one representative size per job (device-copy only jobs have no kernel
+# of ours).
+NCU = {
+    "unpack10": ["--samples", "16777216", "--iterations", "1"],
+    "fengine": ["--channels", "4096", "--samples", "4194304", "--iterations", "1"],
+    "xengine": ["--stations", "512", "--iterations", "1", "--cpu-stations", "2",
+                "--cpu-channels", "1"],
+    "fx": ["--antennas", "16", "--spectra", "64", "--cpu-antennas", "1", "--iterations", "1"],
+    "ddc": ["--decimations", "16", "--taps", "256", "--iterations", "1"],
+    "gnss": ["--iterations", "1", "--no-peer", "--no-cpu"],
+    "ldpc": ["--only", "R=0.79", "--batches", "1024", "--cpu-frames", "1", "--iterations",
+             "1", "--no-peer"],
+}
+NCU_METRICS = [
+    "gpu__time_duration.sum",
+    "dram__bytes.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__maximum_warps_per_active_cycle_pct",
+    "launch__registers_per_thread",
+    "launch__block_size",
+    "launch__grid_size",
+]
+
+# The apps: on a GPU, at sizes of about a minute or less; without one, a
+# small CPU run of each (as ctest's app_* tests) so the bundle's Python
+# stack is exercised.
+LDPC_POINT = ["--K", "500", "--E", "1000", "--ebn0", "2.0", "--arithmetic", "fixed",
+              "--min-errors", "100", "--max-blocks", "51200", "--batch", "1024",
+              "--no-reference", "--no-plots"]
+APPS_GPU = {
+    "fx_correlator": ["gpudsp_fx_correlator", "--backend", "cuda", "--antennas", "16",
+                      "--seconds", "0.002", "--no-plots"],
+    "gnss_track": ["gpudsp_gnss_track", "--backend", "cuda", "--seconds", "1", "--antennas",
+                   "4", "--l1", "3,11,19,27", "--e1b", "4,12,19,33", "--no-plots"],
+    "ldpc_bler": ["gpudsp_ldpc_bler"] + LDPC_POINT,
+}
+APPS_CPU = {
+    "fx_correlator": ["gpudsp_fx_correlator", "--backend", "cpu", "--antennas", "2",
+                      "--seconds", "0.001", "--channels", "128", "--no-plots"],
+    "gnss_track": ["gpudsp_gnss_track", "--backend", "cpu", "--seconds", "0.8", "--l1", "5",
+                   "--e1b", "30", "--no-plots"],
+    "ldpc_bler": ["gpudsp_ldpc_bler", "--backend", "cpu", "--K", "200", "--E", "400",
+                  "--ebn0", "2:3:0.5", "--min-errors", "10", "--max-blocks", "1024",
+                  "--no-plots"],
+}
+
+# Seconds per step: (budget, the least kept for it when earlier steps ran long).
+BUDGETS = {"cpp": (60, 20), "python": (120, 30), "sanitizer": (150, 30),
+           "bench": (150, 60), "apps": (150, 60), "ncu": (90, 30)}
+STEP_TITLES = {"cpp": "C++ GPU tests", "python": "Python CUDA qa tests",
+               "sanitizer": "compute-sanitizer", "bench": "gpudsp_bench",
+               "apps": "apps on the GPU backend", "ncu": "ncu summary"}
+SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
+SANITIZER_ERROR_RC = 86
+
+
+@dataclass
+class item:
+    name: str
+    status: str = "not run"  # passed, failed, timeout, skipped, no CUDA device, ...
+    seconds: float = 0.0
+    note: str = ""
+    group: str = ""  # the sanitizer tool, for example
+
+
+@dataclass
+class step:
+    key: str
+    status: str = "not run"
+    seconds: float = 0.0
+    note: str = ""
+    items: list = field(default_factory=list)
+
+    @property
+    def title(self):
+        return STEP_TITLES[self.key]
+
+    def settle(self):
+        """The step's status from its items'."""
+        states = {i.status for i in self.items}
+        if states & {"failed", "timeout", "errors"}:
+            self.status = "failed"
+        elif states and states <= {NO_DEVICE, "skipped"}:
+            self.status = NO_DEVICE if NO_DEVICE in states else "skipped"
+        elif states:
+            self.status = "passed"
+
+
+class suite:
+    def __init__(self, a):
+        self.root = Path(a.root)
+        self.out = Path(a.out)
+        self.quick = a.quick
+        self.only = re.compile(a.only) if a.only else None
+        self.t0 = time.monotonic()
+        self.deadline = self.t0 + a.budget
+        self.logs = self.root.parent / "logs"
+        shutil.rmtree(self.logs, ignore_errors=True)
+        self.logs.mkdir(parents=True)
+        self.out.mkdir(parents=True, exist_ok=True)
+        for f in ("summary.md", "bench.json", "sanitizer.log", "ncu.csv", "logs.tar.xz"):
+            (self.out / f).unlink(missing_ok=True)
+        self.manifest = json.loads((self.root / "suite" / "manifest.json").read_text())
+        self.workers = max(1, min(8, os.cpu_count() or 1))
+        self.steps = []
+        self.env = {}
+        self.bench_rows = []
+        self.bench = {}
+        self.ncu_rows = []
+        self.failures = []  # problems outside the steps (the bundle itself)
+
+    # --- helpers -------------------------------------------------------
+    def selected(self, name):
+        return self.only is None or bool(self.only.search(name))
+
+    def budget(self, key):
+        """Seconds for a step: its own budget, less what the steps after it
+        must keep."""
+        keys = list(BUDGETS)
+        later = sum(BUDGETS[k][1] for k in keys[keys.index(key) + 1:])
+        left = self.deadline - time.monotonic() - later
+        return max(5.0, min(BUDGETS[key][0], left))
+
+    def run(self, cmd, log, timeout, env=None, cwd=None):
+        """Runs cmd with its output in log; (exit code, seconds, timed out)."""
+        t = time.monotonic()
+        path = self.logs / log
+        path.parent.mkdir(parents=True, exist_ok=True)
+        full_env = dict(os.environ, **(env or {}))
+        with open(path, "w") as f:
+            f.write("$ " + " ".join(str(c) for c in cmd) + "\n")
+            f.flush()
+            try:
+                p = subprocess.Popen([str(c) for c in cmd], stdout=f, stderr=subprocess.STDOUT,
+                                     env=full_env, cwd=cwd, start_new_session=True)
+            except OSError as e:
+                f.write(f"cannot start: {e}\n")
+                return 127, 0.0, False
+            try:
+                rc, timed_out = p.wait(timeout=max(1.0, timeout)), False
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                rc, timed_out = p.wait(), True
+                f.write(f"\n*** killed after {timeout:.0f} s (suite time limit)\n")
+        return rc, time.monotonic() - t, timed_out
+
+    def log_text(self, log):
+        try:
+            return (self.logs / log).read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def parallel(self, jobs, fn, seconds):
+        """fn(job, end) for every job on a pool; end is the step's deadline."""
+        end = time.monotonic() + seconds
+        with concurrent.futures.ThreadPoolExecutor(self.workers) as pool:
+            return list(pool.map(lambda j: fn(j, end), jobs))
+
+    # --- environment ---------------------------------------------------
+    def probe(self):
+        e = self.env
+        e["date"] = time.strftime("%Y-%m-%d", time.gmtime())
+        e["time"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        e["bundle"] = self.manifest
+        py = [sys.executable, "-c",
+              "import json; from gnuradio import gpudsp; "
+              "print(json.dumps({'devices': gpudsp.devices(), 'cuda_built': "
+              "gpudsp.built_with_cuda() if hasattr(gpudsp, 'built_with_cuda') else None}))"]
+        rc, _, _ = self.run(py, "environment/import_gpudsp.log", 60)
+        text = self.log_text("environment/import_gpudsp.log")
+        try:
+            info = json.loads(text.strip().splitlines()[-1])
+            e["devices"] = info["devices"]
+        except (ValueError, IndexError, KeyError):
+            e["devices"] = []
+            self.failures.append("the bundled Python could not import gnuradio.gpudsp "
+                                 "(logs: environment/import_gpudsp.log)")
+        smi = shutil.which("nvidia-smi")
+        e["nvidia_smi"] = ""
+        if smi:
+            self.run([smi], "environment/nvidia-smi.log", 30)
+            q = [smi, "--query-gpu=name,driver_version,memory.total,clocks.max.sm,"
+                 "clocks.sm,clocks.mem,power.limit,temperature.gpu,pstate", "--format=csv"]
+            self.run(q, "environment/nvidia-smi-query.log", 30)
+            e["nvidia_smi"] = self.log_text("environment/nvidia-smi-query.log")
+            m = re.search(r"CUDA Version: ([\d.]+)", self.log_text("environment/nvidia-smi.log"))
+            e["driver_cuda"] = m.group(1) if m else ""
+        nvcc = shutil.which("nvcc")
+        if nvcc:
+            self.run([nvcc, "--version"], "environment/nvcc.log", 30)
+            m = re.search(r"release ([\d.]+)", self.log_text("environment/nvcc.log"))
+            e["nvcc"] = m.group(1) if m else ""
+        e["cuda"] = bool(e["devices"])
+        e["gpu"] = e["devices"][0]["name"] if e["devices"] else ""
+        e["cpu"], e["simd"] = cpu_description()
+        e["cores"] = os.cpu_count()
+        e["glibc"] = os.confstr("CS_GNU_LIBC_VERSION") if hasattr(os, "confstr") else ""
+        e["kernel"] = os.uname().release
+        (self.logs / "environment" / "environment.json").write_text(json.dumps(e, indent=2))
+
+    # --- steps ---------------------------------------------------------
+    def test_programs(self, key, names, command, cwd, env):
+        s = step(key)
+        chosen = [n for n in names if self.selected(n)]
+        if not chosen:
+            s.status, s.note = "not selected", "--only matched none"
+            return s
+        t = time.monotonic()
+
+        def one(name, end):
+            log = f"{key}/{name}.log"
+            rc, secs, timed_out = self.run(command(name), log, end - time.monotonic(),
+                                           env=env, cwd=cwd)
+            it = item(name, seconds=secs)
+            text = self.log_text(log)
+            if timed_out:
+                it.status = "timeout"
+            elif rc == 0:
+                it.status = "passed"
+                it.note = test_counts(text)
+            elif rc == 77:
+                it.status = NO_DEVICE if "no CUDA device" in text else "skipped"
+            else:
+                it.status = "failed"
+                it.note = f"exit {rc}: " + failure_lines(text)
+            return it
+
+        s.items = self.parallel(chosen, one, self.budget(key))
+        s.seconds = time.monotonic() - t
+        s.settle()
+        return s
+
+    def step_cpp(self):
+        d = self.root / "tests" / "cpp"
+        return self.test_programs("cpp", self.manifest["cpp_tests"], lambda n: [d / n], d,
+                                  TEST_ENV)
+
+    def step_python(self):
+        d = self.root / "tests" / "python"
+        env = dict(TEST_ENV, PYTHONPATH=str(d))
+        return self.test_programs("python", self.manifest["python_tests"],
+                                  lambda n: [sys.executable, "-B", d / (n + ".py")], d, env)
+
+    def step_sanitizer(self):
+        s = step("sanitizer")
+        tests = [n for n in self.manifest["cpp_tests"] if self.selected(n)]
+        if self.quick:
+            s.status = "skipped (--quick)"
+            return s
+        if not self.env["cuda"]:
+            s.status = NO_DEVICE
+            return s
+        if not tests:
+            s.status = "not selected"
+            return s
+        tool = find_tool("compute-sanitizer")
+        if not tool:
+            s.status, s.note = "failed", "compute-sanitizer not found on this machine"
+            return s
+        t = time.monotonic()
+        d = self.root / "tests" / "cpp"
+        jobs = [(k, n) for k in SANITIZER_TOOLS for n in tests]
+
+        def one(job, end):
+            kind, name = job
+            log = f"sanitizer/{kind}-{name}.log"
+            cmd = [tool, "--tool", kind, "--error-exitcode", str(SANITIZER_ERROR_RC),
+                   "--print-limit", "20"]
+            if kind == "memcheck":
+                cmd += ["--leak-check", "full"]
+            rc, secs, timed_out = self.run(cmd + [d / name], log, end - time.monotonic(),
+                                           env=TEST_ENV, cwd=d)
+            text = self.log_text(log)
+            it = item(name, group=kind, seconds=secs)
+            summaries = re.findall(r"ERROR SUMMARY: \d+ errors?", text)
+            if timed_out:
+                it.status = "timeout"
+            elif rc == SANITIZER_ERROR_RC:
+                it.status, it.note = "errors", (summaries[-1] if summaries else "errors reported")
+            elif rc == 0:
+                it.status = "clean"
+            elif rc == 77:
+                it.status = "skipped"
+            else:
+                it.status, it.note = "failed", f"the test failed under {kind} (exit {rc})"
+            return it
+
+        s.items = self.parallel(jobs, one, self.budget("sanitizer"))
+        s.seconds = time.monotonic() - t
+        s.settle()
+        with open(self.out / "sanitizer.log", "w") as f:
+            for it in s.items:
+                f.write(f"===== {it.group} {it.name}: {it.status} ({it.seconds:.1f} s) "
+                        f"{it.note}\n")
+                f.write(self.log_text(f"sanitizer/{it.group}-{it.name}.log"))
+                f.write("\n")
+        return s
+
+    def step_bench(self):
+        s = step("bench")
+        jobs = [j for j in BENCH if self.selected(j)]
+        if not jobs:
+            s.status = "not selected"
+            return s
+        t = time.monotonic()
+        end = t + self.budget("bench")
+        bench = shutil.which("gpudsp_bench") or str(self.root / "bin" / "gpudsp_bench")
+        cuda = self.env["cuda"]
+        for job in jobs:
+            js = self.logs / "bench" / f"{job}.json"
+            js.parent.mkdir(parents=True, exist_ok=True)
+            args = BENCH[job][0] if cuda else BENCH[job][1]
+            cmd = [bench, job] + args + ["--json", js]
+            rc, secs, timed_out = self.run(cmd, f"bench/{job}.log", end - time.monotonic())
+            it = item(job, seconds=secs)
+            data = {}
+            if js.exists():
+                try:
+                    data = json.loads(js.read_text())
+                except ValueError:
+                    pass
+            if timed_out:
+                it.status = "timeout"
+            elif rc != 0 or not data:
+                it.status, it.note = "failed", f"exit {rc}: " + failure_lines(
+                    self.log_text(f"bench/{job}.log"))
+            else:
+                it.status = "passed"
+                gpu_rows = [r for r in data["rows"] if r["backend"] not in ("cpu", "gr-cpu")
+                            and not r["backend"].startswith("volk")]
+                it.note = f"{len(data['rows'])} rows ({len(gpu_rows)} GPU)"
+                if not cuda:
+                    it.note += "; GPU rows: " + NO_DEVICE
+            self.bench[job] = {"command": " ".join(str(c) for c in cmd[:-2]), "exit": rc,
+                               "seconds": round(secs, 2), **data}
+            for r in data.get("rows", []):
+                self.bench_rows.append(r)
+            s.items.append(it)
+            if time.monotonic() > end:
+                break
+        s.seconds = time.monotonic() - t
+        s.settle()
+        if not cuda and s.status == "passed":
+            s.note = "CPU rows only (small sizes): " + NO_DEVICE
+        return s
+
+    def step_apps(self):
+        s = step("apps")
+        cuda = self.env["cuda"]
+        apps = APPS_GPU if cuda else APPS_CPU
+        chosen = [n for n in apps if self.selected(n)]
+        if not chosen:
+            s.status = "not selected"
+            return s
+        t = time.monotonic()
+        end = t + self.budget("apps")
+        for name in chosen:
+            out = self.logs / "apps" / name
+            cmd = [sys.executable, self.root / "bin" / apps[name][0]] + apps[name][1:]
+            cmd += ["--output", out]
+            if name == "ldpc_bler" and cuda:
+                it = self.ldpc_gpu_vs_cpu(cmd, out, end)
+            else:
+                rc, secs, timed_out = self.run(cmd, f"apps/{name}.log", end - time.monotonic())
+                it = item(name, seconds=secs)
+                text = self.log_text(f"apps/{name}.log")
+                it.status = "timeout" if timed_out else "passed" if rc == 0 else "failed"
+                it.note = app_figures(name, text) if rc == 0 else f"exit {rc}: " + \
+                    failure_lines(text)
+                it.note = ("cuda: " if cuda else "cpu (small): ") + it.note
+            s.items.append(it)
+        s.seconds = time.monotonic() - t
+        s.settle()
+        if not cuda and s.status == "passed":
+            s.note = "CPU backend, small: GPU backend " + NO_DEVICE
+        return s
+
+    def ldpc_gpu_vs_cpu(self, cmd, out, end):
+        """One BLER point on the GPU and on the CPU, same seed: the fixed-point
+        decoders are bit-exact, so the two result files must be identical."""
+        it = item("ldpc_bler")
+        runs = {}
+        for backend in ("cuda", "cpu"):
+            c = [str(x) for x in cmd]
+            c[c.index("--output") + 1] = str(out / backend)
+            c += ["--backend", backend]
+            rc, secs, timed_out = self.run(c, f"apps/ldpc_bler_{backend}.log",
+                                           end - time.monotonic())
+            it.seconds += secs
+            csv_path = out / backend / "bler.csv"
+            runs[backend] = (rc, timed_out, csv_path.read_text() if csv_path.exists() else "")
+        if any(r[1] for r in runs.values()):
+            it.status = "timeout"
+        elif any(r[0] != 0 for r in runs.values()):
+            it.status, it.note = "failed", "exit " + ", ".join(
+                f"{b} {r[0]}" for b, r in runs.items())
+        elif runs["cuda"][2] != runs["cpu"][2] or not runs["cuda"][2]:
+            last = {b: (r[2].strip().splitlines() or ["(no result)"])[-1] for b, r in runs.items()}
+            it.status = "failed"
+            it.note = f"GPU and CPU differ: cuda {last['cuda']} / cpu {last['cpu']}"
+        else:
+            last = runs["cuda"][2].strip().splitlines()[-1].split(",")
+            it.status = "passed"
+            it.note = (f"Eb/N0 {last[0]} dB: {last[1]} blocks, BLER {float(last[2]):.3e}, "
+                       f"identical on GPU and CPU (fixed point)")
+        return it
+
+    def step_ncu(self):
+        s = step("ncu")
+        jobs = [j for j in NCU if self.selected(j)]
+        if self.quick:
+            s.status = "skipped (--quick)"
+            return s
+        if not self.env["cuda"]:
+            s.status = NO_DEVICE
+            return s
+        if not jobs:
+            s.status = "not selected"
+            return s
+        ncu = find_tool("ncu")
+        if not ncu:
+            s.status, s.note = "failed", "ncu not found on this machine"
+            return s
+        t = time.monotonic()
+        end = t + self.budget("ncu")
+        bench = shutil.which("gpudsp_bench") or str(self.root / "bin" / "gpudsp_bench")
+        for job in jobs:
+            rep = self.logs / "ncu" / job
+            rep.parent.mkdir(parents=True, exist_ok=True)
+            cmd = [ncu, "--clock-control", "none", "--target-processes", "all",
+                   "--kernel-name-base", "demangled", "--kernel-name", "regex:gpudsp",
+                   "--launch-count", "40", "--metrics", ",".join(NCU_METRICS), "--export",
+                   rep, "--force-overwrite", bench, job] + NCU[job]
+            rc, secs, timed_out = self.run(cmd, f"ncu/{job}.log", end - time.monotonic())
+            it = item(job, seconds=secs)
+            rows = []
+            if not timed_out and Path(str(rep) + ".ncu-rep").exists():
+                self.run([ncu, "--import", str(rep) + ".ncu-rep", "--csv", "--page", "raw"],
+                         f"ncu/{job}.csv", 60)
+                rows = ncu_rows(job, self.log_text(f"ncu/{job}.csv"))
+            if timed_out:
+                it.status = "timeout"
+            elif not rows:
+                it.status, it.note = "failed", f"exit {rc}: no kernel profiled; " + \
+                    failure_lines(self.log_text(f"ncu/{job}.log"))
+            else:
+                it.status = "passed"
+                hot = next(r for r in rows if r["hottest"])
+                it.note = f"hottest: {hot['kernel']}"
+            self.ncu_rows += rows
+            s.items.append(it)
+            if time.monotonic() > end:
+                break
+        s.seconds = time.monotonic() - t
+        s.settle()
+        return s
+
+    # --- the whole run -------------------------------------------------
+    def execute(self):
+        self.probe()
+        print(f"gr-gpudsp GPU suite: {self.env['gpu'] or NO_DEVICE}; bundle "
+              f"{self.manifest['commit']}; {'quick' if self.quick else 'full'} run", flush=True)
+        for key, fn in [("cpp", self.step_cpp), ("python", self.step_python),
+                        ("sanitizer", self.step_sanitizer), ("bench", self.step_bench),
+                        ("apps", self.step_apps), ("ncu", self.step_ncu)]:
+            print(f"== {STEP_TITLES[key]} ...", flush=True)
+            try:
+                s = fn()
+            except Exception as e:  # a broken step must not hide the others
+                s = step(key, status="failed", note=f"runner error: {e!r}")
+            self.steps.append(s)
+            print(f"   {s.status} ({s.seconds:.0f} s) {s.note}", flush=True)
+            for it in s.items:
+                if it.status not in ("passed", "clean", NO_DEVICE, "skipped"):
+                    print(f"   - {it.group + ' ' if it.group else ''}{it.name}: {it.status} "
+                          f"{it.note[:200]}", flush=True)
+        self.env["seconds"] = round(time.monotonic() - self.t0, 1)
+        self.write_outputs()
+        failed = self.failures or any(s.status == "failed" for s in self.steps)
+        print(report.console_summary(self), flush=True)
+        return 1 if failed else 0
+
+    def write_outputs(self):
+        (self.out / "bench.json").write_text(json.dumps(
+            {"date": self.env["time"], "gpu": self.env["gpu"], "cpu": self.env["cpu"],
+             "simd": self.env["simd"], "commit": self.manifest["commit"],
+             "jobs": self.bench}, indent=2) + "\n")
+        if not (self.out / "sanitizer.log").exists():
+            status = next(s.status for s in self.steps if s.key == "sanitizer")
+            (self.out / "sanitizer.log").write_text(f"compute-sanitizer: {status}\n")
+        with open(self.out / "ncu.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=NCU_COLUMNS)
+            w.writeheader()
+            for r in self.ncu_rows:
+                w.writerow(r)
+        (self.out / "summary.md").write_text(report.summary(self))
+        shutil.copy2(self.out / "summary.md", self.logs / "summary.md")
+        with tarfile.open(self.out / "logs.tar.xz", "w:xz") as tar:
+            for p in sorted(self.logs.rglob("*")):
+                if p.is_file():
+                    data = p.read_bytes()
+                    if len(data) > 4 << 20:  # keep the archive small: head and tail
+                        data = data[:2 << 20] + b"\n[... cut ...]\n" + data[-(2 << 20):]
+                    info = tarfile.TarInfo("logs/" + str(p.relative_to(self.logs)))
+                    info.size = len(data)
+                    info.mtime = int(time.time())
+                    tar.addfile(info, io.BytesIO(data))
+
+
+NCU_COLUMNS = ["job", "kernel", "launches", "total_us", "median_us", "dram_gbps",
+               "dram_pct_peak", "sm_pct_peak", "achieved_occupancy_pct",
+               "theoretical_occupancy_pct", "registers", "block", "grid", "hottest"]
+
+UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6,
+         "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
+
+
+def ncu_rows(job, text):
+    """Per kernel of one job, from ncu's raw CSV page: medians over its
+    profiled launches; the kernel with the most total time is the hottest."""
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    if len(lines) < 3:
+        return []
+    table = list(csv.reader(lines))
+    head, units, data = table[0], table[1], table[2:]
+    col = {name: i for i, name in enumerate(head)}
+
+    def value(r, metric, scale_to=None):
+        i = col.get(metric)
+        if i is None or i >= len(r):
+            return None
+        try:
+            v = float(r[i].replace(",", ""))
+        except ValueError:
+            return None
+        return v * UNITS.get(units[i], 1.0) if scale_to else v
+
+    kernels = {}
+    for r in data:
+        name = r[col["Kernel Name"]] if "Kernel Name" in col else "?"
+        kernels.setdefault(short_kernel_name(name), []).append(r)
+    rows = []
+    for name, rs in kernels.items():
+        def med(metric, scaled=False):
+            vals = [v for v in (value(r, metric, scaled) for r in rs) if v is not None]
+            return statistics.median(vals) if vals else None
+
+        durations = [value(r, "gpu__time_duration.sum", True) or 0 for r in rs]
+        byts = [value(r, "dram__bytes.sum", True) or 0 for r in rs]
+        total = sum(durations)
+        rows.append({
+            "job": job, "kernel": name, "launches": len(rs), "total_us": round(total, 2),
+            "median_us": round(statistics.median(durations), 2),
+            "dram_gbps": round(sum(byts) / total * 1e-3, 1) if total else None,
+            "dram_pct_peak": fmt(med("dram__throughput.avg.pct_of_peak_sustained_elapsed")),
+            "sm_pct_peak": fmt(med("sm__throughput.avg.pct_of_peak_sustained_elapsed")),
+            "achieved_occupancy_pct": fmt(med("sm__warps_active.avg.pct_of_peak_sustained_active")),
+            "theoretical_occupancy_pct": fmt(med("sm__maximum_warps_per_active_cycle_pct")),
+            "registers": fmt(med("launch__registers_per_thread"), 0),
+            "block": fmt(med("launch__block_size"), 0),
+            "grid": fmt(med("launch__grid_size"), 0),
+            "hottest": False,
+        })
+    if rows:
+        max(rows, key=lambda r: r["total_us"])["hottest"] = True
+    return sorted(rows, key=lambda r: -r["total_us"])
+
+
+def fmt(v, digits=1):
+    return None if v is None else round(v, digits) if digits else int(v)
+
+
+def find_tool(name):
+    found = shutil.which(name)
+    if found:
+        return found
+    for pattern in (f"/usr/local/cuda/bin/{name}", f"/usr/local/cuda*/bin/{name}",
+                    f"/opt/nvidia/nsight-compute/*/{name}", f"/usr/local/cuda/*/{name}"):
+        hits = sorted(glob.glob(pattern))
+        if hits:
+            return hits[-1]
+    return None
+
+
+def cpu_description():
+    """CPU model and its widest SIMD level, for every CPU figure."""
+    model, flags = "unknown CPU", set()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name") and model == "unknown CPU":
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    except OSError:
+        pass
+    simd = ("AVX-512" if {"avx512f", "avx512bw", "avx512vl"} <= flags else
+            "AVX2" if "avx2" in flags else "SSE4.2" if "sse4_2" in flags else "baseline x86-64")
+    return model, simd
+
+
+def test_counts(text):
+    m = re.search(r"Ran (\d+) tests?", text)
+    if m:
+        return f"{m.group(1)} tests"
+    m = re.search(r"\*\*\* No errors detected", text)
+    return "no errors" if m else ""
+
+
+def failure_lines(text, limit=6):
+    """The lines that say what failed (Boost.Test, unittest, exceptions)."""
+    keep = [l.strip() for l in text.splitlines()
+            if re.search(r"error|fail|Error|FAIL|Traceback|what\(\)|exception|not found", l)
+            and not l.startswith("$ ")]
+    return " | ".join(keep[:limit])[:600] or text.strip()[-300:]
+
+
+def app_figures(name, text):
+    pats = {"fx_correlator": r"(Ran on .*|real-time factor.*|.*checks? (passed|failed).*)",
+            "gnss_track": r"(correlator on .*|.*within the bounds.*|.*outside the bounds.*)",
+            "ldpc_bler": r"(min-sum reaches.*|^ *\d+\.\d+ +\d+ .*)"}
+    found = [m.group(0).strip() for m in re.finditer(pats.get(name, "$^"), text, re.M)]
+    return "; ".join(found[-4:])[:500]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", required=True, help="the unpacked bundle")
+    ap.add_argument("--out", required=True, help="folder for the five result files")
+    ap.add_argument("--quick", action="store_true", help="skip compute-sanitizer and ncu")
+    ap.add_argument("--only", help="regular expression: run only the tests, benchmark jobs "
+                    "and apps whose names it matches")
+    ap.add_argument("--budget", type=float, default=540.0,
+                    help="seconds for the whole run (%(default)s)")
+    sys.exit(suite(ap.parse_args()).execute())
+
+
+if __name__ == "__main__":
+    main()
