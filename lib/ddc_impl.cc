@@ -257,6 +257,7 @@ int ddc_impl::general_work(int noutput_items,
     // Unconsumed items come back next call: map each tag once.
     map_tags(std::max(r0, d_tags_mapped), r0 + unread);
     d_tags_mapped = std::max(d_tags_mapped, r0 + unread);
+    std::vector<int> produced_of(d_out.size(), 0);
     for (std::size_t j = 0; j < d_out.size(); ++j) {
         auto& o = d_out[j];
         const int64_t D = o.plan->config().decimation, T = o.plan->config().n_taps();
@@ -307,10 +308,15 @@ int ddc_impl::general_work(int noutput_items,
                          missing_key,
                          pmt::from_uint64(run.second),
                          alias_pmt());
-        produce(int(j), produced);
+        produced_of[j] = produced;
     }
+    // "Written" is recorded before produce(): GNU Radio runs a buffer's
+    // post_work() (the copy to a host reader) inside produce(), and that copy
+    // must wait for this call's kernels.
     if (d_io)
         d_io->end(*this);
+    for (std::size_t j = 0; j < d_out.size(); ++j)
+        produce(int(j), produced_of[j]);
     // Keep every sample a future output still needs as its newest one.
     int64_t keep = s_end;
     for (const auto& o : d_out)

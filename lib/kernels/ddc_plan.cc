@@ -7,6 +7,7 @@
 // the choice of backend.
 
 #include "ddc_impl.h"
+#include "emulated_work.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <algorithm>
 #include <cmath>
@@ -17,6 +18,54 @@ namespace gpudsp {
 namespace kernels {
 
 using runtime::backend_kind;
+
+namespace {
+
+// The emulated device: the CPU implementation in stream order. New taps
+// apply to the work enqueued after them, as on CUDA.
+class ddc_emulated : public ddc_plan::impl
+{
+public:
+    ddc_emulated(std::unique_ptr<ddc_plan::impl> cpu,
+                 runtime::device_context::sptr ctx,
+                 const std::string& who)
+        : d_work(std::move(cpu), std::move(ctx), who)
+    {
+    }
+    void set_taps(const std::vector<std::complex<float>>& z) override
+    {
+        d_pending = z;
+        d_dirty = true;
+    }
+    void execute(const void* in,
+                 int64_t first_sample,
+                 uint64_t first_output,
+                 std::size_t n_outputs,
+                 void* out,
+                 const mixer_phase& phase,
+                 runtime::stream_handle stream) override
+    {
+        if (d_dirty) {
+            d_work.enqueue(
+                stream, {}, [z = d_pending](ddc_plan::impl& cpu) { cpu.set_taps(z); });
+            d_dirty = false;
+        }
+        d_work.enqueue(
+            stream,
+            { { out, n_outputs * sizeof(std::complex<float>) } },
+            [=](ddc_plan::impl& cpu) {
+                cpu.execute(
+                    in, first_sample, first_output, n_outputs, out, phase, nullptr);
+            });
+    }
+
+private:
+    emulated_work<ddc_plan::impl> d_work;
+    std::vector<std::complex<float>> d_pending;
+    bool d_dirty = false;
+};
+
+} // namespace
 
 ddc_input parse_ddc_input(const std::string& name, const std::string& who)
 {
@@ -91,6 +140,11 @@ ddc_plan::ddc_plan(const ddc_config& config,
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
 #endif
+    } else if (where.kind == backend_kind::emulated) {
+        d_impl = std::make_unique<ddc_emulated>(
+            make_ddc_cpu(d_config),
+            runtime::device_context::get(where.kind, where.device),
+            who);
     } else {
         d_impl = make_ddc_cpu(d_config);
     }

@@ -6,6 +6,7 @@
 // gnss_correlator_plan: the signals, their code tables, validation of jobs,
 // the fixed-point form the kernels evaluate and the choice of backend.
 
+#include "emulated_work.h"
 #include "gnss_correlator_impl.h"
 #include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
 #include <gnuradio/gpudsp/runtime/data_dir.h>
@@ -21,6 +22,36 @@ namespace gpudsp {
 namespace kernels {
 
 using runtime::backend_kind;
+
+namespace {
+
+// The emulated device: the CPU implementation in stream order; results are
+// read on the host, so the call waits for them, as on CUDA.
+class gnss_correlator_emulated : public gnss_correlator_plan::impl
+{
+public:
+    gnss_correlator_emulated(std::unique_ptr<gnss_correlator_plan::impl> cpu,
+                             runtime::device_context::sptr ctx,
+                             const std::string& who)
+        : d_work(std::move(cpu), std::move(ctx), who)
+    {
+    }
+    void execute(const std::vector<const void*>& antennas,
+                 const std::vector<gnss_fixed_job>& jobs,
+                 std::complex<float>* out,
+                 runtime::stream_handle stream) override
+    {
+        d_work.enqueue(stream, {}, [=](gnss_correlator_plan::impl& cpu) {
+            cpu.execute(antennas, jobs, out, nullptr);
+        });
+        d_work.synchronize(stream);
+    }
+
+private:
+    emulated_work<gnss_correlator_plan::impl> d_work;
+};
+
+} // namespace
 
 namespace {
 
@@ -156,6 +187,11 @@ gnss_correlator_plan::gnss_correlator_plan(int n_antennas,
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
 #endif
+    } else if (where.kind == backend_kind::emulated) {
+        d_impl = std::make_unique<gnss_correlator_emulated>(
+            make_gnss_correlator_cpu(n_antennas, fixed, input),
+            runtime::device_context::get(where.kind, where.device),
+            who);
     } else {
         d_impl = make_gnss_correlator_cpu(n_antennas, fixed, input);
     }

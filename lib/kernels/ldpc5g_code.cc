@@ -41,7 +41,8 @@ struct table_entry {
 
 std::vector<table_entry> read_table(int bg)
 {
-    const std::string path = runtime::data_dir() + "/ldpc/5G_bg" + std::to_string(bg) + ".csv";
+    const std::string path =
+        runtime::data_dir() + "/ldpc/5G_bg" + std::to_string(bg) + ".csv";
     std::ifstream f(path);
     if (!f)
         throw std::runtime_error("LDPC base graph " + path +

@@ -6,6 +6,7 @@
 // ldpc5g_decoder_plan: validation, the decoder's view of a configuration
 // (rows, edges, de-rate-matching maps) and the choice of backend.
 
+#include "emulated_work.h"
 #include "ldpc5g_impl.h"
 #include <cmath>
 #include <stdexcept>
@@ -91,6 +92,38 @@ ldpc5g_decoder_config make_ldpc5g_decoder_config(int max_iterations,
     return c;
 }
 
+namespace {
+
+// The emulated device: the CPU decoder as work on the plan's own stream,
+// waited for (the decoder is host to host, as on CUDA).
+class ldpc5g_emulated : public ldpc5g_decoder_plan::impl
+{
+public:
+    ldpc5g_emulated(std::unique_ptr<ldpc5g_decoder_plan::impl> cpu,
+                    runtime::device_context::sptr ctx,
+                    const std::string& who)
+        : d_stream(ctx, who), d_work(std::move(cpu), std::move(ctx), who)
+    {
+    }
+    void decode(const float* llrs,
+                int batch,
+                uint8_t* bits,
+                int32_t* iterations,
+                uint8_t* ok) override
+    {
+        d_work.enqueue(d_stream.get(), {}, [=](ldpc5g_decoder_plan::impl& cpu) {
+            cpu.decode(llrs, batch, bits, iterations, ok);
+        });
+        d_work.synchronize(d_stream.get());
+    }
+
+private:
+    runtime::device_stream d_stream;
+    emulated_work<ldpc5g_decoder_plan::impl> d_work;
+};
+
+} // namespace
+
 ldpc5g_decoder_plan::ldpc5g_decoder_plan(const ldpc5g_params& p,
                                          const ldpc5g_decoder_config& c,
                                          runtime::backend_choice where,
@@ -116,6 +149,11 @@ ldpc5g_decoder_plan::ldpc5g_decoder_plan(const ldpc5g_params& p,
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
 #endif
+    } else if (where.kind == runtime::backend_kind::emulated) {
+        d_impl = std::make_unique<ldpc5g_emulated>(
+            make_ldpc5g_cpu(layout),
+            runtime::device_context::get(where.kind, where.device),
+            who);
     } else {
         d_impl = make_ldpc5g_cpu(layout);
     }

@@ -5,6 +5,7 @@
 
 // fengine_plan: validation, the window, and the choice of backend.
 
+#include "emulated_work.h"
 #include "pfb_fengine_impl.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <cmath>
@@ -117,6 +118,60 @@ fengine_plan::rotations(const fengine_corrections& c) const
     return rot;
 }
 
+namespace {
+
+// The emulated device: the CPU implementation in stream order. New
+// corrections apply to the work enqueued after them, as on CUDA.
+class fengine_emulated : public fengine_plan::impl
+{
+public:
+    fengine_emulated(std::unique_ptr<fengine_plan::impl> cpu,
+                     const fengine_config& c,
+                     runtime::device_context::sptr ctx,
+                     const std::string& who)
+        : d_work(std::move(cpu), std::move(ctx), who), d_c(c)
+    {
+    }
+
+    void set_rotations(const std::vector<std::complex<float>>& rot) override
+    {
+        d_pending = rot;
+        d_dirty = true;
+    }
+
+    void execute(const std::vector<fengine_input_view>& inputs,
+                 void* out,
+                 uint32_t* saturation,
+                 std::size_t n_spectra,
+                 uint64_t first_spectrum,
+                 runtime::stream_handle stream) override
+    {
+        if (d_dirty) {
+            d_work.enqueue(stream, {}, [rot = d_pending](fengine_plan::impl& cpu) {
+                cpu.set_rotations(rot);
+            });
+            d_dirty = false;
+        }
+        std::vector<runtime::memory_span> written{
+            { out, n_spectra * d_c.output_item_size() }
+        };
+        if (saturation)
+            written.push_back(
+                { saturation, n_spectra * d_c.n_inputs * sizeof(uint32_t) });
+        d_work.enqueue(stream, std::move(written), [=](fengine_plan::impl& cpu) {
+            cpu.execute(inputs, out, saturation, n_spectra, first_spectrum, nullptr);
+        });
+    }
+
+private:
+    emulated_work<fengine_plan::impl> d_work;
+    fengine_config d_c;
+    std::vector<std::complex<float>> d_pending;
+    bool d_dirty = false;
+};
+
+} // namespace
+
 fengine_plan::fengine_plan(const fengine_config& config,
                            runtime::backend_choice where,
                            const std::string& who)
@@ -138,8 +193,13 @@ fengine_plan::fengine_plan(const fengine_config& config,
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
 #endif
+    } else if (where.kind == backend_kind::emulated) {
+        d_impl = std::make_unique<fengine_emulated>(
+            make_fengine_cpu(d_config, d_weights),
+            d_config,
+            runtime::device_context::get(where.kind, where.device),
+            who);
     } else {
-        // CPU, or the emulated device whose memory the CPU addresses directly.
         d_impl = make_fengine_cpu(d_config, d_weights);
     }
     set_corrections({});

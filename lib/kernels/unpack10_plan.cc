@@ -40,11 +40,18 @@ void unpack10_plan::execute(const void* in,
         return;
 #endif
     }
-    // CPU, or the emulated device whose memory the CPU addresses directly.
-    if (d_format == sample_format::float32)
-        unpack10_cpu(bytes, static_cast<float*>(out), n_samples);
+    const auto format = d_format;
+    auto run = [bytes, out, n_samples, format] {
+        if (format == sample_format::float32)
+            unpack10_cpu(bytes, static_cast<float*>(out), n_samples);
+        else
+            unpack10_cpu(bytes, static_cast<int16_t*>(out), n_samples);
+    };
+    if (d_where.kind == backend_kind::emulated) // the CPU code, in stream order
+        d_ctx->enqueue_host_work(
+            stream, run, { { out, n_samples * sample_size() } }, d_who);
     else
-        unpack10_cpu(bytes, static_cast<int16_t*>(out), n_samples);
+        run();
 }
 
 void unpack10_plan::execute_host(const uint8_t* in, void* out, std::size_t n_samples)

@@ -5,6 +5,7 @@
 
 // xengine_plan: validation and the choice of backend.
 
+#include "emulated_work.h"
 #include "xengine_impl.h"
 #include <stdexcept>
 
@@ -13,6 +14,43 @@ namespace gpudsp {
 namespace kernels {
 
 using runtime::backend_kind;
+
+namespace {
+
+// The emulated device: the CPU implementation (whose accumulators stand for
+// the device's) in stream order.
+class xengine_emulated : public xengine_plan::impl
+{
+public:
+    xengine_emulated(std::unique_ptr<xengine_plan::impl> cpu,
+                     const xengine_config& c,
+                     runtime::device_context::sptr ctx,
+                     const std::string& who)
+        : d_work(std::move(cpu), std::move(ctx), who), d_c(c)
+    {
+    }
+    std::string kernel_name() const override { return d_work.cpu().kernel_name(); }
+    void accumulate(const void* spectra, std::size_t n, runtime::stream_handle s) override
+    {
+        d_work.enqueue(
+            s, {}, [=](xengine_plan::impl& cpu) { cpu.accumulate(spectra, n, nullptr); });
+    }
+    void dump(void* out, uint64_t* saturated, runtime::stream_handle s) override
+    {
+        std::vector<runtime::memory_span> written{ { out, d_c.output_item_size() } };
+        if (saturated)
+            written.push_back({ saturated, sizeof(uint64_t) });
+        d_work.enqueue(s, std::move(written), [=](xengine_plan::impl& cpu) {
+            cpu.dump(out, saturated, nullptr);
+        });
+    }
+
+private:
+    emulated_work<xengine_plan::impl> d_work;
+    xengine_config d_c;
+};
+
+} // namespace
 
 xengine_kernel parse_xengine_kernel(const std::string& name, const std::string& who)
 {
@@ -67,8 +105,13 @@ xengine_plan::xengine_plan(const xengine_config& config,
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
 #endif
+    } else if (where.kind == backend_kind::emulated) {
+        d_impl = std::make_unique<xengine_emulated>(
+            make_xengine_cpu(config),
+            config,
+            runtime::device_context::get(where.kind, where.device),
+            who);
     } else {
-        // CPU, or the emulated device whose memory the CPU addresses directly.
         d_impl = make_xengine_cpu(config);
     }
 }

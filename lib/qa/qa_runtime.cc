@@ -7,7 +7,11 @@
 
 #include "qa_common.h"
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 using namespace gr::gpudsp::runtime;
 
@@ -60,6 +64,7 @@ BOOST_AUTO_TEST_CASE(emulated_device_memory_is_poisoned_and_checked)
         std::memset(host.get(), 7, 64);
         ctx->copy_async(
             dev.get(), host.get(), 64, copy_kind::host_to_device, s.get(), "qa");
+        s.synchronize(); // the copy is asynchronous, as on a GPU
         BOOST_CHECK_EQUAL(dev.get()[63], 7);
         // Wrong sides and overlaps are refused.
         BOOST_CHECK_THROW(
@@ -109,4 +114,159 @@ BOOST_AUTO_TEST_CASE(cpu_has_no_device_context)
     BOOST_CHECK_THROW(device_context::get(backend_kind::cpu, 0), std::invalid_argument);
     if (!cuda_available())
         BOOST_CHECK_THROW(device_context::get(backend_kind::cuda, 0), std::exception);
+}
+
+// ---------------------------------------------------------------------------
+// The emulated device runs asynchronously, as a GPU does: these pin down the
+// ordering rules every other emulated test relies on to find missing waits.
+
+namespace {
+
+// Work that poisons \p bytes at \p p when it starts, takes a while, then
+// writes \p value: a slow kernel.
+void slow_fill(const device_context::sptr& ctx,
+               stream_handle s,
+               char* p,
+               std::size_t bytes,
+               char value)
+{
+    ctx->enqueue_host_work(
+        s,
+        [p, bytes, value] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            std::memset(p, value, bytes);
+        },
+        { { p, bytes } },
+        "qa");
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(emulated_streams_run_in_order_and_events_order_them)
+{
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    device_memory a(ctx, 4096, "qa"), b(ctx, 4096, "qa");
+    pinned_memory h(ctx, 4096, "qa");
+    device_stream s1(ctx, "qa"), s2(ctx, "qa");
+    device_event e(ctx, "qa");
+
+    // Without a wait, a copy on another stream reads the slow kernel's
+    // output while it is still poison.
+    slow_fill(ctx, s1.get(), a.get(), 4096, 3);
+    ctx->copy_async(b.get(), a.get(), 4096, copy_kind::device_to_device, s2.get(), "qa");
+    ctx->copy_async(h.get(), b.get(), 4096, copy_kind::device_to_host, s2.get(), "qa");
+    s2.synchronize();
+    BOOST_CHECK_EQUAL(static_cast<unsigned char>(h.get()[100]), 0xA5);
+    s1.synchronize();
+
+    // With the event, it reads what the kernel wrote.
+    slow_fill(ctx, s1.get(), a.get(), 4096, 4);
+    e.record(s1.get());
+    e.wait_in(s2.get());
+    ctx->copy_async(b.get(), a.get(), 4096, copy_kind::device_to_device, s2.get(), "qa");
+    ctx->copy_async(h.get(), b.get(), 4096, copy_kind::device_to_host, s2.get(), "qa");
+    s2.synchronize();
+    BOOST_CHECK_EQUAL(h.get()[100], 4);
+    BOOST_CHECK(ctx->event_query(e.get(), "qa"));
+
+    // A wait takes the last record made before it: a later record does not
+    // hold it back (CUDA's rule).
+    slow_fill(ctx, s1.get(), a.get(), 4096, 5);
+    e.record(s1.get());
+    e.wait_in(s2.get());
+    slow_fill(ctx, s1.get(), a.get(), 4096, 6);
+    e.record(s1.get());
+    BOOST_CHECK(!ctx->event_query(e.get(), "qa"));
+    s2.synchronize(); // returns after the first fill, not the second
+    BOOST_CHECK(!ctx->event_query(e.get(), "qa"));
+    e.synchronize();
+    BOOST_CHECK(ctx->event_query(e.get(), "qa"));
+}
+
+BOOST_AUTO_TEST_CASE(emulated_event_never_recorded_is_no_wait)
+{
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    device_stream s(ctx, "qa");
+    device_event e(ctx, "qa");
+    BOOST_CHECK(ctx->event_query(e.get(), "qa"));
+    e.wait_in(s.get());
+    s.synchronize(); // would hang if the wait waited
+    e.synchronize();
+}
+
+BOOST_AUTO_TEST_CASE(emulated_pageable_memory_behaves_as_cuda)
+{
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    device_memory d(ctx, 256, "qa");
+    device_stream s(ctx, "qa");
+    // Host to device from pageable memory: staged before the call returns,
+    // so the source may change at once.
+    std::vector<char> src(256, 1), dst(256, 0);
+    ctx->copy_async(d.get(), src.data(), 256, copy_kind::host_to_device, s.get(), "qa");
+    std::fill(src.begin(), src.end(), 2);
+    // Device to host into pageable memory: done when the call returns.
+    ctx->copy_async(dst.data(), d.get(), 256, copy_kind::device_to_host, s.get(), "qa");
+    BOOST_CHECK_EQUAL(dst[255], 1);
+}
+
+BOOST_AUTO_TEST_CASE(emulated_work_errors_surface_at_the_next_synchronisation)
+{
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    device_stream s(ctx, "qa");
+    ctx->enqueue_host_work(
+        s.get(), [] { throw std::runtime_error("bad kernel"); }, {}, "qa");
+    try {
+        s.synchronize();
+        BOOST_FAIL("the error must surface");
+    } catch (const device_error& e) {
+        BOOST_CHECK(std::string(e.what()).find("bad kernel") != std::string::npos);
+    }
+    s.synchronize(); // reported once
+    // Work may write only device or pinned memory it names.
+    std::vector<char> pageable(16);
+    BOOST_CHECK_THROW(ctx->enqueue_host_work(
+                          s.get(), [] {}, { { pageable.data(), 16 } }, "qa"),
+                      device_error);
+}
+
+BOOST_AUTO_TEST_CASE(emulated_free_waits_for_the_device)
+{
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    device_stream s(ctx, "qa");
+    device_memory a(ctx, 64, "qa");
+    std::atomic<bool> done{ false };
+    ctx->enqueue_host_work(
+        s.get(),
+        [&done] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            done = true;
+        },
+        {},
+        "qa");
+    {
+        device_memory b(ctx, 64, "qa");
+    } // freeing b waits, as cudaFree does
+    BOOST_CHECK(done.load());
+}
+
+BOOST_AUTO_TEST_CASE(activity_is_counted_per_caller)
+{
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    const auto before = ctx->activity("qa-activity");
+    {
+        device_memory d(ctx, 64, "qa-activity");
+        pinned_memory h(ctx, 64, "qa-activity");
+        device_stream s(ctx, "qa-activity");
+        ctx->copy_async(
+            h.get(), d.get(), 64, copy_kind::device_to_host, s.get(), "qa-activity");
+        s.synchronize();
+        ctx->note_plan("qa-activity");
+    }
+    const auto after = ctx->activity("qa-activity");
+    BOOST_CHECK_EQUAL(after.allocations - before.allocations, 2u);
+    BOOST_CHECK_EQUAL(after.frees - before.frees, 2u);
+    // One stream synchronisation, and the two frees (they wait for the device).
+    BOOST_CHECK_EQUAL(after.synchronizations - before.synchronizations, 3u);
+    BOOST_CHECK_EQUAL(after.plans - before.plans, 1u);
+    BOOST_CHECK_GE(ctx->activity().allocations, after.allocations);
 }

@@ -10,6 +10,7 @@
 #include "context_factories.h"
 #include <cuda_runtime.h>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -66,16 +67,16 @@ public:
         void* p = nullptr;
         check(cudaMalloc(&p, bytes), "cudaMalloc", device(), who);
         remember(p, bytes);
-        note_alloc(true, bytes);
+        note_alloc(true, bytes, who);
         return p;
     }
-    void device_free(void* ptr) noexcept override
+    void device_free(void* ptr, const std::string& who) noexcept override
     {
         if (!ptr)
             return;
         cudaSetDevice(device());
-        cudaFree(ptr);
-        note_free(true, forget(ptr));
+        cudaFree(ptr); // an error here (a fault left by a kernel) was reported there
+        note_free(true, forget(ptr), who);
     }
     void* host_alloc(std::size_t bytes, const std::string& who) override
     {
@@ -83,15 +84,15 @@ public:
         void* p = nullptr;
         check(cudaMallocHost(&p, bytes), "cudaMallocHost", device(), who);
         remember(p, bytes);
-        note_alloc(false, bytes);
+        note_alloc(false, bytes, who);
         return p;
     }
-    void host_free(void* ptr) noexcept override
+    void host_free(void* ptr, const std::string& who) noexcept override
     {
         if (!ptr)
             return;
         cudaFreeHost(ptr);
-        note_free(false, forget(ptr));
+        note_free(false, forget(ptr), who);
     }
 
     void memset_async(void* device_ptr,
@@ -125,6 +126,7 @@ public:
     }
     void stream_synchronize(stream_handle stream, const std::string& who) override
     {
+        note_synchronization(who);
         check(
             cudaStreamSynchronize(cuda(stream)), "cudaStreamSynchronize", device(), who);
     }
@@ -163,21 +165,67 @@ public:
     }
     void event_synchronize(event_handle event, const std::string& who) override
     {
+        note_synchronization(who);
         check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)),
               "cudaEventSynchronize",
               device(),
               who);
     }
+    bool event_query(event_handle event, const std::string& who) override
+    {
+        const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
+        if (err == cudaErrorNotReady)
+            return false;
+        check(err, "cudaEventQuery", device(), who);
+        return true;
+    }
+    void enqueue_host_work(stream_handle stream,
+                           std::function<void()> work,
+                           std::vector<memory_span>,
+                           const std::string& who) override
+    {
+        // The driver runs it on its own thread once the stream gets there;
+        // it must not call CUDA (cudaLaunchHostFunc's rule, and ours).
+        // An exception is kept and raised by check_last_error(), as a
+        // kernel fault would be.
+        auto* fn = new std::function<void()>([this, work = std::move(work), who] {
+            try {
+                work();
+            } catch (const std::exception& e) {
+                keep_host_error(who + ": " + e.what());
+            }
+        });
+        const cudaError_t err = cudaLaunchHostFunc(
+            cuda(stream),
+            [](void* p) {
+                std::unique_ptr<std::function<void()>> f(
+                    static_cast<std::function<void()>*>(p));
+                (*f)();
+            },
+            fn);
+        if (err != cudaSuccess)
+            delete fn;
+        check(err, "cudaLaunchHostFunc", device(), who);
+    }
     std::size_t free_memory() override
     {
         make_current();
         std::size_t free = 0, total = 0;
-        check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo", device(), "device_context");
+        check(
+            cudaMemGetInfo(&free, &total), "cudaMemGetInfo", device(), "device_context");
         return free;
     }
     void check_last_error(const std::string& operation, const std::string& who) override
     {
         check(cudaGetLastError(), operation.c_str(), device(), who);
+        std::string host_error;
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            host_error.swap(d_host_error);
+        }
+        if (!host_error.empty())
+            throw device_error(who + ": host work on CUDA device " +
+                               std::to_string(device()) + " failed: " + host_error);
     }
 
 protected:
@@ -214,8 +262,16 @@ private:
         return bytes;
     }
 
+    void keep_host_error(const std::string& what)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (d_host_error.empty())
+            d_host_error = what;
+    }
+
     std::mutex d_mutex;
     std::map<void*, std::size_t> d_sizes;
+    std::string d_host_error;
 };
 
 } // namespace

@@ -18,6 +18,7 @@ struct device_context::state {
     mutable std::mutex mutex;
     transfer_counters counters;
     memory_usage usage;
+    std::map<std::string, activity_counters> activity; // per who
 };
 
 device_context::device_context(backend_kind kind, int device)
@@ -104,20 +105,53 @@ memory_usage device_context::usage() const
     return d_state->usage;
 }
 
-void device_context::note_alloc(bool device, std::size_t bytes)
+activity_counters device_context::activity(const std::string& who) const
+{
+    std::lock_guard<std::mutex> lock(d_state->mutex);
+    if (!who.empty()) {
+        auto it = d_state->activity.find(who);
+        return it == d_state->activity.end() ? activity_counters() : it->second;
+    }
+    activity_counters sum;
+    for (const auto& kv : d_state->activity) {
+        sum.allocations += kv.second.allocations;
+        sum.frees += kv.second.frees;
+        sum.synchronizations += kv.second.synchronizations;
+        sum.plans += kv.second.plans;
+    }
+    return sum;
+}
+
+void device_context::note_plan(const std::string& who)
+{
+    std::lock_guard<std::mutex> lock(d_state->mutex);
+    d_state->activity[who].plans++;
+}
+
+void device_context::note_alloc(bool device, std::size_t bytes, const std::string& who)
 {
     std::lock_guard<std::mutex> lock(d_state->mutex);
     auto& u = d_state->usage;
     (device ? u.device_bytes : u.host_bytes) += bytes;
     (device ? u.device_allocations : u.host_allocations) += 1;
+    d_state->activity[who].allocations++;
 }
 
-void device_context::note_free(bool device, std::size_t bytes)
+void device_context::note_free(bool device, std::size_t bytes, const std::string& who)
 {
     std::lock_guard<std::mutex> lock(d_state->mutex);
     auto& u = d_state->usage;
     (device ? u.device_bytes : u.host_bytes) -= bytes;
     (device ? u.device_allocations : u.host_allocations) -= 1;
+    auto& a = d_state->activity[who];
+    a.frees++;
+    a.synchronizations++; // a free waits for the whole device
+}
+
+void device_context::note_synchronization(const std::string& who)
+{
+    std::lock_guard<std::mutex> lock(d_state->mutex);
+    d_state->activity[who].synchronizations++;
 }
 
 // ---------------------------------------------------------------------------
@@ -142,6 +176,7 @@ owned_memory<on_device>::owned_memory(device_context::sptr ctx,
                                       std::size_t bytes,
                                       const std::string& who)
     : d_ctx(std::move(ctx)),
+      d_who(who),
       d_bytes(bytes),
       d_ptr(static_cast<char*>(on_device ? d_ctx->device_alloc(bytes, who)
                                          : d_ctx->host_alloc(bytes, who)))
@@ -152,9 +187,9 @@ template <bool on_device>
 owned_memory<on_device>::~owned_memory()
 {
     if (on_device)
-        d_ctx->device_free(d_ptr);
+        d_ctx->device_free(d_ptr, d_who);
     else
-        d_ctx->host_free(d_ptr);
+        d_ctx->host_free(d_ptr, d_who);
 }
 
 template class owned_memory<true>;

@@ -105,9 +105,9 @@ def gpu_tests(build):
     return cpp, py
 
 
-def discover_python(stage_site, tests_dir):
-    """Imports what the runner's processes import, with the staged module
-    first on the path, and returns the files of every loaded module."""
+def discover_python(stage_site, tests_dir, stage_lib):
+    """Imports what the runner's processes import, with the staged module and
+    library first, and returns the files of every loaded module."""
     code = (
         "import importlib, json, os, sys\n"
         f"sys.path[:0] = [{str(stage_site)!r}, {str(tests_dir)!r}]\n"
@@ -117,7 +117,8 @@ def discover_python(stage_site, tests_dir):
         "    if f.startswith('qa_') and f.endswith('.py'): importlib.import_module(f[:-3])\n"
         "files = {n: getattr(m, '__file__', None) for n, m in list(sys.modules.items())}\n"
         "print(json.dumps({n: f for n, f in files.items() if f}))\n")
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GR_DONT_LOAD_PREFS="1")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", GR_DONT_LOAD_PREFS="1",
+               LD_LIBRARY_PATH=str(stage_lib))
     # -S: what site.py's .pth files would load is not what we import.
     out = subprocess.run([DEBIAN_PYTHON, "-S", "-c", code], check=True, capture_output=True,
                          text=True, env=env, cwd=tests_dir).stdout
@@ -136,7 +137,7 @@ def stage_python(root, build_install, tests_dir):
 
     site = py / "lib" / "python3" / "dist-packages"
     staged_site = build_install / "lib" / "python3.11" / "dist-packages"
-    files = discover_python(staged_site, tests_dir)
+    files = discover_python(staged_site, tests_dir, root / "lib")
     system_site = Path("/usr/lib/python3/dist-packages")
     # Third-party packages whole (less their tests); of gnuradio, the
     # top-level files and the subpackages actually loaded.

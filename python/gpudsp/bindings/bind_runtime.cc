@@ -59,6 +59,20 @@ py::dict device_counters(const std::string& backend, int device)
     return d;
 }
 
+py::dict device_activity(const std::string& who, const std::string& backend, int device)
+{
+    const auto choice = resolve_backend(backend, device, "device_activity");
+    if (choice.kind == backend_kind::cpu)
+        throw std::invalid_argument("device_activity: the cpu backend has no device");
+    const auto a = device_context::get(choice.kind, choice.device)->activity(who);
+    py::dict d;
+    d["allocations"] = a.allocations;
+    d["frees"] = a.frees;
+    d["synchronizations"] = a.synchronizations;
+    d["plans"] = a.plans;
+    return d;
+}
+
 } // namespace
 
 void bind_runtime(py::module& m)
@@ -112,6 +126,15 @@ void bind_runtime(py::module& m)
           py::arg("backend") = "cuda",
           py::arg("device") = 0,
           "Copies and memory of one device since the process started.");
+    m.def("device_activity",
+          &device_activity,
+          py::arg("who") = "",
+          py::arg("backend") = "cuda",
+          py::arg("device") = 0,
+          "Allocations, frees, host synchronisations and library plans asked of "
+          "one device by a caller (a block's alias, \"device_buffer of <alias>\", "
+          "a plan's name) since the process started; every caller's when who is "
+          "empty. Steady-state work() adds none of them.");
     m.def("buffers_allocated",
           &gr::buffer_ncurrently_allocated,
           "GNU Radio buffers currently allocated (for leak checks).");

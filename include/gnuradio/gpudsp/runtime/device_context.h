@@ -10,9 +10,11 @@
 #include <gnuradio/gpudsp/runtime/backend.h>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace gpudsp {
@@ -41,8 +43,25 @@ struct GPUDSP_API memory_usage {
     std::size_t host_bytes = 0, host_allocations = 0; //!< pinned host memory
 };
 
+/*!
+ * \brief What a device context was asked to do beyond enqueueing work, per
+ * caller (`who`): the costs that steady-state work() must not pay.
+ */
+struct GPUDSP_API activity_counters {
+    uint64_t allocations = 0; //!< device or pinned allocations
+    uint64_t frees = 0;       //!< device or pinned frees (they synchronise the device)
+    uint64_t synchronizations = 0; //!< calls that make the host wait for the device
+    uint64_t plans = 0;            //!< library plans made (cuFFT)
+};
+
 using stream_handle = void*; //!< cudaStream_t, or a token on the emulated device
 using event_handle = void*;  //!< cudaEvent_t, or a token on the emulated device
+
+/*! \brief A range of memory (device, or pinned host) that enqueued work writes. */
+struct memory_span {
+    void* data;
+    std::size_t bytes;
+};
 
 /*!
  * \brief One device (a CUDA device, or the emulated device) and every
@@ -71,9 +90,10 @@ public:
     virtual void make_current() const = 0;
 
     virtual void* device_alloc(std::size_t bytes, const std::string& who) = 0;
-    virtual void device_free(void* ptr) noexcept = 0;
+    /*! Frees synchronise the device (as cudaFree does); they never throw. */
+    virtual void device_free(void* ptr, const std::string& who) noexcept = 0;
     virtual void* host_alloc(std::size_t bytes, const std::string& who) = 0;
-    virtual void host_free(void* ptr) noexcept = 0;
+    virtual void host_free(void* ptr, const std::string& who) noexcept = 0;
 
     /*! \brief Enqueues a copy on \p stream (counted in transfer counters). */
     void copy_async(void* dst,
@@ -101,6 +121,24 @@ public:
                                    const std::string& who) = 0;
     /*! \brief Blocks the calling CPU thread until \p event has completed. */
     virtual void event_synchronize(event_handle event, const std::string& who) = 0;
+    /*! \brief True when the work before the last record of \p event has
+     *  completed (or it was never recorded); never blocks. */
+    virtual bool event_query(event_handle event, const std::string& who) = 0;
+    /*!
+     * \brief Runs \p work on the host in stream order: after the work
+     * enqueued on \p stream before it, before the work enqueued after it.
+     *
+     * The emulated device runs its "kernels" this way (a plan's CPU code on
+     * emulated device memory); it poisons \p written when the work starts,
+     * so a reader not ordered after the work reads poison. An exception
+     * from \p work is reported, as a kernel error is, by the next
+     * synchronisation or check_last_error(). \p work must not call the
+     * device context.
+     */
+    virtual void enqueue_host_work(stream_handle stream,
+                                   std::function<void()> work,
+                                   std::vector<memory_span> written,
+                                   const std::string& who) = 0;
     /*! \brief Bytes of device memory free now. */
     virtual std::size_t free_memory() = 0;
     /*! \brief Raises any error left by an earlier kernel launch. */
@@ -110,6 +148,11 @@ public:
     transfer_counters counters() const;
     void reset_counters();
     memory_usage usage() const;
+    /*! \brief Activity asked for by \p who (every caller's, summed, when
+     *  \p who is empty), since the process started. */
+    activity_counters activity(const std::string& who = "") const;
+    /*! \brief Counts a library plan (cuFFT) made for \p who. */
+    void note_plan(const std::string& who);
 
 protected:
     device_context(backend_kind kind, int device);
@@ -119,8 +162,9 @@ protected:
                                copy_kind kind,
                                stream_handle stream,
                                const std::string& who) = 0;
-    void note_alloc(bool device, std::size_t bytes);
-    void note_free(bool device, std::size_t bytes);
+    void note_alloc(bool device, std::size_t bytes, const std::string& who);
+    void note_free(bool device, std::size_t bytes, const std::string& who);
+    void note_synchronization(const std::string& who);
 
 private:
     struct state;
@@ -181,6 +225,7 @@ public:
 
 private:
     device_context::sptr d_ctx;
+    std::string d_who;
     std::size_t d_bytes;
     char* d_ptr;
 };
