@@ -38,7 +38,7 @@ protected:
         if (on_device())
             d_io = std::make_unique<runtime::device_io>(
                 runtime::device_context::get(d_choice.kind, d_choice.device),
-                self.alias());
+                self.identifier()); // unique: activity is counted per name
     }
     // Called from the block's start().
     void check_backend_topology(gr::block& self)

@@ -10,6 +10,7 @@
 // when built with GPUDSP_TEST_CUDA.
 
 #include "qa_common.h"
+#include <gnuradio/blocks/copy.h>
 #include <gnuradio/blocks/vector_sink.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/buffer.h>
@@ -348,4 +349,94 @@ BOOST_AUTO_TEST_CASE(buffer_floor_gives_large_batches)
     BOOST_CHECK_GE(runtime::device_io::output_buffer(*c, 0)->bufsize() * sizeof(float),
                    1048576u);
     BOOST_CHECK_EQUAL(sink->data().size(), 1000u);
+}
+
+// A host writer overwrites pinned memory only after the uploads still
+// reading it are done, and waits for nothing else: with one event per
+// uploaded region (not one per buffer) it almost never blocks, where it
+// used to wait for the last upload on every call.
+BOOST_AUTO_TEST_CASE(host_writer_waits_only_for_uploads_it_overwrites)
+{
+    const std::size_t n = 200000;
+    const auto data = qa::random_floats(n, 20);
+    auto tb = gr::make_top_block("uploads");
+    auto src = gr::blocks::vector_source_f::make(data);
+    auto chop = gr::blocks::copy::make(sizeof(float)); // the host writer
+    chop->set_max_noutput_items(100);
+    auto c1 = make_copy(sizeof(float));
+    auto sink = gr::blocks::vector_sink_f::make();
+    tb->connect(src, 0, chop, 0);
+    tb->connect(chop, 0, c1, 0);
+    tb->connect(c1, 0, sink, 0);
+    auto ctx = runtime::device_context::get(qa::test_device().kind, 0);
+    const std::string who = "device_buffer of " + c1->identifier();
+    const auto before = ctx->activity(who);
+    tb->run();
+    BOOST_CHECK(sink->data() == data);
+    const auto uploads = runtime::device_io::input_buffer(*c1, 0)->counters().h2d_calls;
+    const auto waits = ctx->activity(who).synchronizations - before.synchronizations;
+    BOOST_TEST_MESSAGE(uploads << " uploads, " << waits << " host waits");
+    BOOST_CHECK_GE(uploads, 1000u);
+    BOOST_CHECK_LT(waits * 10, uploads);
+}
+
+// Pinned host memory only where a host block writes or reads: a device to
+// device edge has none (it had a mirror it never used).
+BOOST_AUTO_TEST_CASE(pinned_mirror_only_on_host_edges)
+{
+    auto tb = gr::make_top_block("mirrors");
+    auto src = gr::blocks::vector_source_f::make(qa::random_floats(50000, 21));
+    auto c1 = make_copy(sizeof(float));
+    auto c2 = make_copy(sizeof(float));
+    auto c3 = make_copy(sizeof(float));
+    auto sink = gr::blocks::vector_sink_f::make();
+    tb->connect(src, 0, c1, 0);
+    tb->connect(c1, 0, c2, 0);
+    tb->connect(c2, 0, c3, 0);
+    tb->connect(c3, 0, sink, 0);
+    auto ctx = runtime::device_context::get(qa::test_device().kind, 0);
+    auto allocations = [&](const gr::block_sptr& b) {
+        return ctx->activity("device_buffer of " + b->identifier()).allocations;
+    };
+    tb->run();
+    BOOST_CHECK_EQUAL(sink->data().size(), 50000u);
+    // c1 owns the host->device buffer (device + pinned) and the c1->c2 one
+    // (device); c2 owns c2->c3 (device); c3 owns c3->host (device + pinned).
+    BOOST_CHECK_EQUAL(allocations(c1), 3u);
+    BOOST_CHECK_EQUAL(allocations(c2), 1u);
+    BOOST_CHECK_EQUAL(allocations(c3), 2u);
+}
+
+// Host -> GPU -> host with call sizes drawn at random on both host sides,
+// on the asynchronous emulated device: every item arrives once, in order.
+BOOST_AUTO_TEST_CASE(host_device_host_with_random_call_sizes)
+{
+    std::mt19937 rng(22);
+    for (int round = 0; round < 6; ++round) {
+        const std::size_t n = 20000 + rng() % 30000;
+        const auto data = qa::random_floats(n, 30 + round);
+        auto tb = gr::make_top_block("random");
+        auto src = gr::blocks::vector_source_f::make(data);
+        auto in = gr::blocks::copy::make(sizeof(float));
+        in->set_max_noutput_items(1 + rng() % 3000);
+        auto c1 = make_copy(sizeof(float));
+        auto d = make_delay(sizeof(float), 1 + rng() % 5);
+        auto out = gr::blocks::copy::make(sizeof(float));
+        out->set_max_noutput_items(1 + rng() % 3000);
+        auto sink = gr::blocks::vector_sink_f::make();
+        tb->connect(src, 0, in, 0);
+        tb->connect(in, 0, c1, 0);
+        tb->connect(c1, 0, d, 0);
+        tb->connect(d, 0, out, 0);
+        tb->connect(out, 0, sink, 0);
+        tb->run();
+        const unsigned h = d->history() - 1;
+        const auto got = sink->data();
+        BOOST_REQUIRE_EQUAL(got.size(), n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (got[i] != (i < h ? 0.0f : data[i - h])) {
+                BOOST_ERROR("round " << round << ": item " << i << " is " << got[i]);
+                break;
+            }
+    }
 }

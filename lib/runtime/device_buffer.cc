@@ -19,9 +19,11 @@ namespace runtime {
 
 namespace {
 
+// GNU Radio's unique name ("device_copy(40)"): aliases repeat, and the
+// device's activity is counted per name.
 std::string name_of(const gr::block_sptr& blk)
 {
-    return blk ? blk->alias() : std::string("?");
+    return blk ? blk->identifier() : std::string("?");
 }
 
 } // namespace
@@ -138,13 +140,42 @@ bool device_buffer::do_allocate_buffer(size_t final_nitems, size_t sizeof_item)
 {
     const std::size_t bytes = final_nitems * sizeof_item;
     d_device = std::make_unique<device_memory>(d_ctx, bytes, d_who);
-    d_host = std::make_unique<pinned_memory>(d_ctx, bytes, d_who);
-    // Zero both sides: history preload must read zeros wherever it is read.
-    std::memset(d_host->get(), 0, bytes);
+    // Zeroed: history preload must read zeros.
     d_ctx->memset_async(d_device->get(), 0, bytes, d_stream.get(), d_who);
     d_stream.synchronize();
-    d_base = d_host->get();
+    // GNU Radio's own code never dereferences d_base of a buffer whose
+    // pointers we hand out; it must not be null.
+    d_base = d_device->get();
     return true;
+}
+
+char* device_buffer::host_mirror()
+{
+    if (!d_host) {
+        const std::size_t bytes = std::size_t(d_bufsize) * d_sizeof_item;
+        d_host = std::make_unique<pinned_memory>(d_ctx, bytes, d_who);
+        std::memset(d_host->get(), 0, bytes); // as the device side
+    }
+    return d_host->get();
+}
+
+// The host writer will write from \p offset onwards (never past the end: no
+// wrap in single-mapped buffers); uploads still reading that part of the
+// mirror must finish first. Uploads complete in order (one stream), so
+// waiting for the last one that reads there waits for all before it.
+void device_buffer::wait_for_uploads_reading_from(std::size_t offset)
+{
+    for (auto it = d_uploads.rbegin(); it != d_uploads.rend(); ++it)
+        if (it->end > offset) {
+            if (!d_ctx->event_query(it->done->get(), d_who))
+                it->done->synchronize();
+            break;
+        }
+    while (!d_uploads.empty() &&
+           d_ctx->event_query(d_uploads.front().done->get(), d_who)) {
+        d_spare_events.push_back(std::move(d_uploads.front().done));
+        d_uploads.pop_front();
+    }
 }
 
 void device_buffer::require_transfer_type(const char* where) const
@@ -165,10 +196,11 @@ void* device_buffer::write_pointer()
     require_transfer_type("write_pointer");
     const std::size_t offset = std::size_t(d_write_index) * d_sizeof_item;
     if (d_transfer_type == gr::transfer_type::HOST_TO_DEVICE) {
-        // The host writer is about to fill pinned memory; the upload of what
-        // was there before must have finished.
-        d_written.synchronize();
-        return d_host->get() + offset;
+        // The host writer is about to fill pinned memory: uploads still
+        // reading it must have finished.
+        char* host = host_mirror();
+        wait_for_uploads_reading_from(offset);
+        return host + offset;
     }
     return d_device->get() + offset;
 }
@@ -178,9 +210,12 @@ const void* device_buffer::_read_pointer(unsigned int read_index)
     require_transfer_type("read_pointer");
     const std::size_t offset = std::size_t(read_index) * d_sizeof_item;
     if (d_transfer_type == gr::transfer_type::DEVICE_TO_HOST) {
-        // A host reader needs the bytes now: the one place the CPU waits.
-        d_copied.synchronize();
-        return d_host->get() + offset;
+        // A host reader needs the bytes now: the CPU waits, unless the
+        // copies are done already.
+        char* host = host_mirror();
+        if (!d_ctx->event_query(d_copied.get(), d_who))
+            d_copied.synchronize();
+        return host + offset;
     }
     return d_device->get() + offset;
 }
@@ -199,17 +234,28 @@ void device_buffer::post_work(int nitems)
         // but their kernels may still be reading it: the upload waits.
         wait_for_space(d_stream.get());
         d_ctx->copy_async(d_device->get() + offset,
-                          d_host->get() + offset,
+                          host_mirror() + offset,
                           bytes,
                           copy_kind::host_to_device,
                           d_stream.get(),
                           d_who);
         d_written.record(d_stream.get());
+        {
+            upload u{ offset, offset + bytes, nullptr };
+            if (d_spare_events.empty()) {
+                u.done = std::make_unique<device_event>(d_ctx, d_who);
+            } else {
+                u.done = std::move(d_spare_events.back());
+                d_spare_events.pop_back();
+            }
+            u.done->record(d_stream.get());
+            d_uploads.push_back(std::move(u));
+        }
         count(copy_kind::host_to_device, bytes);
         break;
     case gr::transfer_type::DEVICE_TO_HOST:
         d_written.wait_in(d_stream.get());
-        d_ctx->copy_async(d_host->get() + offset,
+        d_ctx->copy_async(host_mirror() + offset,
                           d_device->get() + offset,
                           bytes,
                           copy_kind::device_to_host,
@@ -256,6 +302,7 @@ void device_buffer::quiesce()
 {
     d_written.synchronize();
     d_copied.synchronize();
+    wait_for_uploads_reading_from(0);
     std::lock_guard<std::mutex> lock(d_event_mutex);
     for (auto& kv : d_read_events)
         kv.second->synchronize();
@@ -322,7 +369,7 @@ void device_buffer::propagate_host_to_device()
 {
     // Realignment leaves every item still to be read in [0, write index).
     d_ctx->copy_async(d_device->get(),
-                      d_host->get(),
+                      host_mirror(),
                       std::size_t(d_write_index) * d_sizeof_item,
                       copy_kind::host_to_device,
                       d_stream.get(),
@@ -356,7 +403,7 @@ bool device_buffer::input_blocked_callback(int items_required,
         moved = input_blocked_callback_logic(items_required,
                                              items_avail,
                                              read_index,
-                                             d_host->get(),
+                                             host_mirror(),
                                              std::memcpy,
                                              std::memmove);
         if (moved)
@@ -386,7 +433,7 @@ bool device_buffer::output_blocked_callback(int output_multiple, bool force)
             });
     } else {
         moved = output_blocked_callback_logic(
-            output_multiple, force, d_host->get(), std::memmove);
+            output_multiple, force, host_mirror(), std::memmove);
         if (moved)
             propagate_host_to_device();
     }

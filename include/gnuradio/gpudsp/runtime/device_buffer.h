@@ -10,6 +10,7 @@
 #include <gnuradio/buffer_type.h>
 #include <gnuradio/gpudsp/api.h>
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,15 +42,18 @@ public:
  * Ordering uses events, not stream synchronisation: a GPU writer records
  * "written" after enqueueing its work, a GPU reader's stream waits on it; a
  * GPU reader records "read" per reader, the writer's stream waits on those
- * before reusing space. The CPU waits only where a host reader needs the
- * bytes (device-to-host edges), where a host writer is about to reuse
- * pinned memory whose upload may still be in flight, and in the rare
- * realignment callbacks. GPU blocks use gpudsp::runtime::device_io rather
- * than calling the ordering methods directly.
+ * before reusing space. Each upload from a host writer records its own
+ * event for the region it reads, so the host writer waits only when it is
+ * about to overwrite pinned memory an upload still reads (in steady state
+ * never: uploads of consecutive calls overlap the readers' kernels). The CPU
+ * also waits where a host reader needs the bytes (device-to-host edges) and
+ * in the rare realignment callbacks. GPU blocks use gpudsp::runtime::device_io
+ * rather than calling the ordering methods directly.
  *
- * Both memories are allocated (the transfer type is not known at
- * allocation) and zeroed, so history preload reads zeros on either side;
- * after a realignment the two copies are made equal again.
+ * Device memory is allocated with the buffer and zeroed, so history preload
+ * reads zeros; the pinned host mirror only when a host writer or reader
+ * first uses it (the transfer type is not known at allocation), zeroed too.
+ * After a realignment the two copies are made equal again.
  *
  * The buffer size has a floor, GPUDSP_MIN_BUFFER_BYTES in the environment
  * (default 4 MiB; 0 turns it off), so GPU blocks see large batches.
@@ -124,11 +128,21 @@ private:
     void device_move(char* dst, const char* src, std::size_t bytes);
     void propagate_host_to_device();
     void count(copy_kind kind, std::size_t bytes);
+    char* host_mirror();
+    void wait_for_uploads_reading_from(std::size_t offset);
+
+    // An upload in flight from host bytes [begin, end) of the mirror.
+    struct upload {
+        std::size_t begin, end;
+        std::unique_ptr<device_event> done;
+    };
 
     device_context::sptr d_ctx;
     std::string d_who;
     std::unique_ptr<device_memory> d_device;
-    std::unique_ptr<pinned_memory> d_host;
+    std::unique_ptr<pinned_memory> d_host; // host writer or reader only
+    std::deque<upload> d_uploads;
+    std::vector<std::unique_ptr<device_event>> d_spare_events;
     std::unique_ptr<device_memory> d_scratch; // lazily, for overlapping device moves
     device_stream d_stream;                   // this buffer's copies and moves
     device_event d_written; // device data up to the write index is valid
