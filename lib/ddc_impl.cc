@@ -96,7 +96,7 @@ ddc_impl::ddc_impl(const std::vector<kernels::ddc_config>& outputs,
     d_min_decimation = outputs[0].decimation;
     for (std::size_t j = 0; j < outputs.size(); ++j) {
         d_out[j].plan = std::make_unique<kernels::ddc_plan>(
-            outputs[j], choice, "ddc output " + std::to_string(j));
+            outputs[j], choice, identifier() + " output " + std::to_string(j));
         d_out[j].requested_freq = outputs[j].center_freq;
         max_taps = std::max(max_taps, outputs[j].n_taps());
         max_dec = std::max(max_dec, outputs[j].decimation);

@@ -53,7 +53,7 @@ int device_copy_impl::work(int noutput_items,
                                 bytes,
                                 runtime::copy_kind::device_to_device,
                                 d_io->stream(),
-                                alias());
+                                identifier());
     d_io->end(*this);
     return noutput_items;
 }

@@ -212,7 +212,7 @@ ldpc5g_decode_impl::ldpc5g_decode_impl(const kernels::ldpc5g_params& p,
     : gr::block("ldpc5g_decode",
                 gr::io_signature::make(1, 1, char_input ? 1 : sizeof(float)),
                 gr::io_signature::make(1, 1, 1)),
-      d_plan(p, c, where, "ldpc5g_decode"),
+      d_plan(p, c, where, identifier()),
       d_where(where),
       d_char_input(char_input),
       d_packed(packed)

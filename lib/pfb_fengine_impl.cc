@@ -4,6 +4,8 @@
  */
 
 #include "pfb_fengine_impl.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cmath>
@@ -132,7 +134,7 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
           unsigned(samples_to_items(config.input, config.step()))),
       block_backend(choice),
       d_config(config),
-      d_plan(config, choice, "pfb_fengine"),
+      d_plan(config, choice, identifier()),
       d_max_delay((max_coarse_delay + 3) / 4 * 4),
       d_step(config.step()),
       d_step_items(samples_to_items(config.input, config.step())),
@@ -162,6 +164,19 @@ std::vector<double> pfb_fengine_impl::weights() const
 bool pfb_fengine_impl::start()
 {
     check_backend_topology(*this);
+    // Saturation counts of a whole call, sized once: a call never produces
+    // more spectra than the output buffer holds, so work() allocates nothing.
+    if (d_io && d_config.output == kernels::fengine_output::ci8) {
+        const std::size_t n = std::size_t(detail()->output(0)->bufsize()) * d_config.n_inputs;
+        if (d_saturation_capacity < n) {
+            d_saturation_capacity = n;
+            d_device_saturation = std::make_unique<runtime::device_memory>(
+                d_io->context(), n * sizeof(uint32_t), identifier());
+            d_host_saturation = std::make_unique<runtime::pinned_memory>(
+                d_io->context(), n * sizeof(uint32_t), identifier());
+        }
+    }
+    d_saturation.reserve(d_saturation_capacity);
     return sync_decimator::start();
 }
 
@@ -335,13 +350,6 @@ int pfb_fengine_impl::work(int noutput_items,
     std::vector<uint32_t>& saturation = d_saturation;
     saturation.assign(ci8 ? n_sat : 0, 0);
     uint32_t* sat_ptr = saturation.data();
-    if (ci8 && d_io && d_saturation_capacity < n_sat) {
-        d_saturation_capacity = n_sat;
-        d_device_saturation = std::make_unique<runtime::device_memory>(
-            d_io->context(), n_sat * sizeof(uint32_t), alias());
-        d_host_saturation = std::make_unique<runtime::pinned_memory>(
-            d_io->context(), n_sat * sizeof(uint32_t), alias());
-    }
     if (ci8 && d_io)
         sat_ptr = reinterpret_cast<uint32_t*>(d_device_saturation->get());
 
@@ -373,7 +381,7 @@ int pfb_fengine_impl::work(int noutput_items,
                                         n_sat * sizeof(uint32_t),
                                         runtime::copy_kind::device_to_host,
                                         d_io->stream(),
-                                        alias());
+                                        identifier());
             d_io->synchronize();
             std::copy_n(reinterpret_cast<const uint32_t*>(d_host_saturation->get()),
                         n_sat,

@@ -44,7 +44,7 @@ unpack10_impl::unpack10_impl(kernels::sample_format format,
                                            : sizeof(int16_t),
                                        runtime::device_buffer::type_for(choice.kind))),
       block_backend(choice),
-      d_plan(format, choice, "unpack10")
+      d_plan(format, choice, identifier())
 {
     set_relative_rate(samples_per_group, bytes_per_group);
     set_output_multiple(samples_per_group);

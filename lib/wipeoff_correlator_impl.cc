@@ -69,7 +69,7 @@ wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
                                  runtime::device_buffer::type_for(choice.kind)),
           gr::io_signature::make(0, 1, 64 + 8 * n_antennas * int(taps_chips.size()))),
       block_backend(choice),
-      d_plan(n_antennas, taps_chips, samp_rate, input, choice, "wipeoff_correlator"),
+      d_plan(n_antennas, taps_chips, samp_rate, input, choice, identifier()),
       d_periods(integration_periods),
       d_record_size(64 + 8 * n_antennas * int(taps_chips.size()))
 {

@@ -76,10 +76,14 @@ xengine_impl::xengine_impl(const kernels::xengine_config& config,
                                        runtime::device_buffer::type_for(choice.kind))),
       block_backend(choice),
       d_config(config),
-      d_plan(config, choice, "xengine"),
-      d_n_integrate(n_integrate)
+      d_plan(config, choice, identifier()),
+      d_n_integrate(n_integrate),
+      d_batch(int(std::min<std::size_t>(d_plan.preferred_spectra(), n_integrate)))
 {
-    set_relative_rate(1, uint64_t(n_integrate));
+    // GNU Radio sizes the input buffer from the decimation (1 / relative
+    // rate) to hold two of what the block needs at once: a batch of spectra,
+    // not a whole dump (the sums stay on the device between calls).
+    set_relative_rate(1, uint64_t(d_batch));
     set_tag_propagation_policy(TPP_DONT);
     open_backend(*this, d_logger);
     d_logger->info("{} stations x {} pols, {} channels, {} spectra per dump, {} kernel",
@@ -90,9 +94,9 @@ xengine_impl::xengine_impl(const kernels::xengine_config& config,
                    d_plan.kernel_name());
     if (d_io) {
         d_device_saturated = std::make_unique<runtime::device_memory>(
-            d_io->context(), sizeof(uint64_t), alias());
+            d_io->context(), sizeof(uint64_t), identifier());
         d_host_saturated = std::make_unique<runtime::pinned_memory>(
-            d_io->context(), sizeof(uint64_t), alias());
+            d_io->context(), sizeof(uint64_t), identifier());
     }
 }
 
@@ -104,8 +108,9 @@ bool xengine_impl::start()
 
 void xengine_impl::forecast(int, gr_vector_int& ninput_items_required)
 {
-    // Any number of spectra can be accumulated; a dump needs no more at once.
-    ninput_items_required[0] = 1;
+    // A batch at a time, so that GPU launches are large; the end of a dump
+    // needs no more than it lacks.
+    ninput_items_required[0] = std::min(d_batch, d_n_integrate - d_in_dump);
 }
 
 // Accumulates input spectra [first, first + count) (absolute indices; \p in
@@ -154,7 +159,7 @@ uint64_t xengine_impl::finish_dump(void* out)
                                 sizeof(uint64_t),
                                 runtime::copy_kind::device_to_host,
                                 d_io->stream(),
-                                alias());
+                                identifier());
     d_io->synchronize();
     return *reinterpret_cast<const uint64_t*>(d_host_saturated->get());
 }

@@ -37,6 +37,7 @@ private:
     kernels::xengine_config d_config;
     kernels::xengine_plan d_plan;
     int d_n_integrate;
+    int d_batch; // spectra per call asked of the scheduler (the plan's preference)
     int d_in_dump = 0;                  // spectra of the current dump seen so far
     uint64_t d_used = 0;                // of them, not missing
     uint64_t d_missing_until = 0;       // input spectra before this index are missing

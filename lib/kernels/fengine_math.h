@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <vector>
 
 #ifdef __CUDACC__
 #define GPUDSP_HD __host__ __device__ __forceinline__
@@ -23,6 +24,39 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 namespace fmath {
+
+/*!
+ * The CUDA F-engine's scratch layout for the FIR output and the spectra:
+ * spectrum-major, [spectrum][input][point], so that any run of spectra is
+ * one contiguous batch of transforms. Point \p j of input \p input in
+ * spectrum \p s, with \p points per transform.
+ */
+GPUDSP_HD int64_t scratch_index(int64_t s, int input, int n_inputs, int points, int j)
+{
+    return (s * n_inputs + input) * int64_t(points) + j;
+}
+
+/*! A run of 2^log2_count spectra starting at spectrum \p begin. */
+struct fft_run {
+    int begin, log2_count;
+};
+
+/*!
+ * The FFT of \p n spectra as runs of power-of-two spectra, largest first,
+ * one per bit of \p n: the CUDA F-engine makes one cuFFT plan per power of
+ * two up to its chunk once, so a call of any size plans nothing.
+ */
+inline std::vector<fft_run> fft_runs(int n)
+{
+    std::vector<fft_run> runs;
+    int begin = 0;
+    for (int k = 30; k >= 0; --k)
+        if (n & (1 << k)) {
+            runs.push_back({ begin, k });
+            begin += 1 << k;
+        }
+    return runs;
+}
 
 /*! Sample \p i of a packed 10-bit stream (bits [10i, 10i+10), MSB first). */
 GPUDSP_HD int packed10_sample(const uint8_t* p, int64_t i)

@@ -17,8 +17,9 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <algorithm>
-#include <map>
+#include <memory>
 #include <sstream>
+#include <vector>
 
 namespace gr {
 namespace gpudsp {
@@ -108,6 +109,7 @@ template <int MAXT, fengine_input F>
 __global__ void __launch_bounds__(fir_threads)
     pfb_fir_registers(input_table in,
                       int input_offset,
+                      int n_inputs,
                       const float* __restrict__ weights,
                       int step,
                       int taps,
@@ -142,7 +144,9 @@ __global__ void __launch_bounds__(fir_threads)
         x[t + 1] =
             blk >= 0 ? loader<F>::load(src, first + int64_t(blk) * step) : zero_of(T());
     }
-    T* o = out + (int64_t(input_offset + i) * n_spectra) * step + j;
+    // Output of spectrum s at o[s * stride] (fmath::scratch_index).
+    T* o = out + fmath::scratch_index(0, input_offset + i, n_inputs, step, j);
+    const int64_t stride = int64_t(n_inputs) * step;
     for (int s = s_begin; s < s_end; ++s) {
 #pragma unroll
         for (int t = 0; t < MAXT - 1; ++t)
@@ -152,7 +156,7 @@ __global__ void __launch_bounds__(fir_threads)
 #pragma unroll
         for (int t = 0; t < MAXT; ++t)
             acc = fma_w(w[t], x[t], acc);
-        o[int64_t(s) * step] = acc;
+        o[s * stride] = acc;
     }
 }
 
@@ -161,6 +165,7 @@ template <fengine_input F>
 __global__ void __launch_bounds__(fir_threads)
     pfb_fir_generic(input_table in,
                     int input_offset,
+                    int n_inputs,
                     const float* __restrict__ weights,
                     int step,
                     int taps,
@@ -177,14 +182,15 @@ __global__ void __launch_bounds__(fir_threads)
     const int s_end = min(n_spectra, s_begin + spectra_per_section);
     const void* src = in.data[i];
     const int64_t first = in.first[i] + j;
-    T* o = out + (int64_t(input_offset + i) * n_spectra) * step + j;
+    T* o = out + fmath::scratch_index(0, input_offset + i, n_inputs, step, j);
+    const int64_t stride = int64_t(n_inputs) * step;
     for (int s = s_begin; s < s_end; ++s) {
         T acc = zero_of(T());
         for (int t = 0; t < taps; ++t)
             acc = fma_w(weights[t * step + j],
                         loader<F>::load(src, first + int64_t(s + t) * step),
                         acc);
-        o[int64_t(s) * step] = acc;
+        o[s * stride] = acc;
     }
 }
 
@@ -195,11 +201,10 @@ constexpr int tile_rows = 8;
 
 template <bool CI8>
 __global__ void __launch_bounds__(tile* tile_rows)
-    postproc(const cuFloatComplex* __restrict__ spectra, // [input][s][N+1]
+    postproc(const cuFloatComplex* __restrict__ spectra, // [s][input][N+1]
              const cuFloatComplex* __restrict__ rot,     // [channel][input]
              int n_channels,
              int n_inputs,
-             int n_spectra,
              bool dither,
              unsigned long long seed,
              unsigned long long first_spectrum,
@@ -216,7 +221,7 @@ __global__ void __launch_bounds__(tile* tile_rows)
         bool clamped = false;
         if (i < n_inputs && k < n_channels) {
             const cuFloatComplex x =
-                spectra[(int64_t(i) * n_spectra + s) * (n_channels + 1) + k];
+                spectra[fmath::scratch_index(s, i, n_inputs, n_channels + 1, k)];
             const cuFloatComplex v = cuCmulf(x, rot[int64_t(k) * n_inputs + i]);
             if (CI8) {
                 float re = cuCrealf(v), im = cuCimagf(v);
@@ -286,14 +291,15 @@ public:
                           runtime::copy_kind::host_to_device,
                           d_setup.get(),
                           who);
+        make_plans();
         d_setup.synchronize();
     }
 
     ~fengine_cuda() override
     {
         d_ctx->make_current();
-        for (auto& p : d_plans)
-            cufftDestroy(p.second);
+        for (cufftHandle h : d_plans)
+            cufftDestroy(h); // teardown: nothing to report an error to
     }
 
     void set_rotations(const std::vector<std::complex<float>>& rot) override
@@ -379,9 +385,9 @@ private:
         dim3 grid((d_step + threads - 1) / threads, count, sections);
         auto* o = static_cast<T*>(static_cast<void*>(d_fir.get()));
         const float* w = reinterpret_cast<const float*>(d_weights.get());
-#define GPUDSP_FIR(MAXT)       \
-    pfb_fir_registers<MAXT, F> \
-        <<<grid, threads, 0, stream>>>(tab, offset, w, d_step, taps, ns, per_section, o)
+#define GPUDSP_FIR(MAXT)                                      \
+    pfb_fir_registers<MAXT, F><<<grid, threads, 0, stream>>>( \
+        tab, offset, d_c.n_inputs, w, d_step, taps, ns, per_section, o)
         if (taps <= 1)
             GPUDSP_FIR(1);
         else if (taps <= 2)
@@ -394,7 +400,7 @@ private:
             GPUDSP_FIR(16);
         else
             pfb_fir_generic<F><<<grid, threads, 0, stream>>>(
-                tab, offset, w, d_step, taps, ns, per_section, o);
+                tab, offset, d_c.n_inputs, w, d_step, taps, ns, per_section, o);
 #undef GPUDSP_FIR
     }
 
@@ -425,52 +431,70 @@ private:
         }
     }
 
-    // One cuFFT plan per batch size seen (a block's calls repeat a few sizes).
-    cufftHandle plan_for(int ns)
+    // One cuFFT plan per power of two up to the chunk, made now, sharing one
+    // work area this plan owns: execute() then plans and allocates nothing,
+    // and a call of any size is at most log2(chunk) + 1 transforms
+    // (fmath::fft_runs over the spectrum-major scratch).
+    void make_plans()
     {
-        auto it = d_plans.find(ns);
-        if (it != d_plans.end())
-            return it->second;
-        if (d_plans.size() >= 8) {
-            cufftDestroy(d_plans.begin()->second);
-            d_plans.erase(d_plans.begin());
+        std::size_t work_bytes = 0;
+        for (int k = 0; (1 << k) <= d_chunk; ++k) {
+            cufftHandle h;
+            check_cufft(cufftCreate(&h), "cufftCreate", d_who);
+            d_plans.push_back(h);
+            check_cufft(cufftSetAutoAllocation(h, 0), "cufftSetAutoAllocation", d_who);
+            int n = d_step;
+            int inembed = d_step, onembed = d_c.n_channels + 1;
+            std::size_t bytes = 0;
+            check_cufft(cufftMakePlanMany(h,
+                                          1,
+                                          &n,
+                                          &inembed,
+                                          1,
+                                          d_step,
+                                          &onembed,
+                                          1,
+                                          d_c.n_channels + 1,
+                                          d_c.complex_input() ? CUFFT_C2C : CUFFT_R2C,
+                                          (1 << k) * d_c.n_inputs,
+                                          &bytes),
+                        "cufftMakePlanMany",
+                        d_who);
+            d_ctx->note_plan(d_who);
+            work_bytes = std::max(work_bytes, bytes);
         }
-        cufftHandle h;
-        int n = d_step;
-        int inembed = d_step, onembed = d_c.n_channels + 1;
-        const int batch = ns * d_c.n_inputs;
-        check_cufft(cufftPlanMany(&h,
-                                  1,
-                                  &n,
-                                  &inembed,
-                                  1,
-                                  d_step,
-                                  &onembed,
-                                  1,
-                                  d_c.n_channels + 1,
-                                  d_c.complex_input() ? CUFFT_C2C : CUFFT_R2C,
-                                  batch),
-                    "cufftPlanMany",
-                    d_who);
-        d_plans[ns] = h;
-        return h;
+        d_work = std::make_unique<runtime::device_memory>(
+            d_ctx, std::max<std::size_t>(work_bytes, 1), d_who);
+        for (cufftHandle h : d_plans)
+            check_cufft(cufftSetWorkArea(h, d_work->get()), "cufftSetWorkArea", d_who);
     }
 
     void run_fft(int ns, cudaStream_t stream)
     {
-        cufftHandle h = plan_for(ns);
-        check_cufft(cufftSetStream(h, stream), "cufftSetStream", d_who);
-        auto* spec = reinterpret_cast<cufftComplex*>(d_spec.get());
-        if (d_c.complex_input())
-            check_cufft(
-                cufftExecC2C(
-                    h, reinterpret_cast<cufftComplex*>(d_fir.get()), spec, CUFFT_FORWARD),
-                "cufftExecC2C",
-                d_who);
-        else
-            check_cufft(cufftExecR2C(h, reinterpret_cast<cufftReal*>(d_fir.get()), spec),
-                        "cufftExecR2C",
-                        d_who);
+        const int I = d_c.n_inputs;
+        for (const auto& run : fmath::fft_runs(ns)) {
+            cufftHandle h = d_plans[run.log2_count];
+            check_cufft(cufftSetStream(h, stream), "cufftSetStream", d_who);
+            auto* spec = reinterpret_cast<cufftComplex*>(d_spec.get()) +
+                         fmath::scratch_index(run.begin, 0, I, d_c.n_channels + 1, 0);
+            if (d_c.complex_input())
+                check_cufft(
+                    cufftExecC2C(h,
+                                 reinterpret_cast<cufftComplex*>(d_fir.get()) +
+                                     fmath::scratch_index(run.begin, 0, I, d_step, 0),
+                                 spec,
+                                 CUFFT_FORWARD),
+                    "cufftExecC2C",
+                    d_who);
+            else
+                check_cufft(
+                    cufftExecR2C(h,
+                                 reinterpret_cast<cufftReal*>(d_fir.get()) +
+                                     fmath::scratch_index(run.begin, 0, I, d_step, 0),
+                                 spec),
+                    "cufftExecR2C",
+                    d_who);
+        }
     }
 
     void
@@ -486,23 +510,14 @@ private:
                                                        rot,
                                                        d_c.n_channels,
                                                        d_c.n_inputs,
-                                                       ns,
                                                        d_c.dither,
                                                        d_c.dither_seed,
                                                        first,
                                                        out,
                                                        sat);
         else
-            postproc<false><<<grid, block, 0, stream>>>(spec,
-                                                        rot,
-                                                        d_c.n_channels,
-                                                        d_c.n_inputs,
-                                                        ns,
-                                                        false,
-                                                        0,
-                                                        first,
-                                                        out,
-                                                        nullptr);
+            postproc<false><<<grid, block, 0, stream>>>(
+                spec, rot, d_c.n_channels, d_c.n_inputs, false, 0, first, out, nullptr);
     }
 
     fengine_config d_c;
@@ -512,7 +527,8 @@ private:
     int d_chunk;
     runtime::device_memory d_weights, d_rot, d_fir, d_spec;
     runtime::device_stream d_setup;
-    std::map<int, cufftHandle> d_plans;
+    std::vector<cufftHandle> d_plans; // [k]: 2^k spectra
+    std::unique_ptr<runtime::device_memory> d_work;
     std::vector<cuFloatComplex> d_rot_host;
     bool d_rot_dirty = false;
 };

@@ -9,17 +9,20 @@
 //  fp32    xGPU's shape: a block of 16x16 threads owns a 32x32 tile of
 //          input pairs, each thread a 2x2 register tile; 16 spectra at a time
 //          are staged in shared memory (int8 converted to float on load).
-//          For ci8 the float sums are exact integers; they are moved into
-//          the 64-bit accumulators every 512 spectra, before they could
-//          exceed 2^24.
+//          For ci8 the float sums are exact integers; they are added to the
+//          int32 partials every 512 spectra, before they could exceed 2^24.
 //  tensor  ci8 only: one warp per 16x16 tile of input pairs, int8 WMMA
 //          16x16x16 with int32 accumulation, the complex product as four real
-//          products: re += Ar Ar' + Ai Ai', im += Ai Ar' + (-Ar) Ai'. The
-//          int32 fragments go to the 64-bit accumulators every 65536 spectra
-//          (32258 per spectrum at most, so they cannot overflow).
+//          products: re += Ar Ar' + Ai Ai', im = Ai Ar' - Ar Ai' from two
+//          accumulators subtracted at the end (no int8 is negated, so -128
+//          is exact). A launch is at most 65535 spectra (the plan cuts
+//          calls), so the fragments cannot overflow.
 //
-// A dump kernel maps the triangle to [channel][baseline][p][q], saturates to
-// +-(2^31 - 1) and counts saturated visibilities (warp ballot + one atomic).
+// ci8 sums live in int32 partials (one read-modify-write per launch), moved
+// into the int64 totals by a promote kernel every 65535 spectra and before
+// each dump (xengine_impl.h). A dump kernel maps the triangle to
+// [channel][baseline][p][q], saturates to +-(2^31 - 1) and counts saturated
+// visibilities (warp ballot + one atomic).
 
 #include "xengine_impl.h"
 #include <cuda_runtime.h>
@@ -76,8 +79,8 @@ __global__ void __launch_bounds__(fp_block* fp_block)
                int n_channels,
                int channel0,
                int n_inputs,
-               long long* __restrict__ acc64, // ci8: [c][pair][2]
-               float* __restrict__ acc32)     // cf32: [c][pair][2]
+               int* __restrict__ part,    // ci8: int32 partials [c][pair][2]
+               float* __restrict__ acc32) // cf32: [c][pair][2]
 {
     __shared__ float2 xa[fp_time][fp_tile];
     __shared__ float2 xb[fp_time][fp_tile];
@@ -99,8 +102,8 @@ __global__ void __launch_bounds__(fp_block* fp_block)
                 if (a < n_inputs && b <= a) {
                     const long long k = ((long long)c * pairs + tri(a, b)) * 2;
                     if (CI8) {
-                        acc64[k] += (long long)sum[u][v].x;
-                        acc64[k + 1] += (long long)sum[u][v].y;
+                        part[k] += int(sum[u][v].x);
+                        part[k + 1] += int(sum[u][v].y);
                     } else {
                         acc32[k] += sum[u][v].x;
                         acc32[k + 1] += sum[u][v].y;
@@ -149,7 +152,6 @@ __global__ void __launch_bounds__(fp_block* fp_block)
 
 constexpr int tc_tile = 16;
 constexpr int tc_warps = 4;
-constexpr int tc_flush = 65536;
 
 __global__ void __launch_bounds__(32 * tc_warps)
     xcorr_tensor(const char2* __restrict__ x,
@@ -158,12 +160,14 @@ __global__ void __launch_bounds__(32 * tc_warps)
                  int channel0,
                  int n_inputs,
                  unsigned n_tile_pairs,
-                 long long* __restrict__ acc64)
+                 int* __restrict__ part) // int32 partials [c][pair][2]
 {
     using namespace nvcuda;
-    __shared__ signed char stage[tc_warps][5]
-                                [tc_tile * tc_tile]; // Ar_i Ai_i -Ar_i Ar_j Ai_j
-    __shared__ int out[tc_warps][2][tc_tile * tc_tile];
+    // load_matrix_sync and store_matrix_sync need 256-bit aligned pointers:
+    // each plane is 256 (or 1024) bytes, so an aligned base aligns them all.
+    // Planes Ar_i, Ai_i, Ar_j, Ai_j of each warp's tile.
+    __shared__ alignas(32) signed char stage[tc_warps][4][tc_tile * tc_tile];
+    __shared__ alignas(32) int out[tc_warps][2][tc_tile * tc_tile];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const unsigned pair = blockIdx.x * tc_warps + warp;
     if (pair >= n_tile_pairs)
@@ -174,30 +178,14 @@ __global__ void __launch_bounds__(32 * tc_warps)
     const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
     signed char* s = &stage[warp][0][0];
 
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> ar, ai, nar;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> ar, ai;
     wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> br, bi;
-    wmma::fragment<wmma::accumulator, 16, 16, 16, int> re, im;
+    // im = Ai Br - Ar Bi, as two sums: negating an int8 would wrap -128.
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> re, im, im_neg;
     wmma::fill_fragment(re, 0);
     wmma::fill_fragment(im, 0);
+    wmma::fill_fragment(im_neg, 0);
 
-    auto flush = [&]() {
-        wmma::store_matrix_sync(&out[warp][0][0], re, tc_tile, wmma::mem_row_major);
-        wmma::store_matrix_sync(&out[warp][1][0], im, tc_tile, wmma::mem_row_major);
-        __syncwarp();
-        for (int e = lane; e < tc_tile * tc_tile; e += 32) {
-            const int a = I * tc_tile + e / tc_tile, b = J * tc_tile + e % tc_tile;
-            if (a < n_inputs && b <= a) {
-                const long long k = ((long long)c * pairs + tri(a, b)) * 2;
-                acc64[k] += out[warp][0][e];
-                acc64[k + 1] += out[warp][1][e];
-            }
-        }
-        __syncwarp();
-        wmma::fill_fragment(re, 0);
-        wmma::fill_fragment(im, 0);
-    };
-
-    int since_flush = 0;
     for (int t0 = 0; t0 < n_time; t0 += tc_tile) {
         // Stage [input][time] tiles: element (row, tt) at row * 16 + tt.
         for (int e = lane; e < tc_tile * tc_tile; e += 32) {
@@ -214,28 +202,47 @@ __global__ void __launch_bounds__(32 * tc_warps)
             const int at = row * tc_tile + tt;
             s[0 * 256 + at] = va.x;
             s[1 * 256 + at] = va.y;
-            s[2 * 256 + at] = (signed char)(-va.x);
-            s[3 * 256 + at] = vb.x;
-            s[4 * 256 + at] = vb.y;
+            s[2 * 256 + at] = vb.x;
+            s[3 * 256 + at] = vb.y;
         }
         __syncwarp();
         wmma::load_matrix_sync(ar, s + 0 * 256, tc_tile);
         wmma::load_matrix_sync(ai, s + 1 * 256, tc_tile);
-        wmma::load_matrix_sync(nar, s + 2 * 256, tc_tile);
-        wmma::load_matrix_sync(br, s + 3 * 256, tc_tile);
-        wmma::load_matrix_sync(bi, s + 4 * 256, tc_tile);
+        wmma::load_matrix_sync(br, s + 2 * 256, tc_tile);
+        wmma::load_matrix_sync(bi, s + 3 * 256, tc_tile);
         wmma::mma_sync(re, ar, br, re);
         wmma::mma_sync(re, ai, bi, re);
         wmma::mma_sync(im, ai, br, im);
-        wmma::mma_sync(im, nar, bi, im);
+        wmma::mma_sync(im_neg, ar, bi, im_neg);
         __syncwarp();
-        since_flush += tc_tile;
-        if (since_flush >= tc_flush) {
-            flush();
-            since_flush = 0;
+    }
+    // Accumulator fragments of one type share their element layout.
+    for (int e = 0; e < im.num_elements; ++e)
+        im.x[e] -= im_neg.x[e];
+    wmma::store_matrix_sync(&out[warp][0][0], re, tc_tile, wmma::mem_row_major);
+    wmma::store_matrix_sync(&out[warp][1][0], im, tc_tile, wmma::mem_row_major);
+    __syncwarp();
+    for (int e = lane; e < tc_tile * tc_tile; e += 32) {
+        const int a = I * tc_tile + e / tc_tile, b = J * tc_tile + e % tc_tile;
+        if (a < n_inputs && b <= a) {
+            const long long k = ((long long)c * pairs + tri(a, b)) * 2;
+            part[k] += out[warp][0][e];
+            part[k + 1] += out[warp][1][e];
         }
     }
-    flush();
+}
+
+// ci8: the int32 partials into the int64 totals, and cleared.
+constexpr int promote_threads = 256;
+
+__global__ void __launch_bounds__(promote_threads)
+    promote_partials(int* __restrict__ part, long long* __restrict__ total, long long n)
+{
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+         k += (long long)gridDim.x * blockDim.x) {
+        total[k] += part[k];
+        part[k] = 0;
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -304,55 +311,69 @@ public:
         : d_c(c),
           d_ctx(std::move(ctx)),
           d_who(who),
-          d_tensor(use_tensor(c)),
-          d_pairs(std::size_t(c.n_inputs()) * (c.n_inputs() + 1) / 2),
-          d_acc(d_ctx, acc_bytes(c), who),
+          d_tensor(xengine_uses_tensor(c)),
+          d_ci8(c.input == xengine_input::ci8),
+          d_sums(std::size_t(c.n_channels) * c.n_inputs() * (c.n_inputs() + 1)),
+          d_total(d_ctx, d_sums * (d_ci8 ? sizeof(long long) : sizeof(float)), who),
+          d_part(d_ctx, d_ci8 ? d_sums * sizeof(int) : 4, who),
+          d_counter(d_ctx, sizeof(uint64_t), who),
           d_init(d_ctx, who)
     {
-        d_ctx->memset_async(d_acc.get(), 0, acc_bytes(c), d_init.get(), who);
+        d_ctx->memset_async(d_total.get(), 0, d_total.size(), d_init.get(), who);
+        d_ctx->memset_async(d_part.get(), 0, d_part.size(), d_init.get(), who);
         d_init.synchronize();
     }
 
     std::string kernel_name() const override { return d_tensor ? "tensor" : "fp32"; }
 
+    // n <= xengine_int32_spectra (the plan cuts calls): one launch per
+    // block of channels.
     void accumulate(const void* x, std::size_t n, runtime::stream_handle sh) override
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        const bool ci8 = d_c.input == xengine_input::ci8;
         const int A = d_c.n_inputs();
+        const int nt = int(n);
         for (int c0 = 0; c0 < d_c.n_channels; c0 += max_grid_y) {
             const int nc = std::min(max_grid_y, d_c.n_channels - c0);
-            // Launches of at most 2^30 spectra keep every index in range.
-            for (std::size_t t0 = 0; t0 < n; t0 += (std::size_t(1) << 30)) {
-                const int nt = int(std::min<std::size_t>(n - t0, std::size_t(1) << 30));
-                const char* xt = static_cast<const char*>(x) + t0 * d_c.input_item_size();
-                if (d_tensor) {
-                    const unsigned tiles = unsigned((A + tc_tile - 1) / tc_tile);
-                    const unsigned tile_pairs = tiles * (tiles + 1) / 2;
-                    dim3 grid((tile_pairs + tc_warps - 1) / tc_warps, nc);
-                    xcorr_tensor<<<grid, 32 * tc_warps, 0, stream>>>(
-                        reinterpret_cast<const char2*>(xt),
-                        nt,
-                        d_c.n_channels,
-                        c0,
-                        A,
-                        tile_pairs,
-                        acc64());
-                } else {
-                    const unsigned tiles = unsigned((A + fp_tile - 1) / fp_tile);
-                    dim3 grid(tiles * (tiles + 1) / 2, nc);
-                    dim3 block(fp_block, fp_block);
-                    if (ci8)
-                        xcorr_fp32<true><<<grid, block, 0, stream>>>(
-                            xt, nt, d_c.n_channels, c0, A, acc64(), nullptr);
-                    else
-                        xcorr_fp32<false><<<grid, block, 0, stream>>>(
-                            xt, nt, d_c.n_channels, c0, A, nullptr, acc32());
-                }
-                d_ctx->check_last_error("xengine accumulation kernel launch", d_who);
+            if (d_tensor) {
+                const unsigned tiles = unsigned((A + tc_tile - 1) / tc_tile);
+                const unsigned tile_pairs = tiles * (tiles + 1) / 2;
+                dim3 grid((tile_pairs + tc_warps - 1) / tc_warps, nc);
+                xcorr_tensor<<<grid, 32 * tc_warps, 0, stream>>>(
+                    static_cast<const char2*>(x),
+                    nt,
+                    d_c.n_channels,
+                    c0,
+                    A,
+                    tile_pairs,
+                    part());
+            } else {
+                const unsigned tiles = unsigned((A + fp_tile - 1) / fp_tile);
+                dim3 grid(tiles * (tiles + 1) / 2, nc);
+                dim3 block(fp_block, fp_block);
+                if (d_ci8)
+                    xcorr_fp32<true><<<grid, block, 0, stream>>>(
+                        x, nt, d_c.n_channels, c0, A, part(), nullptr);
+                else
+                    xcorr_fp32<false><<<grid, block, 0, stream>>>(
+                        x, nt, d_c.n_channels, c0, A, nullptr, total32());
             }
+            d_ctx->check_last_error("xengine accumulation kernel launch", d_who);
         }
+    }
+
+    void promote(runtime::stream_handle sh) override
+    {
+        if (!d_ci8)
+            return;
+        d_ctx->make_current();
+        const long long n = (long long)d_sums;
+        const unsigned blocks = unsigned(
+            std::min<long long>((n + promote_threads - 1) / promote_threads, 65535));
+        promote_partials<<<blocks, promote_threads, 0, static_cast<cudaStream_t>(sh)>>>(
+            part(), total64(), n);
+        d_ctx->check_last_error("xengine promote kernel launch", d_who);
     }
 
     void dump(void* out, uint64_t* saturated, runtime::stream_handle sh) override
@@ -362,25 +383,23 @@ public:
         const long long n_values = (long long)d_c.dump_values();
         const int threads = dump_threads;
         const unsigned blocks = unsigned((n_values + threads - 1) / threads);
-        auto* sat = reinterpret_cast<unsigned long long*>(saturated);
-        if (sat)
-            d_ctx->memset_async(sat, 0, sizeof(uint64_t), sh, d_who);
-        const bool ci8 = d_c.input == xengine_input::ci8;
+        auto* sat = reinterpret_cast<unsigned long long*>(
+            saturated ? saturated : reinterpret_cast<uint64_t*>(d_counter.get()));
+        d_ctx->memset_async(sat, 0, sizeof(uint64_t), sh, d_who);
         const bool ci32 = d_c.output == xengine_output::ci32;
         const long long nb = (long long)d_c.n_baselines();
         if (blocks) {
-            if (ci8 && ci32)
-                xdump<true, true>
-                    <<<blocks, threads, 0, stream>>>(acc64(),
-                                                     nullptr,
-                                                     n_values,
-                                                     d_c.n_inputs(),
-                                                     d_c.n_pols,
-                                                     nb,
-                                                     out,
-                                                     sat ? sat : scratch_counter(sh));
-            else if (ci8)
-                xdump<true, false><<<blocks, threads, 0, stream>>>(acc64(),
+            if (d_ci8 && ci32)
+                xdump<true, true><<<blocks, threads, 0, stream>>>(total64(),
+                                                                  nullptr,
+                                                                  n_values,
+                                                                  d_c.n_inputs(),
+                                                                  d_c.n_pols,
+                                                                  nb,
+                                                                  out,
+                                                                  sat);
+            else if (d_ci8)
+                xdump<true, false><<<blocks, threads, 0, stream>>>(total64(),
                                                                    nullptr,
                                                                    n_values,
                                                                    d_c.n_inputs(),
@@ -390,7 +409,7 @@ public:
                                                                    nullptr);
             else
                 xdump<false, false><<<blocks, threads, 0, stream>>>(nullptr,
-                                                                    acc32(),
+                                                                    total32(),
                                                                     n_values,
                                                                     d_c.n_inputs(),
                                                                     d_c.n_pols,
@@ -399,44 +418,24 @@ public:
                                                                     nullptr);
             d_ctx->check_last_error("xengine dump kernel launch", d_who);
         }
-        d_ctx->memset_async(d_acc.get(), 0, acc_bytes(d_c), sh, d_who);
+        // The partials were promoted (and cleared) by the plan before the dump.
+        d_ctx->memset_async(d_total.get(), 0, d_total.size(), sh, d_who);
     }
 
 private:
-    static bool use_tensor(const xengine_config& c)
-    {
-        if (c.kernel == xengine_kernel::tensor)
-            return true;
-        if (c.kernel == xengine_kernel::fp32 || c.input != xengine_input::ci8)
-            return false;
-        return c.n_inputs() >= 32; // below one 32-input tile the FP32 kernel does as well
-    }
-    static std::size_t acc_bytes(const xengine_config& c)
-    {
-        const std::size_t pairs = std::size_t(c.n_inputs()) * (c.n_inputs() + 1) / 2;
-        return std::size_t(c.n_channels) * pairs * 2 *
-               (c.input == xengine_input::ci8 ? sizeof(long long) : sizeof(float));
-    }
-    long long* acc64() { return reinterpret_cast<long long*>(d_acc.get()); }
-    float* acc32() { return reinterpret_cast<float*>(d_acc.get()); }
-    unsigned long long* scratch_counter(runtime::stream_handle sh)
-    {
-        if (!d_counter) {
-            d_counter =
-                std::make_unique<runtime::device_memory>(d_ctx, sizeof(uint64_t), d_who);
-        }
-        d_ctx->memset_async(d_counter->get(), 0, sizeof(uint64_t), sh, d_who);
-        return reinterpret_cast<unsigned long long*>(d_counter->get());
-    }
+    long long* total64() { return reinterpret_cast<long long*>(d_total.get()); }
+    float* total32() { return reinterpret_cast<float*>(d_total.get()); }
+    int* part() { return reinterpret_cast<int*>(d_part.get()); }
 
     xengine_config d_c;
     runtime::device_context::sptr d_ctx;
     std::string d_who;
-    bool d_tensor;
-    std::size_t d_pairs;
-    runtime::device_memory d_acc;
+    bool d_tensor, d_ci8;
+    std::size_t d_sums;               // channels x pairs x (re, im)
+    runtime::device_memory d_total;   // ci8: int64; cf32: float
+    runtime::device_memory d_part;    // ci8: int32 partials
+    runtime::device_memory d_counter; // saturation count nobody asked for
     runtime::device_stream d_init;
-    std::unique_ptr<runtime::device_memory> d_counter;
 };
 
 } // namespace

@@ -23,13 +23,38 @@ inline std::size_t xengine_tri(std::size_t a, std::size_t b)
     return a * (a + 1) / 2 + b;
 }
 
+/*!
+ * The accumulation model (docs/xengine.md). ci8: partial sums in int32, in
+ * which each spectrum adds at most 2 * 128^2 = 32768 per part (exact for the
+ * whole int8 range, -128 included), so xengine_int32_spectra of them cannot
+ * overflow; the plan promotes the partials into the int64 totals after that
+ * many spectra and before every dump. cf32: float sums (float64 on the
+ * CPU), nothing to promote.
+ */
+constexpr std::size_t xengine_int32_spectra = 65535;
+
 struct xengine_plan::impl {
     virtual ~impl() = default;
     virtual std::string kernel_name() const = 0;
+    /*! Adds n spectra to the partial sums; the plan never lets the spectra
+     *  since the last promotion exceed xengine_int32_spectra. */
     virtual void
     accumulate(const void* spectra, std::size_t n, runtime::stream_handle s) = 0;
+    /*! Moves the partial sums into the totals (ci8; nothing for cf32). */
+    virtual void promote(runtime::stream_handle s) = 0;
+    /*! Writes the totals and clears them (the plan promotes first). */
     virtual void dump(void* out, uint64_t* saturated, runtime::stream_handle s) = 0;
 };
+
+/*! Whether a GPU backend runs the tensor-core kernel for this configuration. */
+inline bool xengine_uses_tensor(const xengine_config& c)
+{
+    if (c.kernel == xengine_kernel::tensor)
+        return true;
+    if (c.kernel == xengine_kernel::fp32 || c.input != xengine_input::ci8)
+        return false;
+    return c.n_inputs() >= 32; // below one 32-input tile the FP32 kernel does as well
+}
 
 std::unique_ptr<xengine_plan::impl> make_xengine_cpu(const xengine_config& config);
 #ifdef GPUDSP_HAVE_CUDA

@@ -35,6 +35,10 @@ public:
         d_work.enqueue(
             s, {}, [=](xengine_plan::impl& cpu) { cpu.accumulate(spectra, n, nullptr); });
     }
+    void promote(runtime::stream_handle s) override
+    {
+        d_work.enqueue(s, {}, [](xengine_plan::impl& cpu) { cpu.promote(nullptr); });
+    }
     void dump(void* out, uint64_t* saturated, runtime::stream_handle s) override
     {
         std::vector<runtime::memory_span> written{ { out, d_c.output_item_size() } };
@@ -67,9 +71,23 @@ xengine_kernel parse_xengine_kernel(const std::string& name, const std::string& 
 std::size_t xengine_plan::device_bytes(const xengine_config& c)
 {
     const std::size_t pairs = std::size_t(c.n_inputs()) * (c.n_inputs() + 1) / 2;
+    // ci8: int64 totals and int32 partials; cf32: float sums.
     const std::size_t acc =
-        std::size_t(c.n_channels) * pairs * (c.input == xengine_input::ci8 ? 16 : 8);
+        std::size_t(c.n_channels) * pairs * (c.input == xengine_input::ci8 ? 24 : 8);
     return acc + 64;
+}
+
+std::size_t xengine_plan::preferred_spectra() const
+{
+    if (d_where.kind == backend_kind::cpu)
+        return 1; // no launches to amortise
+    // A launch reads and writes every partial sum once; per spectrum it does
+    // 8 operations per input pair. Large launches keep the partials' traffic
+    // small beside the arithmetic (tensor: 1024 spectra, 16 operations per
+    // byte of partials), within 512 MiB of input per launch.
+    const std::size_t want = xengine_uses_tensor(d_config) ? 1024 : 256;
+    const std::size_t fit = (std::size_t(512) << 20) / d_config.input_item_size();
+    return std::max<std::size_t>(16, std::min(want, fit) / 16 * 16);
 }
 
 xengine_plan::xengine_plan(const xengine_config& config,
@@ -88,6 +106,8 @@ xengine_plan::xengine_plan(const xengine_config& config,
         fail("n_channels must be >= 1, got " + std::to_string(config.n_channels));
     if (config.kernel == xengine_kernel::tensor && config.input != xengine_input::ci8)
         fail("the tensor-core kernel takes ci8 input only");
+    if (config.input == xengine_input::cf32 && config.output == xengine_output::ci32)
+        fail("ci32 output needs ci8 input (cf32 input dumps cf32)");
     if (where.kind == backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA
         auto ctx = runtime::device_context::get(where.kind, where.device);
@@ -124,12 +144,30 @@ void xengine_plan::accumulate(const void* spectra,
                               std::size_t n_spectra,
                               runtime::stream_handle stream)
 {
-    if (n_spectra)
-        d_impl->accumulate(spectra, n_spectra, stream);
+    // ci8 partials are int32: promote them every xengine_int32_spectra
+    // spectra, wherever that falls in a call.
+    const bool ci8 = d_config.input == xengine_input::ci8;
+    const auto* x = static_cast<const char*>(spectra);
+    while (n_spectra > 0) {
+        const std::size_t n =
+            ci8 ? std::min(n_spectra, xengine_int32_spectra - d_since_promotion)
+                : n_spectra;
+        d_impl->accumulate(x, n, stream);
+        x += n * d_config.input_item_size();
+        n_spectra -= n;
+        d_since_promotion += n;
+        if (ci8 && d_since_promotion == xengine_int32_spectra) {
+            d_impl->promote(stream);
+            d_since_promotion = 0;
+        }
+    }
 }
 
 void xengine_plan::dump(void* out, uint64_t* saturated, runtime::stream_handle stream)
 {
+    if (d_since_promotion > 0 && d_config.input == xengine_input::ci8)
+        d_impl->promote(stream);
+    d_since_promotion = 0;
     d_impl->dump(out, saturated, stream);
 }
 

@@ -10,6 +10,7 @@
 // register and the generic paths, sizes that are not powers of two, call
 // splits, dither and saturation.
 
+#include "kernels/fengine_math.h"
 #include "qa_common.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
@@ -241,4 +242,50 @@ BOOST_AUTO_TEST_CASE(split_is_bit_identical_on_the_device)
     const auto split = run_on_device(dev, in, first, n_spectra, { 4, 1, 13 });
     BOOST_CHECK(whole.out == split.out);
     BOOST_CHECK(whole.sat == split.sat);
+}
+
+// The CUDA F-engine's FFT stage (no GPU needed): a call of n spectra is cut
+// into power-of-two runs, one per bit of n, covering [0, n) once and in
+// order, each within the plans made (2^k <= the chunk, so k <= log2(n)); and
+// the spectrum-major scratch puts every run in one contiguous block.
+BOOST_AUTO_TEST_CASE(fft_runs_cover_every_call_size)
+{
+    namespace fm = gr::gpudsp::kernels::fmath;
+    for (int n = 0; n <= 70000; ++n) {
+        const auto runs = fm::fft_runs(n);
+        int next = 0, last_k = 31;
+        for (const auto& r : runs) {
+            BOOST_REQUIRE_EQUAL(r.begin, next);
+            BOOST_REQUIRE_LT(r.log2_count, last_k); // largest first, each once
+            BOOST_REQUIRE_LE(1 << r.log2_count, n);
+            last_k = r.log2_count;
+            next += 1 << r.log2_count;
+        }
+        BOOST_REQUIRE_EQUAL(next, n);
+        BOOST_REQUIRE_LE(runs.size(), std::size_t(17));
+    }
+    // Scratch: a bijection onto [0, spectra x inputs x points), and the
+    // points of a run of spectra (all inputs) are one contiguous range.
+    for (int inputs : { 1, 2, 3, 7 })
+        for (int points : { 1, 6, 16 }) {
+            const int spectra = 11;
+            std::vector<int> seen(std::size_t(spectra) * inputs * points, 0);
+            for (int s = 0; s < spectra; ++s)
+                for (int i = 0; i < inputs; ++i)
+                    for (int j = 0; j < points; ++j)
+                        ++seen.at(
+                            std::size_t(fm::scratch_index(s, i, inputs, points, j)));
+            for (int v : seen)
+                BOOST_REQUIRE_EQUAL(v, 1);
+            for (const auto& r : fm::fft_runs(spectra)) {
+                const int64_t first = fm::scratch_index(r.begin, 0, inputs, points, 0);
+                const int64_t last = fm::scratch_index(r.begin + (1 << r.log2_count) - 1,
+                                                       inputs - 1,
+                                                       inputs,
+                                                       points,
+                                                       points - 1);
+                BOOST_REQUIRE_EQUAL(last - first + 1,
+                                    int64_t(1 << r.log2_count) * inputs * points);
+            }
+        }
 }

@@ -6,9 +6,10 @@
 // The X-engine plan on the test device (emulated, or CUDA when built with
 // GPUDSP_TEST_CUDA, with both GPU kernels) against the CPU plan, which
 // python/gpudsp/qa_xengine_kernels.py checks against an exact int64
-// reference: ci8 bit-exact, device-resident input accumulated over uneven
-// calls, poisoned outputs, sizes that are not multiples of any tile,
-// saturation; cf32 within float rounding.
+// reference: ci8 bit-exact over the whole int8 range (-128 included),
+// device-resident input accumulated over uneven calls, poisoned outputs,
+// sizes that are not multiples of any tile, saturation, the int32 partials'
+// promotion inside a call; cf32 within float rounding; format pairs.
 
 #include "qa_common.h"
 #include <gnuradio/gpudsp/kernels/xengine.h>
@@ -28,7 +29,7 @@ namespace {
 std::vector<uint8_t> random_ci8(std::size_t values, unsigned seed)
 {
     std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> d(-127, 127);
+    std::uniform_int_distribution<int> d(-128, 127); // the whole int8 range
     std::vector<uint8_t> v(2 * values);
     for (auto& b : v) {
         int x = d(rng);
@@ -168,5 +169,53 @@ BOOST_AUTO_TEST_CASE(cf32_within_rounding)
             err = std::max(err, double(std::fabs(a[i] - b[i])));
         }
         BOOST_CHECK_LE(err, 1e-5 * scale);
+    }
+}
+
+// -128 everywhere: every product is exactly 32768 + 0i, the most an int8
+// pair can give, so 70000 spectra exceed int32 (the partials must be
+// promoted inside a call, at 65535 spectra) and would expose a kernel that
+// negates an int8 (-(-128) wraps). Checked against the exact value, not
+// against the CPU plan.
+BOOST_AUTO_TEST_CASE(ci8_minus_128_everywhere_is_exact)
+{
+    for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor })
+        for (auto out : { xengine_output::cf32, xengine_output::ci32 }) {
+            auto c = config(3, 2, 2, k);
+            c.output = out;
+            const std::size_t T = 70000;
+            const std::vector<uint8_t> in(T * c.n_channels * c.n_inputs() * 2, 0x80);
+            uint64_t sat = 0;
+            const auto got = run_on_device(c, in, T, { 1000, 30007, 17 }, sat);
+            const double want = double(T) * 32768.0; // 2293760000 > 2^31
+            const std::size_t n = c.dump_values();
+            bool ok = true;
+            if (out == xengine_output::cf32) {
+                const auto* v = reinterpret_cast<const float*>(got.data());
+                for (std::size_t i = 0; i < n && ok; ++i)
+                    ok = v[2 * i] == float(want) && v[2 * i + 1] == 0.0f;
+                BOOST_CHECK_EQUAL(sat, 0u);
+            } else {
+                const auto* v = reinterpret_cast<const int32_t*>(got.data());
+                for (std::size_t i = 0; i < n && ok; ++i)
+                    ok = v[2 * i] == 2147483647 && v[2 * i + 1] == 0;
+                BOOST_CHECK_EQUAL(sat, n); // every visibility saturated
+            }
+            BOOST_CHECK_MESSAGE(ok, "kernel " << int(k) << " output " << int(out));
+        }
+}
+
+BOOST_AUTO_TEST_CASE(format_pairs_are_checked_by_the_plan)
+{
+    auto c = config(2, 2, 1, xengine_kernel::automatic);
+    c.input = xengine_input::cf32;
+    c.output = xengine_output::ci32;
+    try {
+        kernels::xengine_plan plan(c, qa::test_device(), "qa");
+        BOOST_FAIL("cf32 input with ci32 output must be refused");
+    } catch (const std::invalid_argument& e) {
+        BOOST_CHECK_MESSAGE(std::string(e.what()).find("ci32 output needs ci8 input") !=
+                                std::string::npos,
+                            e.what());
     }
 }

@@ -36,7 +36,7 @@ def reference(x, n_pols):
 
 
 def random_ci8(rng, T, C, A):
-    x = rng.integers(-127, 128, (T, C, A, 2)).astype(np.int8)
+    x = rng.integers(-128, 128, (T, C, A, 2)).astype(np.int8)  # the whole int8 range
     x[x == 0] = 1  # random and never zero
     return x
 

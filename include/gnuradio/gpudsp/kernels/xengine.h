@@ -67,9 +67,12 @@ struct GPUDSP_API xengine_config {
  *
  * For every channel c, stations i >= j and pols p, q:
  *   V[c][k(i,j)][p][q] = sum over t of x[t][c][i P + p] * conj(x[t][c][j P + q]).
- * ci8 input is accumulated exactly (64-bit); a dump of ci32 saturates each
- * part to +-(2^31 - 1) and counts the saturated values. cf32 accumulates in
- * float32 on the GPU and float64 on the CPU.
+ * ci8 input is accumulated exactly for the whole int8 range, -128 included:
+ * int32 partial sums, moved into 64-bit totals every 65535 spectra and at
+ * each dump (on every backend, so the CPU checks the schedule); a dump of
+ * ci32 saturates each part to +-(2^31 - 1) and counts the saturated values.
+ * cf32 accumulates in float32 on the GPU and float64 on the CPU. ci32
+ * output needs ci8 input.
  *
  * accumulate() adds spectra (input items, in the plan's memory space) to the
  * running sums; dump() writes the sums and clears them. Both are enqueued on
@@ -103,6 +106,11 @@ public:
     /*! \brief Device memory the plan needs (accumulators and scratch). */
     static std::size_t device_bytes(const xengine_config& config);
 
+    /*! \brief Spectra per accumulate() call that make the launches large
+     *  enough to amortise the partial sums' traffic (1 on the CPU). A block
+     *  asks its scheduler for this many at a time. */
+    std::size_t preferred_spectra() const;
+
     struct impl;
 
 private:
@@ -110,6 +118,7 @@ private:
     runtime::backend_choice d_where;
     std::string d_who;
     std::unique_ptr<impl> d_impl;
+    std::size_t d_since_promotion = 0; // ci8 spectra in the int32 partials
 };
 
 } // namespace kernels
