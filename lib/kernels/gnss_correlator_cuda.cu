@@ -372,7 +372,7 @@ public:
 
     ~gnss_correlator_cuda() override
     {
-        d_ctx->make_current();
+        d_ctx->try_make_current(); // teardown never throws
         cudaEventDestroy(d_kernel_begin);
         cudaEventDestroy(d_kernel_end);
     }

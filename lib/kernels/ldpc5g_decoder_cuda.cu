@@ -285,7 +285,7 @@ public:
 
     ~decoder_cuda() override
     {
-        d_ctx->make_current();
+        d_ctx->try_make_current(); // teardown never throws
         for (auto& lane : d_lanes) {
             cudaEventDestroy(lane.begin);
             cudaEventDestroy(lane.end);

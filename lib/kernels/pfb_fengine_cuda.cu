@@ -297,7 +297,7 @@ public:
 
     ~fengine_cuda() override
     {
-        d_ctx->make_current();
+        d_ctx->try_make_current(); // teardown never throws
         for (cufftHandle h : d_plans)
             cufftDestroy(h); // teardown: nothing to report an error to
     }

@@ -60,6 +60,10 @@ public:
     {
         check(cudaSetDevice(device()), "cudaSetDevice", device(), "device_context");
     }
+    bool try_make_current() const noexcept override
+    {
+        return cudaSetDevice(device()) == cudaSuccess;
+    }
 
     void* device_alloc(std::size_t bytes, const std::string& who) override
     {

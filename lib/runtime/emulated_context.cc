@@ -203,6 +203,7 @@ public:
     }
 
     void make_current() const override {}
+    bool try_make_current() const noexcept override { return true; }
 
     void* device_alloc(std::size_t bytes, const std::string& who) override
     {

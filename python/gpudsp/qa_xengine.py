@@ -123,6 +123,52 @@ class xengine_block_tests:
             edge = gpudsp.buffer_counters(fe, 0, "output")
             self.assertEqual(edge["h2d_bytes"] + edge["d2h_bytes"], 0)
 
+    def test_fengine_chunks_into_xengine_dumps_across_calls(self):
+        # The F-engine given hundreds of spectra per call (several of its
+        # internal chunks), the X-engine dumps that span calls: the dumps
+        # equal the two kernels chained on the CPU, bit for bit.
+        rng = np.random.default_rng(64)
+        S, P, N, T, n_int = 2, 2, 16, 4, 77
+        A = S * P
+        n_spectra = 640
+        data = rng.integers(0, 256, (A, 2 * N * n_spectra * 10 // 8), dtype=np.uint8)
+        tb = gr.top_block()
+        fe = gpudsp.pfb_fengine(A, N, T, "packed10", "ci8", backend=self.backend)
+        xe = gpudsp.xengine(S, P, N, n_int, "ci8", backend=self.backend)
+        keep = []
+        for a in range(A):
+            src = blocks.vector_source_b(data[a].tolist())
+            chop = blocks.copy(1)
+            chop.set_max_noutput_items(2 * N * 300 * 10 // 8)  # 300 spectra per call
+            tb.connect(src, chop, (fe, a))
+            keep.append((src, chop))
+        snk = blocks.vector_sink_b(N * 3 * P * P * 8)
+        tb.connect(fe, xe, snk)
+        tb.run()
+        got = np.frombuffer(bytes(snk.data()), np.int32).reshape(-1, N, 3, P, P, 2)
+        spectra = gpudsp.kernels.fengine(data, N, T, output_format="ci8",
+                                         coarse_delays=[(T - 1) * 2 * N] * A, backend="cpu")
+        self.assertEqual(got.shape[0], len(spectra) // n_int)
+        for d in range(got.shape[0]):
+            np.testing.assert_array_equal(
+                got[d], reference(spectra[d * n_int:(d + 1) * n_int], P), err_msg=f"dump {d}")
+
+    def test_dump_beyond_int32_with_minus_128(self):
+        # One dump of 70000 spectra of (-128, -128): its sums exceed int32,
+        # so the partial sums must be promoted inside the dump; every
+        # visibility is exactly 70000 * 32768 + 0j.
+        S, P, C, n_int = 1, 2, 1, 70000
+        x = np.full((n_int + 10, C, S * P, 2), -128, np.int8)
+        tb = gr.top_block()
+        src = blocks.vector_source_b(x.view(np.uint8).ravel().tolist(), False, C * S * P * 2)
+        xe = gpudsp.xengine(S, P, C, n_int, "ci8", "cf32", backend=self.backend)
+        snk = blocks.vector_sink_c(C * P * P)
+        tb.connect(src, xe, snk)
+        tb.run()
+        got = np.array(snk.data())
+        self.assertEqual(len(got), C * P * P)
+        np.testing.assert_array_equal(got, np.full(C * P * P, 70000 * 32768 + 0j))
+
 
 class qa_xengine_cpu(xengine_block_tests, gr_unittest.TestCase):
     backend = "cpu"

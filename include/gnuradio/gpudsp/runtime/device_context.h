@@ -88,6 +88,9 @@ public:
 
     /*! \brief Makes this device current for the calling thread. */
     virtual void make_current() const = 0;
+    /*! \brief The same for teardown code, which must not throw: false when
+     *  the device could not be made current. */
+    virtual bool try_make_current() const noexcept = 0;
 
     virtual void* device_alloc(std::size_t bytes, const std::string& who) = 0;
     /*! Frees synchronise the device (as cudaFree does); they never throw. */
