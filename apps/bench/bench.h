@@ -96,6 +96,7 @@ void run_buffer(const options& opt, report& rep);
 void run_fengine(const options& opt, report& rep);
 void run_xengine(const options& opt, report& rep);
 void run_fx(const options& opt, report& rep);
+void run_fx_flowgraph(const options& opt, report& rep);
 void run_ddc(const options& opt, report& rep);
 void run_gnss(const options& opt, report& rep);
 void run_ldpc(const options& opt, report& rep);

@@ -50,6 +50,10 @@ fx_chain make_chain(int antennas, int channels, std::size_t spectra)
 
 void run_fx(const options& opt, report& rep)
 {
+    if (opt.flag("flowgraph")) {
+        run_fx_flowgraph(opt, rep);
+        return;
+    }
     const int N = int(opt.size("channels", 4096));
     const int iterations = int(opt.size("iterations", 3));
     const std::size_t spectra = opt.size("spectra", 256);

@@ -34,11 +34,13 @@ const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
                 "--decimations 16,8,64 --taps 256,128,1024 --samples 4194304" } },
             { "ldpc",
               { bench::run_ldpc,
-                "[--batches 1,64,1024] [--cpu-frames 16] [--small | --only R=8/9] [--no-peer] "
+                "[--batches 1,64,1024] [--cpu-frames 16] [--small | --only R=8/9] "
+                "[--no-peer] "
                 "[--peer-seconds 120]" } },
             { "gnss",
               { bench::run_gnss,
-                "[--samples N (instead of the published sizes)] [--no-cpu] [--no-peer]" } },
+                "[--samples N (instead of the published sizes)] [--no-cpu] "
+                "[--no-peer]" } },
         };
     return table;
 }

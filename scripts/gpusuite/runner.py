@@ -43,8 +43,9 @@ NO_DEVICE = "no CUDA device"
 # What ctest sets for the module's tests (lib/ and python/ CMakeLists).
 TEST_ENV = {"VOLK_GENERIC": "1", "GR_DONT_LOAD_PREFS": "1", "GR_CONF_CONTROLPORT_ON": "False"}
 
-# gpudsp_bench arguments per job: (on a GPU machine: every GPU row, CPU rows
-# kept short; without a GPU: the tiny run of ctest's bench_*_tiny tests).
+# gpudsp_bench runs: name -> (job, arguments on a GPU machine: every GPU
+# row, CPU rows kept short; without a GPU: the tiny run of ctest's
+# bench_*_tiny tests).
 BENCH = {
     "unpack10": ([], ["--samples", "4096", "--iterations", "1"]),
     "buffer": ([], ["--items", "100000"]),
@@ -53,6 +54,8 @@ BENCH = {
                      "--cpu-channels", "2", "--iterations", "1"]),
     "fx": ([], ["--antennas", "1", "--channels", "64", "--spectra", "8", "--cpu-antennas",
                 "1", "--iterations", "1"]),
+    "fx-flowgraph": (["--flowgraph"], ["--flowgraph", "--channels", "64", "--integrate", "32",
+                                       "--dumps", "3", "--iterations", "1"]),
     "ddc": ([], ["--decimations", "4", "--taps", "16", "--samples", "4096", "--iterations",
                  "1"]),
     "gnss": (["--no-peer"], ["--samples", "2000", "--iterations", "1", "--no-peer"]),
@@ -375,7 +378,7 @@ class suite:
             js = self.logs / "bench" / f"{job}.json"
             js.parent.mkdir(parents=True, exist_ok=True)
             args = BENCH[job][0] if cuda else BENCH[job][1]
-            cmd = [bench, job] + args + ["--json", js]
+            cmd = [bench, job.split("-")[0]] + args + ["--json", js]
             rc, secs, timed_out = self.run(cmd, f"bench/{job}.log", end - time.monotonic())
             it = item(job, seconds=secs)
             data = {}
