@@ -155,19 +155,24 @@ class xengine_block_tests:
 
     def test_dump_beyond_int32_with_minus_128(self):
         # One dump of 70000 spectra of (-128, -128): its sums exceed int32,
-        # so the partial sums must be promoted inside the dump; every
+        # so the partial sums must be promoted inside the dump, on both GPU
+        # kernels (the tensor path must not negate an int8); every
         # visibility is exactly 70000 * 32768 + 0j.
         S, P, C, n_int = 1, 2, 1, 70000
         x = np.full((n_int + 10, C, S * P, 2), -128, np.int8)
-        tb = gr.top_block()
-        src = blocks.vector_source_b(x.view(np.uint8).ravel().tolist(), False, C * S * P * 2)
-        xe = gpudsp.xengine(S, P, C, n_int, "ci8", "cf32", backend=self.backend)
-        snk = blocks.vector_sink_c(C * P * P)
-        tb.connect(src, xe, snk)
-        tb.run()
-        got = np.array(snk.data())
-        self.assertEqual(len(got), C * P * P)
-        np.testing.assert_array_equal(got, np.full(C * P * P, 70000 * 32768 + 0j))
+        for kernel in ("fp32", "tensor"):
+            tb = gr.top_block()
+            src = blocks.vector_source_b(x.view(np.uint8).ravel().tolist(), False,
+                                         C * S * P * 2)
+            xe = gpudsp.xengine(S, P, C, n_int, "ci8", "cf32", backend=self.backend,
+                                kernel=kernel)
+            snk = blocks.vector_sink_c(C * P * P)
+            tb.connect(src, xe, snk)
+            tb.run()
+            got = np.array(snk.data())
+            self.assertEqual(len(got), C * P * P)
+            np.testing.assert_array_equal(got, np.full(C * P * P, 70000 * 32768 + 0j),
+                                          err_msg=kernel)
 
 
 class qa_xengine_cpu(xengine_block_tests, gr_unittest.TestCase):
