@@ -18,11 +18,13 @@
 #                                GPU present, else 90; CUDA is built when the
 #                                toolkit is in /usr/local/cuda or on PATH)
 #   GPUDSP_ENABLE_CUDA           ON or OFF (default: ON when nvcc is found)
+#   GPUDSP_SANITIZERS            0 skips the ASan/UBSan build of `test`
+#                                (scripts/sanitizers.sh; on by default)
 set -euo pipefail
 
 mode=${1:-}
 if [[ "$mode" != demo && "$mode" != test ]]; then
-    sed -n 6,21p "$0"
+    sed -n 6,23p "$0"
     exit 2
 fi
 shift
@@ -36,7 +38,7 @@ sudo=""
 packages=(build-essential cmake pkg-config git
           gnuradio-dev libvolk2-dev libfftw3-dev libboost-test-dev libspdlog-dev
           libgmp-dev pybind11-dev python3-numpy python3-yaml python3-h5py
-          python3-matplotlib python3-pyqt5)
+          python3-matplotlib python3-pyqt5 python3-hypothesis)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -80,6 +82,12 @@ if [[ "$mode" == demo ]]; then
     exec /usr/bin/python3 "$demo" --output "$PWD/fx_output" "$@"
 else
     echo "== running the test suite (GPU tests are skipped without a CUDA device)"
-    cd "$build"
-    exec ctest --output-on-failure "$@"
+    status=0
+    (cd "$build" && ctest --output-on-failure "$@") || status=1
+    # The same qa tests on a second, CPU-only build with AddressSanitizer and
+    # UndefinedBehaviorSanitizer (scripts/sanitizers.sh).
+    if [[ "${GPUDSP_SANITIZERS:-1}" != 0 ]]; then
+        "$root/scripts/sanitizers.sh" "${build}-sanitizers" || status=1
+    fi
+    exit $status
 fi
