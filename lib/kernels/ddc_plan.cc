@@ -85,10 +85,28 @@ ddc_input parse_ddc_input(const std::string& name, const std::string& who)
 
 uint64_t mixer_phase::cycles_to_fixed(double cycles)
 {
-    // The fraction of a cycle in [-0.5, 0.5), scaled by 2^64, as a two's
-    // complement integer: phase arithmetic then wraps for free.
-    const double frac = cycles - std::floor(cycles + 0.5);
-    return uint64_t(int64_t(std::llround(std::ldexp(frac, 63)))) << 1;
+    // round(cycles * 2^64) mod 2^64 exactly, ties to even: whole cycles wrap
+    // away and the phase arithmetic then wraps for free. cycles = mant *
+    // 2^shift / 2^64 with a 53-bit integer mantissa; no floating-point
+    // operation rounds (the difference cycles - floor(cycles + 0.5) would,
+    // near +-0.5 cycle).
+    if (!std::isfinite(cycles) || cycles == 0)
+        return 0;
+    int exp = 0;
+    const int64_t mant = int64_t(std::ldexp(std::frexp(cycles, &exp), 53)); // exact
+    const int shift = exp - 53 + 64;
+    if (shift >= 64)
+        return 0; // a whole number of cycles
+    if (shift >= 0)
+        return uint64_t(mant) << shift;
+    const int s = -shift;
+    if (s > 62)
+        return 0;          // |cycles * 2^64| < 2^53 / 2^63 < 1/2
+    int64_t q = mant >> s; // floor
+    const int64_t rem = mant - q * (int64_t(1) << s), half = int64_t(1) << (s - 1);
+    if (rem > half || (rem == half && (q & 1)))
+        ++q;
+    return uint64_t(q);
 }
 
 void mixer_phase::retune(double cycles_per_sample, uint64_t n0)

@@ -36,7 +36,7 @@ struct arith<int16_t> {
         // Round half to even (as the GPU's __float2int_rn) by the 1.5 x 2^23
         // trick, after clamping into the range where it is exact; then to
         // the message range.
-        const float v = std::clamp(llr * scale, -256.f, 256.f);
+        const float v = std::clamp(ldpc_llr_in(llr) * scale, -256.f, 256.f);
         const float r = (v + 12582912.f) - 12582912.f;
         return int16_t(std::clamp(int(r), -ldpc_msg_max, ldpc_msg_max));
     }
@@ -60,7 +60,7 @@ struct arith<int16_t> {
 template <>
 struct arith<float> {
     static constexpr float big = std::numeric_limits<float>::max();
-    static float quantise(float llr, float) { return llr; }
+    static float quantise(float llr, float) { return ldpc_llr_in(llr); }
     static float certain() { return ldpc_float_certain; }
     static float clamp_app(float v) { return v; }
     static float magnitude(float t) { return t < 0 ? -t : t; }
@@ -216,7 +216,7 @@ __attribute__((target_clones("avx2", "default"))) void quantise_all(
     const float* __restrict__ llr, int n, float sign, float, float* __restrict__ q)
 {
     for (int e = 0; e < n; ++e)
-        q[e] = sign * llr[e];
+        q[e] = sign * ldpc_llr_in(llr[e]);
 }
 
 // GCC leaves the float -> int16 loop scalar; the AVX2 path is written out:
@@ -230,8 +230,10 @@ quantise_avx2(const float* llr, int n, float sign, float scale, int16_t* q)
     int e = 0;
     for (; e + 8 <= n; e += 8) {
         // Clamping before rounding gives the same result as after (the
-        // limit is an integer) and keeps the conversion in range.
+        // limit is an integer) and keeps the conversion in range; NaN (an
+        // erasure, ldpc_llr_in) becomes 0, infinities certainty.
         __m256 v = _mm256_mul_ps(_mm256_loadu_ps(llr + e), f);
+        v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
         v = _mm256_min_ps(_mm256_max_ps(v, nlim), lim);
         const __m256i i = _mm256_cvtps_epi32(
             _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));

@@ -52,12 +52,12 @@ __device__ __forceinline__ T quantise(float llr, float scale);
 template <>
 __device__ __forceinline__ float quantise<float>(float llr, float)
 {
-    return llr;
+    return ldpc_llr_in(llr);
 }
 template <>
 __device__ __forceinline__ int32_t quantise<int32_t>(float llr, float scale)
 {
-    const int q = __float2int_rn(llr * scale); // half to even, as lrint
+    const int q = __float2int_rn(ldpc_llr_in(llr) * scale); // half to even, as lrint
     return q > ldpc_msg_max ? ldpc_msg_max : q < -ldpc_msg_max ? -ldpc_msg_max : q;
 }
 template <typename T>

@@ -32,6 +32,21 @@ constexpr int ldpc_app_max = 16383;        // fixed point: |APP| limit (int16 st
 constexpr int ldpc_msg_max = 127;          // fixed point: |message| limit (int8)
 constexpr float ldpc_float_certain = 1e4f; // float: the LLR of a filler bit
 
+/*!
+ * The one rule for received LLRs, in every path (docs/ldpc.md): NaN is an
+ * erasure (0); +-inf and any |LLR| beyond certainty (ldpc_float_certain,
+ * the LLR of a filler bit) are certainty, so min-sum's sums stay finite.
+ * The fixed-point decoder then scales and rounds into +-ldpc_msg_max.
+ */
+LDPC_HD float ldpc_llr_in(float llr)
+{
+    if (!(llr == llr))
+        return 0.0f;
+    return llr > ldpc_float_certain    ? ldpc_float_certain
+           : llr < -ldpc_float_certain ? -ldpc_float_certain
+                                       : llr;
+}
+
 /*! Compressed messages of one check (row, z): scaled min1, min2, the edge
  *  of min1, sign bits of the variable-to-check values, and their parity
  *  in bit 31. */

@@ -17,11 +17,16 @@ from gnuradio import gpudsp
 from gnuradio.gpudsp import formats
 
 
-def reference(x, D, taps, fc, fs, n0=0):
-    """float64, exact phase: y[m] for every m with mD in [n0, n0 + len(x))."""
+def reference(x, D, taps, fc, fs, n0=0, fixed_frequency=False):
+    """float64, exact phase: y[m] for every m with mD in [n0, n0 + len(x)).
+    fixed_frequency: the documented definition's frequency, round(fc/fs 2^64)
+    / 2^64, which it follows exactly at any n (else the double ratio, which
+    the block matches to n 2^-65 cycles)."""
     x = np.asarray(x, np.complex128)
     T = len(taps)
     f = Fraction(fc / fs)  # the double ratio, exactly
+    if fixed_frequency:
+        f = Fraction(round(f * 2**64), 2**64)
     m_first = -(-n0 // D)
     out = []
     m = m_first
