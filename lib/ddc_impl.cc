@@ -39,6 +39,8 @@ int item_size(ddc_input f)
 
 } // namespace
 
+constexpr int max_outputs = 1024;
+
 ddc::sptr ddc::make(int decimation,
                     const std::vector<gr_complex>& taps,
                     double center_freq,
@@ -52,8 +54,13 @@ ddc::sptr ddc::make(int decimation,
                     const std::vector<std::vector<gr_complex>>& output_taps)
 {
     const std::string who = "ddc";
-    if (n_outputs < 1)
-        throw std::invalid_argument(who + ": n_outputs must be >= 1");
+    // Each output is a stream port with its own plan and buffers: 1024 is
+    // far beyond any channeliser a DDC bank is used as, and keeps a typo
+    // from allocating gigabytes.
+    if (n_outputs < 1 || n_outputs > max_outputs)
+        throw std::invalid_argument(who + ": n_outputs must lie in 1.." +
+                                    std::to_string(max_outputs) + ", got " +
+                                    std::to_string(n_outputs));
     auto per_output = [&](std::size_t n, const char* what) {
         if (n != 0 && n != std::size_t(n_outputs))
             throw std::invalid_argument(who + ": " + what +

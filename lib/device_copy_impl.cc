@@ -14,8 +14,9 @@ namespace gpudsp {
 device_copy::sptr
 device_copy::make(size_t itemsize, const std::string& backend, int device)
 {
-    if (itemsize == 0)
-        throw std::invalid_argument("device_copy: itemsize must be > 0");
+    if (itemsize == 0 || itemsize > 0x7fffffff) // GNU Radio's item size is an int
+        throw std::invalid_argument("device_copy: itemsize must lie in 1..2^31-1 bytes, got " +
+                                    std::to_string(itemsize));
     const auto choice = runtime::resolve_backend(backend, device, "device_copy");
     return gnuradio::make_block_sptr<device_copy_impl>(itemsize, choice);
 }

@@ -114,6 +114,8 @@ pfb_fengine::sptr pfb_fengine::make(int n_inputs,
     if (max_coarse_delay < 0 || max_coarse_delay > (1 << 26))
         throw std::invalid_argument(who + ": max_coarse_delay must lie in 0..2^26, got " +
                                     std::to_string(max_coarse_delay));
+    // Validated before the block exists: its ports' item sizes come from it.
+    kernels::fengine_plan::validate(c, who);
     const auto choice = runtime::resolve_backend(backend, device, who);
     return gnuradio::make_block_sptr<pfb_fengine_impl>(c, max_coarse_delay, choice);
 }

@@ -30,8 +30,35 @@ int sample_size(kernels::gnss_input input)
 
 double dict_double(const pmt::pmt_t& d, const char* k, double def)
 {
+    // dict_has_key, not a NIL default: a key given the value NIL is an error.
+    if (!pmt::dict_has_key(d, pmt::intern(k)))
+        return def;
     const pmt::pmt_t v = pmt::dict_ref(d, pmt::intern(k), pmt::PMT_NIL);
-    return pmt::is_null(v) ? def : pmt::to_double(v);
+    // NaN is the methods' "keep this value"; in a message it is an error.
+    if ((!pmt::is_real(v) && !pmt::is_integer(v)) || !std::isfinite(pmt::to_double(v)))
+        throw std::invalid_argument(std::string("\"") + k + "\" must be a finite number");
+    return pmt::to_double(v);
+}
+
+// Every key a control dict may hold. An unknown one (a typo such as
+// "carrier_frq") would otherwise be dropped silently and the satellite
+// steered with a default: the whole message is refused instead.
+void check_control_keys(const pmt::pmt_t& msg)
+{
+    static const char* const known[] = { "system",        "prn",        "remove",
+                                         "carrier_freq",  "code_freq",  "carrier_phase",
+                                         "code_phase",    "sample" };
+    for (pmt::pmt_t ks = pmt::dict_keys(msg); !pmt::is_null(ks); ks = pmt::cdr(ks)) {
+        const pmt::pmt_t k = pmt::car(ks);
+        const bool ok = pmt::is_symbol(k) &&
+                        std::any_of(std::begin(known), std::end(known), [&](const char* n) {
+                            return pmt::symbol_to_string(k) == n;
+                        });
+        if (!ok)
+            throw std::invalid_argument("unknown key " + pmt::write_string(k) +
+                                        " (known: system, prn, remove, carrier_freq, "
+                                        "code_freq, carrier_phase, code_phase, sample)");
+    }
 }
 
 } // namespace
@@ -48,8 +75,7 @@ wipeoff_correlator::sptr wipeoff_correlator::make(double samp_rate,
     const auto input = kernels::parse_gnss_input(input_format, who);
     if (integration_periods < 1)
         throw std::invalid_argument(who + ": integration_periods must be >= 1");
-    if (n_antennas < 1)
-        throw std::invalid_argument(who + ": n_antennas must be >= 1");
+    kernels::gnss_correlator_plan::validate(n_antennas, taps_chips, samp_rate, who);
     const auto choice = runtime::resolve_backend(backend, device, who);
     return gnuradio::make_block_sptr<wipeoff_correlator_impl>(
         samp_rate, n_antennas, taps_chips, input, integration_periods, choice);
@@ -132,15 +158,15 @@ bool wipeoff_correlator_impl::stop()
 }
 
 wipeoff_correlator_impl::key wipeoff_correlator_impl::key_of(const std::string& system,
-                                                             int prn) const
+                                                             long prn) const
 {
     const auto sys = kernels::parse_gnss_system(system, "wipeoff_correlator");
     const auto& s = kernels::gnss_signal(sys);
     if (prn < 1 || prn > s.n_prns)
-        throw std::invalid_argument("wipeoff_correlator: " + system + " has PRNs 1.." +
-                                    std::to_string(s.n_prns) + ", got " +
-                                    std::to_string(prn));
-    return { int(sys), prn };
+        throw std::invalid_argument("wipeoff_correlator: prn must lie in 1.." +
+                                    std::to_string(s.n_prns) + " for " + system +
+                                    ", got " + std::to_string(prn));
+    return { int(sys), int(prn) };
 }
 
 void wipeoff_correlator_impl::add_satellite(const std::string& system,
@@ -184,10 +210,12 @@ void wipeoff_correlator_impl::update_satellite(const std::string& system,
         throw std::invalid_argument("wipeoff_correlator: " + system + " PRN " +
                                     std::to_string(prn) + " is not being correlated");
     auto& t = it->second;
-    t.set_freqs(std::isnan(carrier_freq) ? t.carrier_freq() : carrier_freq,
-                std::isnan(code_freq) ? t.code_freq() : code_freq);
+    // All checks before any change: a refused update leaves the satellite as
+    // it was.
     if (!std::isfinite(carrier_phase_correction) || !std::isfinite(code_phase_correction))
         throw std::invalid_argument("wipeoff_correlator: corrections must be finite");
+    t.set_freqs(std::isnan(carrier_freq) ? t.carrier_freq() : carrier_freq,
+                std::isnan(code_freq) ? t.code_freq() : code_freq);
     if (carrier_phase_correction != 0 || code_phase_correction != 0)
         t.correct(carrier_phase_correction, code_phase_correction);
 }
@@ -219,15 +247,21 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
     try {
         if (!pmt::is_dict(msg))
             throw std::invalid_argument("a control message is a dict");
+        check_control_keys(msg);
         const pmt::pmt_t sys = pmt::dict_ref(msg, pmt::intern("system"), pmt::PMT_NIL);
         const pmt::pmt_t prn = pmt::dict_ref(msg, pmt::intern("prn"), pmt::PMT_NIL);
         if (!pmt::is_symbol(sys) || !pmt::is_integer(prn))
             throw std::invalid_argument(
                 "it needs \"system\" (symbol) and \"prn\" (integer)");
         const std::string system = pmt::symbol_to_string(sys);
-        const int p = int(pmt::to_long(prn));
-        const key k = key_of(system, p);
+        // Range-checked before narrowing: PRN 2^32 + 3 is not PRN 3.
+        const key k = key_of(system, pmt::to_long(prn));
+        const int p = k.second;
         const pmt::pmt_t rm = pmt::dict_ref(msg, pmt::intern("remove"), pmt::PMT_F);
+        if (!pmt::is_bool(rm))
+            throw std::invalid_argument("\"remove\" must be a boolean");
+        const bool has_sample = pmt::dict_has_key(msg, pmt::intern("sample"));
+        const pmt::pmt_t at = pmt::dict_ref(msg, pmt::intern("sample"), pmt::PMT_NIL);
         if (pmt::is_true(rm)) {
             remove_satellite(system, p);
             return;
@@ -238,6 +272,10 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
             known = d_sats.count(k) != 0;
         }
         if (known) {
+            if (has_sample)
+                throw std::invalid_argument(system + " PRN " + std::to_string(p) +
+                                            " is already correlated: \"sample\" "
+                                            "applies only when adding a satellite");
             update_satellite(system,
                              p,
                              dict_double(msg, "carrier_freq", NAN),
@@ -245,7 +283,17 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
                              dict_double(msg, "carrier_phase", 0),
                              dict_double(msg, "code_phase", 0));
         } else {
-            const pmt::pmt_t at = pmt::dict_ref(msg, pmt::intern("sample"), pmt::PMT_NIL);
+            int64_t at_sample = -1;
+            if (has_sample) {
+                // pmt::to_uint64 takes longs >= 0 and uint64s; the latter must
+                // also fit the signed sample counter.
+                if (!pmt::is_integer(at) && !pmt::is_uint64(at))
+                    throw std::invalid_argument("\"sample\" must be an integer");
+                const uint64_t v = pmt::to_uint64(at);
+                if (v > uint64_t(INT64_MAX))
+                    throw std::invalid_argument("\"sample\" must lie in 0..2^63-1");
+                at_sample = int64_t(v);
+            }
             add_satellite(
                 system,
                 p,
@@ -256,7 +304,7 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
                     kernels::gnss_signal(kernels::gnss_system(k.first)).chip_rate),
                 dict_double(msg, "carrier_phase", 0),
                 dict_double(msg, "code_phase", 0),
-                pmt::is_null(at) ? -1 : int64_t(pmt::to_uint64(at)));
+                at_sample);
         }
     } catch (const std::exception& e) {
         d_logger->error("ignored a control message: {}", e.what());

@@ -55,7 +55,7 @@ public:
 private:
     using key = std::pair<int, int>; // system, prn
 
-    key key_of(const std::string& system, int prn) const;
+    key key_of(const std::string& system, long prn) const;
     void size_buffers_for_integrations();
     void handle_control(const pmt::pmt_t& msg);
     void read_tags(uint64_t begin, uint64_t end);

@@ -59,6 +59,8 @@ xengine::sptr xengine::make(int n_stations,
         throw std::invalid_argument(who + ": n_integrate must be >= 1, got " +
                                     std::to_string(n_integrate));
     const auto choice = runtime::resolve_backend(backend, device, who);
+    // Validated before the block exists: its ports' item sizes come from it.
+    kernels::xengine_plan::validate(c, choice.kind, who);
     return gnuradio::make_block_sptr<xengine_impl>(c, n_integrate, choice);
 }
 

@@ -141,6 +141,32 @@ double gnss_subcarrier(gnss_system system, int j)
     return std::sqrt(10.0 / 11.0) * boc1 + std::sqrt(1.0 / 11.0) * boc6;
 }
 
+void gnss_correlator_plan::validate(int n_antennas,
+                                    const std::vector<double>& taps_chips,
+                                    double samp_rate,
+                                    const std::string& who)
+{
+    if (n_antennas < 1 || n_antennas > 1024)
+        throw std::invalid_argument(who + ": n_antennas must lie in 1..1024, got " +
+                                    std::to_string(n_antennas));
+    if (!(samp_rate > 0) || !std::isfinite(samp_rate))
+        throw std::invalid_argument(who + ": samp_rate must be finite and > 0");
+    if (taps_chips.empty() || taps_chips.size() > 64)
+        throw std::invalid_argument(who + ": taps_chips must hold 1..64 offsets");
+    // A tap beyond half the shortest code period would alias a neighbouring
+    // code period: refused.
+    const double half = gnss_signal(gnss_system::gps_l1ca).code_length / 2.0;
+    for (double t : taps_chips) {
+        if (!std::isfinite(t) || std::fabs(t) >= half) {
+            std::ostringstream m;
+            m << who << ": taps_chips: offset " << t
+              << " chips must be finite and within half a code period (|tap| < " << half
+              << ")";
+            throw std::invalid_argument(m.str());
+        }
+    }
+}
+
 gnss_correlator_plan::gnss_correlator_plan(int n_antennas,
                                            const std::vector<double>& taps_chips,
                                            double samp_rate,
@@ -154,26 +180,10 @@ gnss_correlator_plan::gnss_correlator_plan(int n_antennas,
       d_where(where),
       d_who(who)
 {
-    if (n_antennas < 1 || n_antennas > 1024)
-        throw std::invalid_argument(who + ": n_antennas must lie in 1..1024, got " +
-                                    std::to_string(n_antennas));
-    if (!(samp_rate > 0) || !std::isfinite(samp_rate))
-        throw std::invalid_argument(who + ": samp_rate must be > 0");
-    if (d_taps.empty() || d_taps.size() > 64)
-        throw std::invalid_argument(who + ": taps_chips must hold 1..64 offsets");
-    // A tap beyond half the shortest code period would alias a neighbouring
-    // code period: refused.
-    const double half = gnss_signal(gnss_system::gps_l1ca).code_length / 2.0;
+    validate(n_antennas, taps_chips, samp_rate, who);
     std::vector<int64_t> fixed;
-    for (double t : d_taps) {
-        if (!std::isfinite(t) || std::fabs(t) >= half) {
-            std::ostringstream m;
-            m << who << ": tap offset " << t
-              << " chips lies beyond half a code period (|tap| < " << half << ")";
-            throw std::invalid_argument(m.str());
-        }
+    for (double t : d_taps)
         fixed.push_back(std::llround(std::ldexp(t, 32)));
-    }
     for (const auto& s : signals)
         gnss_codes(s.system); // fail here, not in the first work call
     if (where.kind == backend_kind::cuda) {

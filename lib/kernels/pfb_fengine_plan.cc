@@ -69,32 +69,6 @@ pfb_weights(int n_channels, int n_taps, double w_cutoff, bool complex_input)
 
 namespace {
 
-void validate(const fengine_config& c, const std::string& who)
-{
-    auto fail = [&](const std::string& what) {
-        throw std::invalid_argument(who + ": " + what);
-    };
-    if (c.n_inputs < 1)
-        fail("n_inputs must be >= 1, got " + std::to_string(c.n_inputs));
-    if (c.n_channels < 2 || c.n_channels > (1 << 20))
-        fail("n_channels must lie in 2..1048576, got " + std::to_string(c.n_channels));
-    if (c.n_taps < 1 || c.n_taps > 1024)
-        fail("n_taps must lie in 1..1024, got " + std::to_string(c.n_taps));
-    if (c.window() > (std::size_t(1) << 28))
-        fail("the window (step x n_taps = " + std::to_string(c.window()) +
-             " samples) is larger than 2^28");
-    if (!c.weights.empty()) {
-        if (c.weights.size() != c.window())
-            fail("weights must hold " + std::to_string(c.window()) +
-                 " values (step x n_taps), got " + std::to_string(c.weights.size()));
-        for (double w : c.weights)
-            if (!std::isfinite(w))
-                fail("weights must be finite");
-    } else if (!std::isfinite(c.w_cutoff) || c.w_cutoff < 0) {
-        fail("w_cutoff must be finite and >= 0");
-    }
-}
-
 } // namespace
 
 // gain * exp(1j (-pi tau k / N + phi)) per (channel, input), in float64;
@@ -171,6 +145,35 @@ private:
 };
 
 } // namespace
+
+void fengine_plan::validate(const fengine_config& c, const std::string& who)
+{
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(who + ": " + what);
+    };
+    if (c.n_inputs < 1 || c.n_inputs > 4096)
+        fail("n_inputs must lie in 1..4096, got " + std::to_string(c.n_inputs));
+    if (c.n_channels < 2 || c.n_channels > (1 << 20))
+        fail("n_channels must lie in 2..1048576, got " + std::to_string(c.n_channels));
+    if (c.n_taps < 1 || c.n_taps > 1024)
+        fail("n_taps must lie in 1..1024, got " + std::to_string(c.n_taps));
+    if (c.output_item_size() > 0x7fffffff) // GNU Radio's item size is an int
+        fail("n_channels x n_inputs = " + std::to_string(std::size_t(c.n_channels) * c.n_inputs) +
+             " values make a spectrum larger than 2^31 bytes");
+    if (c.window() > (std::size_t(1) << 28))
+        fail("the window (step x n_taps = " + std::to_string(c.window()) +
+             " samples) is larger than 2^28");
+    if (!c.weights.empty()) {
+        if (c.weights.size() != c.window())
+            fail("weights must hold " + std::to_string(c.window()) +
+                 " values (step x n_taps), got " + std::to_string(c.weights.size()));
+        for (double w : c.weights)
+            if (!std::isfinite(w))
+                fail("weights must be finite");
+    } else if (!std::isfinite(c.w_cutoff) || c.w_cutoff < 0) {
+        fail("w_cutoff must be finite and >= 0");
+    }
+}
 
 fengine_plan::fengine_plan(const fengine_config& config,
                            runtime::backend_choice where,

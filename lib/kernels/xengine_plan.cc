@@ -7,6 +7,7 @@
 
 #include "emulated_work.h"
 #include "xengine_impl.h"
+#include <unistd.h>
 #include <stdexcept>
 
 namespace gr {
@@ -90,24 +91,52 @@ std::size_t xengine_plan::preferred_spectra() const
     return std::max<std::size_t>(16, std::min(want, fit) / 16 * 16);
 }
 
+void xengine_plan::validate(const xengine_config& c,
+                            runtime::backend_kind where,
+                            const std::string& who)
+{
+    auto fail = [&](const std::string& what) {
+        throw std::invalid_argument(who + ": " + what);
+    };
+    if (c.n_stations < 1 || c.n_stations > 65536)
+        fail("n_stations must lie in 1..65536, got " + std::to_string(c.n_stations));
+    if (c.n_pols != 1 && c.n_pols != 2)
+        fail("n_pols must be 1 or 2, got " + std::to_string(c.n_pols));
+    if (c.n_channels < 1)
+        fail("n_channels must be >= 1, got " + std::to_string(c.n_channels));
+    if (c.kernel == xengine_kernel::tensor && c.input != xengine_input::ci8)
+        fail("the tensor-core kernel takes ci8 input only");
+    if (c.input == xengine_input::cf32 && c.output == xengine_output::ci32)
+        fail("ci32 output needs ci8 input (cf32 input dumps cf32)");
+    // GNU Radio's item size is an int (counted in doubles: a dump's size
+    // overflows 64 bits for absurd configurations).
+    const double in_item = double(c.n_channels) * c.n_inputs() *
+                           (c.input == xengine_input::ci8 ? 2 : 8);
+    const double out_item =
+        double(c.n_channels) * double(c.n_baselines()) * c.n_pols * c.n_pols * 8;
+    if (in_item > 0x7fffffff || out_item > 0x7fffffff)
+        fail(std::to_string(c.n_stations) + " stations x " + std::to_string(c.n_pols) +
+             " pols x " + std::to_string(c.n_channels) +
+             " channels: a spectrum or a dump would exceed 2^31 bytes (n_channels too "
+             "large for this many stations)");
+    if (where != backend_kind::cuda) {
+        // The sums live in host memory: refuse what the machine cannot hold.
+        const double need = double(device_bytes(c));
+        const double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+        if (need > have)
+            fail(std::to_string(c.n_stations) + " stations x " + std::to_string(c.n_pols) +
+                 " pols x " + std::to_string(c.n_channels) + " channels need " +
+                 std::to_string(std::size_t(need) >> 20) + " MiB of sums; this machine has " +
+                 std::to_string(std::size_t(have) >> 20) + " MiB (n_channels, n_stations)");
+    }
+}
+
 xengine_plan::xengine_plan(const xengine_config& config,
                            runtime::backend_choice where,
                            const std::string& who)
     : d_config(config), d_where(where), d_who(who)
 {
-    auto fail = [&](const std::string& what) {
-        throw std::invalid_argument(who + ": " + what);
-    };
-    if (config.n_stations < 1 || config.n_stations > 65536)
-        fail("n_stations must lie in 1..65536, got " + std::to_string(config.n_stations));
-    if (config.n_pols != 1 && config.n_pols != 2)
-        fail("n_pols must be 1 or 2, got " + std::to_string(config.n_pols));
-    if (config.n_channels < 1)
-        fail("n_channels must be >= 1, got " + std::to_string(config.n_channels));
-    if (config.kernel == xengine_kernel::tensor && config.input != xengine_input::ci8)
-        fail("the tensor-core kernel takes ci8 input only");
-    if (config.input == xengine_input::cf32 && config.output == xengine_output::ci32)
-        fail("ci32 output needs ci8 input (cf32 input dumps cf32)");
+    validate(config, where.kind, who);
     if (where.kind == backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA
         auto ctx = runtime::device_context::get(where.kind, where.device);

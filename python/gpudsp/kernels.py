@@ -159,8 +159,8 @@ def ldpc5g_decode(llrs, K, rv=0, Qm=1, n_ref=0, max_iterations=10, algorithm="la
     given, must equal the LLRs per codeword (llrs.shape[-1])."""
     llrs = np.asarray(llrs, np.float32)
     if E is not None and (llrs.ndim == 0 or llrs.shape[-1] != int(E)):
-        raise ValueError(f"ldpc5g_decode: {llrs.shape[-1] if llrs.ndim else 0} LLRs per "
-                         f"codeword given, E = {int(E)}")
+        raise ValueError(f"ldpc5g_decode: llrs hold {llrs.shape[-1] if llrs.ndim else 0} "
+                         f"values per codeword, E = {int(E)}")
     return _kernels.ldpc5g_decode(llrs, int(K), int(rv), int(Qm),
                                   int(n_ref), int(max_iterations), algorithm, float(scaling),
                                   float(offset), arithmetic, float(fixed_scale), llr_sign,

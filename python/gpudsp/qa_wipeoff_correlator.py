@@ -11,6 +11,9 @@ identical records; control messages add, correct and remove satellites;
 missing samples are flagged; int16 input; bad parameters are refused. CPU
 and emulated device; qa_wipeoff_correlator_cuda runs them on CUDA."""
 
+import os
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -18,6 +21,8 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpudsp
 from gnuradio.gpudsp import gnss, kernels
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 FS = 2.046e6
 TAPS = [0.5, 0.0, -0.5]
@@ -33,6 +38,103 @@ def signal(n, n_antennas=2, seed=20):
                               antenna_phases=[[0.0, 0.0], [0.3, -0.1]][:n_antennas])
     return (x + 0.5 * (rng.standard_normal(x.shape) +
                        1j * rng.standard_normal(x.shape))).astype(np.complex64)
+
+
+def pmt_dict(**fields):
+    d = pmt.make_dict()
+    for k, v in fields.items():
+        d = pmt.dict_add(d, pmt.intern(k), v if isinstance(v, pmt.pmt_base) else pmt.to_pmt(v))
+    return d
+
+
+# Malformed control messages, by class; each is refused as a whole. They
+# name the satellites being correlated (SATS) where that matters, so a
+# message applied in part would change their records.
+_sat = st.sampled_from(SATS)
+_number = st.one_of(st.floats(-1e4, 1e4), st.integers(-1000, 1000))
+_not_a_number = st.sampled_from([pmt.intern("fast"), pmt.init_f32vector(2, [1.0, 2.0]),
+                                 pmt.PMT_T, pmt.from_complex(1 + 1j), pmt.PMT_NIL])
+MALFORMED = {
+    "not a dict": st.sampled_from([pmt.from_long(3), pmt.intern("gps_l1ca"),
+                                   pmt.list2(pmt.intern("prn"), pmt.from_long(3)),
+                                   pmt.cons(pmt.intern("system"), pmt.intern("gps_l1ca")),
+                                   pmt.make_vector(2, pmt.PMT_NIL)]),
+    "wrong type": st.one_of(
+        st.builds(lambda s, f, v: pmt_dict(system=pmt.intern(s["system"]),
+                                           prn=pmt.from_long(s["prn"]), **{f: v}),
+                  _sat, st.sampled_from(["carrier_freq", "code_freq", "carrier_phase",
+                                         "code_phase"]), _not_a_number),
+        st.builds(lambda s, v: pmt_dict(system=pmt.intern(s["system"]),
+                                        prn=pmt.from_long(s["prn"]), remove=v),
+                  _sat, st.sampled_from([pmt.from_long(1), pmt.intern("yes"),
+                                         pmt.from_double(1.0)])),
+        st.builds(lambda s: pmt_dict(system=pmt.from_long(0), prn=pmt.from_long(s["prn"]),
+                                     carrier_freq=0.0), _sat),
+        st.builds(lambda s, p: pmt_dict(system=pmt.intern(s["system"]), prn=p,
+                                        carrier_freq=0.0),
+                  _sat, st.sampled_from([pmt.from_double(3.0), pmt.intern("3"),
+                                         pmt.string_to_symbol("G03")])),
+        st.builds(lambda v: pmt_dict(system=pmt.intern("gps_l1ca"), prn=pmt.from_long(12),
+                                     sample=v),
+                  st.sampled_from([pmt.from_double(10.0), pmt.from_long(-1),
+                                   pmt.intern("now")]))),
+    "unknown key": st.builds(
+        lambda s, k, v: pmt_dict(system=pmt.intern(s["system"]), prn=pmt.from_long(s["prn"]),
+                                 carrier_freq=v, **{k: 1.0}),
+        _sat, st.sampled_from(["carrier_frq", "doppler", "Carrier_freq", "remove_", ""]),
+        st.floats(-1e4, 1e4)),
+    "unknown PRN": st.builds(
+        lambda system, prn: pmt_dict(system=pmt.intern(system), prn=pmt.from_long(prn),
+                                     carrier_freq=0.0, sample=0),
+        st.sampled_from(["gps_l1ca", "galileo_e1b"]),
+        st.one_of(st.integers(-2**40, 0), st.integers(51, 2**40),
+                  st.sampled_from([2**32 + 3, 2**32 + 9, -(2**32) + 3]))),
+    "unknown system": st.builds(
+        lambda s, system: pmt_dict(system=pmt.intern(system), prn=pmt.from_long(s["prn"]),
+                                   remove=True),
+        _sat, st.sampled_from(["beidou", "GPS_L1CA", "", "glonass"])),
+    "missing field": st.builds(
+        lambda s, drop: pmt_dict(**{k: v for k, v in dict(
+            system=pmt.intern(s["system"]), prn=pmt.from_long(s["prn"]), remove=pmt.PMT_T
+        ).items() if k != drop}),
+        _sat, st.sampled_from(["system", "prn"])),
+    "huge or non-finite value": st.one_of(
+        st.builds(lambda s, f, v: pmt_dict(system=pmt.intern(s["system"]),
+                                           prn=pmt.from_long(s["prn"]), **{f: v}),
+                  _sat, st.sampled_from(["code_freq", "carrier_phase", "code_phase",
+                                         "carrier_freq"]),
+                  st.sampled_from([float("nan"), float("inf"), -float("inf")])),
+        st.builds(lambda s, v: pmt_dict(system=pmt.intern(s["system"]),
+                                        prn=pmt.from_long(s["prn"]), code_freq=v),
+                  _sat, st.one_of(st.floats(FS * 1.001, 1e300), st.floats(-1e300, 0.0))),
+        st.builds(lambda v: pmt_dict(system=pmt.intern("gps_l1ca"), prn=pmt.from_long(12),
+                                     sample=pmt.from_uint64(v)),
+                  st.integers(2**63, 2**64 - 1)),
+        st.builds(lambda s: pmt_dict(system=pmt.intern(s["system"]),
+                                     prn=pmt.from_long(s["prn"]), sample=0), _sat)),
+}
+
+
+class log_capture:
+    """What the process writes to stdout and stderr (GNU Radio's console
+    logger writes to one of them), into a string."""
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.file = tempfile.TemporaryFile(mode="w+b")
+        self.saved = [os.dup(1), os.dup(2)]
+        os.dup2(self.file.fileno(), 1)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        for fd, saved in zip((1, 2), self.saved):
+            os.dup2(saved, fd)
+            os.close(saved)
+        self.file.seek(0)
+        self.text = self.file.read().decode(errors="replace")
+        self.file.close()
 
 
 class stalling_source(gr.sync_block):
@@ -267,6 +369,32 @@ class wipeoff_block_tests:
         recs = self.run_records(x16, fmt="complex_short")
         self.check_against_kernel((x16[..., 0] + 1j * x16[..., 1]).astype(np.complex64),
                                   recs)
+
+    @settings(max_examples=int(os.environ.get("GPUDSP_FUZZ_EXAMPLES", "0")) or 12,
+              derandomize=not os.environ.get("GPUDSP_FUZZ_EXAMPLES"), deadline=None,
+              database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.data())
+    def test_malformed_control_messages_are_logged_and_ignored(self, data):
+        # Each example posts 1..12 malformed messages of random classes
+        # before the run: every one is logged as an error and ignored, and
+        # the records equal those of a run without them, bit for bit.
+        x = signal(12011)
+        if not hasattr(type(self), "_clean"):
+            type(self)._clean = self.run_records(x)
+        classes = data.draw(st.lists(st.sampled_from(sorted(MALFORMED)), min_size=1,
+                                     max_size=12), label="classes")
+        msgs = [data.draw(MALFORMED[c], label=c) for c in classes]
+
+        def post(d):
+            for m in msgs:
+                d._post(pmt.intern("control"), m)
+        with log_capture() as log:
+            recs = self.run_records(x, setup=post)
+        errors = [l for l in log.text.splitlines() if "ignored a control message" in l]
+        self.assertEqual(len(errors), len(msgs), log.text)
+        self.assertTrue(all(":error:" in l for l in errors), errors)
+        self.assertEqual(sorted(self.d.satellites()), ["galileo_e1b:9", "gps_l1ca:3"])
+        np.testing.assert_array_equal(recs, type(self)._clean)
 
     def test_bad_parameters_are_refused(self):
         with self.assertRaises(ValueError):

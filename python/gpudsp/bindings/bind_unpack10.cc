@@ -12,11 +12,16 @@ namespace {
 using namespace gr::gpudsp;
 
 py::array
-unpack10_array(py::array_t<uint8_t, py::array::c_style | py::array::forcecast> data,
+unpack10_array(py::array raw,
                const std::string& out_type,
                const std::string& backend,
                int device)
 {
+    // Bytes only: casting other numbers to bytes would hide a caller's error.
+    if (raw.dtype().kind() != 'u' || raw.itemsize() != 1)
+        throw std::invalid_argument("unpack10: data must be uint8 bytes, got dtype " +
+                                    std::string(py::str(raw.dtype())));
+    auto data = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>(raw);
     if (data.ndim() != 1)
         throw std::invalid_argument("unpack10: data must be a 1-D uint8 array");
     if (out_type != "short" && out_type != "float")

@@ -115,6 +115,13 @@ public:
                          const std::string& who);
     ~gnss_correlator_plan();
     gnss_correlator_plan(const gnss_correlator_plan&) = delete;
+
+    //! Throws std::invalid_argument naming the parameter and its range; the
+    //! block calls it before its io_signature is made from n_antennas.
+    static void validate(int n_antennas,
+                         const std::vector<double>& taps_chips,
+                         double samp_rate,
+                         const std::string& who);
     gnss_correlator_plan& operator=(const gnss_correlator_plan&) = delete;
 
     int n_antennas() const { return d_n_antennas; }

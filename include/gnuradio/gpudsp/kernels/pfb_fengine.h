@@ -117,6 +117,10 @@ public:
     fengine_plan(const fengine_plan&) = delete;
     fengine_plan& operator=(const fengine_plan&) = delete;
 
+    /*! \brief Throws std::invalid_argument, naming the parameter and its
+     *  range, for a configuration no backend can run. */
+    static void validate(const fengine_config& config, const std::string& who);
+
     const fengine_config& config() const { return d_config; }
     const runtime::backend_choice& where() const { return d_where; }
     const std::vector<float>& weights() const { return d_weights; }

@@ -106,6 +106,13 @@ public:
     /*! \brief Device memory the plan needs (accumulators and scratch). */
     static std::size_t device_bytes(const xengine_config& config);
 
+    /*! \brief Throws std::invalid_argument, naming the parameter and its
+     *  range, for a configuration no backend can run (sizes, formats,
+     *  items beyond 2^31 bytes, host sums beyond the machine's memory). */
+    static void validate(const xengine_config& config,
+                         runtime::backend_kind where,
+                         const std::string& who);
+
     /*! \brief Spectra per accumulate() call that make the launches large
      *  enough to amortise the partial sums' traffic (1 on the CPU). A block
      *  asks its scheduler for this many at a time. */
