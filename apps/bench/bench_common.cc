@@ -5,6 +5,7 @@
 
 #include "bench.h"
 #include <gnuradio/gpudsp/runtime/backend.h>
+#include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -75,6 +76,8 @@ void report::note(const std::string& job, const std::string& text)
 
 void report::print() const
 {
+    // Every CPU figure depends on it (docs/performance.md states it too).
+    std::cout << "CPU kernels' SIMD: " << cpu_simd_description() << "\n";
     std::cout << std::left << std::setw(10) << "job" << std::setw(34) << "case"
               << std::setw(9) << "backend" << std::right << std::setw(12) << "value"
               << "  " << std::left << std::setw(8) << "unit" << std::right
@@ -122,6 +125,7 @@ void report::write_json(const std::string& path) const
         throw std::runtime_error("cannot write " + path);
     const auto devs = devices();
     f << "{\n  \"device\": " << json_string(devs.empty() ? "none" : devs[0].name)
+      << ",\n  \"cpu_simd\": " << json_string(cpu_simd_description())
       << ",\n  \"rows\": [\n";
     for (std::size_t i = 0; i < d_rows.size(); ++i) {
         const auto& r = d_rows[i];

@@ -13,6 +13,7 @@
 // float64 per block.
 
 #include "gnss_correlator_impl.h"
+#include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <immintrin.h>
 #include <algorithm>
 #include <cmath>
@@ -114,7 +115,7 @@ void code_replica(float* __restrict__ out,
                   const float* __restrict__ sub16,
                   int S)
 {
-    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const bool avx2 = runtime::cpu_use_avx2();
     if (avx2)
         code_replica_avx2(out, n, q0, step, chips2, sub16, S);
     else

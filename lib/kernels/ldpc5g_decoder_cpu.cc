@@ -13,6 +13,7 @@
 // contiguous runs.
 
 #include "ldpc5g_impl.h"
+#include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <immintrin.h>
 #include <algorithm>
 #include <cmath>
@@ -51,11 +52,7 @@ struct arith<int16_t> {
         const int16_t a = t < 0 ? int16_t(-t) : t;
         return a < int16_t(ldpc_msg_max) ? a : int16_t(ldpc_msg_max);
     }
-    static int16_t scale(int16_t m, const ldpc_norm& n)
-    {
-        const int v = m - n.offset_q;
-        return int16_t(v > 0 ? (v * n.scale16) >> 4 : 0);
-    }
+    static int16_t scale(int16_t m, const ldpc_norm& n) { return int16_t(ldpc_scale(int32_t(m), n)); }
 };
 template <>
 struct arith<float> {
@@ -247,7 +244,7 @@ quantise_avx2(const float* llr, int n, float sign, float scale, int16_t* q)
 
 void quantise_all(const float* llr, int n, float sign, float scale, int16_t* q)
 {
-    static const bool avx2 = __builtin_cpu_supports("avx2");
+    static const bool avx2 = runtime::cpu_use_avx2();
     if (avx2) {
         quantise_avx2(llr, n, sign, scale, q);
         return;
@@ -273,6 +270,18 @@ struct row_view16 {
     const int16_t *m1, *m2, *idx, *par;
     const int16_t* const* sign; // per edge
 };
+// ldpc_scale in 16 lanes: v = max(m - offset, 0), then
+// max((v * scale16 + round) >> 4, min(v, 1)); v <= 127 and scale16 <= 16, so
+// nothing overflows int16.
+__attribute__((target("avx2"))) inline __m256i
+scale_avx2(__m256i m, __m256i off, __m256i scale, __m256i rnd)
+{
+    const __m256i v = _mm256_max_epi16(_mm256_sub_epi16(m, off), _mm256_setzero_si256());
+    const __m256i s =
+        _mm256_srai_epi16(_mm256_add_epi16(_mm256_mullo_epi16(v, scale), rnd), 4);
+    return _mm256_max_epi16(s, _mm256_min_epi16(v, _mm256_set1_epi16(1)));
+}
+
 __attribute__((target("avx2"))) int check_row_avx2(const int16_t* const* cols,
                                                    int deg,
                                                    int Z,
@@ -290,6 +299,7 @@ __attribute__((target("avx2"))) int check_row_avx2(const int16_t* const* cols,
     const __m256i cap = _mm256_set1_epi16(ldpc_msg_max);
     const __m256i off = _mm256_set1_epi16(int16_t(norm.offset_q));
     const __m256i scale = _mm256_set1_epi16(int16_t(norm.scale16));
+    const __m256i rnd = _mm256_set1_epi16(8); // round to nearest, ldpc_scale
     int z = 0;
     for (; z + 16 <= Z; z += 16) {
         __m256i m1 = _mm256_set1_epi16(32767), m2 = m1, idx = zero, par = zero;
@@ -315,13 +325,8 @@ __attribute__((target("avx2"))) int check_row_avx2(const int16_t* const* cols,
             _mm256_storeu_si256((__m256i*)(sign_out[i] + z), neg);
             par = _mm256_xor_si256(par, neg);
         }
-        // scale(m) = (max(m - offset, 0) * scale16) >> 4
-        const __m256i s1 = _mm256_srai_epi16(
-            _mm256_mullo_epi16(_mm256_max_epi16(_mm256_sub_epi16(m1, off), zero), scale),
-            4);
-        const __m256i s2 = _mm256_srai_epi16(
-            _mm256_mullo_epi16(_mm256_max_epi16(_mm256_sub_epi16(m2, off), zero), scale),
-            4);
+        const __m256i s1 = scale_avx2(m1, off, scale, rnd),
+                      s2 = scale_avx2(m2, off, scale, rnd);
         _mm256_storeu_si256((__m256i*)(m1_out + z), s1);
         _mm256_storeu_si256((__m256i*)(m2_out + z), s2);
         _mm256_storeu_si256((__m256i*)(idx_out + z), idx);
@@ -468,7 +473,7 @@ private:
         const int e0 = d_l.row_start[r], deg = d_l.row_start[r + 1] - e0;
         int z0 = 0; // the z the general loops start from
         if constexpr (std::is_same<T, int16_t>::value) {
-            static const bool avx2 = __builtin_cpu_supports("avx2");
+            static const bool avx2 = runtime::cpu_use_avx2();
             if (avx2) {
                 const int16_t* cols[ldpc_max_degree];
                 const int16_t* old_sign[ldpc_max_degree];

@@ -68,10 +68,23 @@ LDPC_HD float ldpc_scale(float m, const ldpc_norm& n)
     const float v = m - n.offset;
     return v > 0.f ? n.scaling * v : 0.f;
 }
+/*! Fixed point: max(m - offset_q, 0) * scale16 / 16 rounded to nearest
+ *  (ties up), but never 0 for a magnitude left above 0. Flooring (the
+ *  earlier rule) turned a 1-step message into 0, an erasure: a chain of
+ *  punctured bits then lost its sign after a few checks and the decoder
+ *  stalled on noise-free input that float min-sum and an erasure decoder
+ *  solve (found by qa_fuzz_kernels: K=42, E=46); it also scaled every
+ *  message down by half a step on average. Measured (K=500, E=1000, QPSK,
+ *  10 layered iterations, scaling 0.875, offset 0.375): BLER 1e-2 at 2.19 dB
+ *  flooring, 2.16 dB flooring but at least 1, 2.03 dB with this rule, float
+ *  1.96 dB. The vector path (ldpc5g_decoder_cpu.cc) computes the same. */
 LDPC_HD int32_t ldpc_scale(int32_t m, const ldpc_norm& n)
 {
     const int32_t v = m - n.offset_q;
-    return v > 0 ? (v * n.scale16) >> 4 : 0;
+    if (v <= 0)
+        return 0;
+    const int32_t s = (v * n.scale16 + 8) >> 4;
+    return s > 0 ? s : 1;
 }
 
 template <typename T>

@@ -141,6 +141,10 @@ ldpc5g_decoder_plan::ldpc5g_decoder_plan(const ldpc5g_params& p,
         fail("offset must be >= 0");
     if (c.fixed_point && (!(c.fixed_scale > 0) || c.fixed_scale > 64))
         fail("fixed_scale must lie in (0, 64]");
+    // Fixed point rounds scaling to 1/16: below 1/32 it would be 0.
+    if (c.fixed_point && c.scaling < 1.0 / 32)
+        fail("scaling must lie in [1/32, 1] with arithmetic \"fixed\" (it is rounded "
+             "to 1/16)");
     const ldpc5g_layout layout(p, c, ldpc5g_encoder_core(p));
     if (where.kind == runtime::backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA

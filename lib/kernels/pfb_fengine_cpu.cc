@@ -11,6 +11,7 @@
 #include "fengine_math.h"
 #include "pfb_fengine_impl.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <fftw3.h>
 #include <immintrin.h>
 #include <algorithm>
@@ -271,7 +272,7 @@ private:
     // vectorise the float -> int8 loop, so the AVX2 path is written out.
     static uint32_t quantise_block(const float* v, int8_t* q, int n)
     {
-        static const bool avx2 = __builtin_cpu_supports("avx2");
+        static const bool avx2 = runtime::cpu_use_avx2();
         return avx2 ? quantise_avx2(v, q, n) : quantise_scalar(v, q, 0, n);
     }
 

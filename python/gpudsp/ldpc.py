@@ -64,20 +64,50 @@ def syndrome(bg, Z, c):
     return s % 2
 
 
-def rate_match(c, p):
-    """TS 38.212 5.4.2.1 and 5.4.2.2 read directly: E bits of the mother
-    codeword c (n_cols Z bits) for the parameters p (kernels.ldpc5g_params)."""
-    Z, K, K_ldpc, Ncb, k0, E, Qm = (p[k] for k in ("Z", "K", "K_ldpc", "Ncb", "k0", "E", "Qm"))
-    d = np.asarray(c)[2 * Z:]
-    e, j = [], 0
-    while len(e) < E:
+def rate_match_positions(p):
+    """TS 38.212 5.4.2.1 read directly: the mother codeword columns (index
+    into c, n_cols Z bits) of the E bits sent, in bit-selection order
+    (before the interleaver): from k0 around the circular buffer of Ncb
+    bits that starts after the 2Z punctured columns, fillers skipped."""
+    Z, K, K_ldpc, Ncb, k0, E = (p[k] for k in ("Z", "K", "K_ldpc", "Ncb", "k0", "E"))
+    out, j = [], 0
+    while len(out) < E:
         pos = (k0 + j) % Ncb
         j += 1
         if K <= pos + 2 * Z < K_ldpc:
             continue  # filler
-        e.append(d[pos])
-    e = np.array(e, np.uint8)
+        out.append(pos + 2 * Z)
+    return np.array(out, np.int64)
+
+
+def rate_match(c, p):
+    """TS 38.212 5.4.2.1 and 5.4.2.2 read directly: E bits of the mother
+    codeword c (n_cols Z bits) for the parameters p (kernels.ldpc5g_params)."""
+    E, Qm = p["E"], p["Qm"]
+    e = np.asarray(c, np.uint8)[rate_match_positions(p)]
     return e.reshape(Qm, E // Qm).T.reshape(-1)  # f[i + j Qm] = e[i E/Qm + j]
+
+
+def erasure_decodable(p):
+    """Whether message passing alone recovers the K information bits from
+    the E sent (noise-free): a peeling decoder on the rows the decoder uses
+    (p["rows_used"]), with the sent bits and the fillers known, solves each
+    check that has one unknown left until none does. Where it fails, the
+    sent bits do not pin the information down for an iterative decoder
+    (at rates near 1 often not at all: two codewords send the same bits)."""
+    Z, K, K_ldpc = p["Z"], p["K"], p["K_ldpc"]
+    chk, var = parity_edges(p["BG"], Z, rows=p["rows_used"])
+    known = np.zeros((68 if p["BG"] == 1 else 52) * Z, bool)
+    known[rate_match_positions(p)] = True
+    known[K:K_ldpc] = True
+    while not known[:K].all():
+        unknown = ~known[var]
+        left = np.bincount(chk, weights=unknown, minlength=chk.max() + 1)
+        solvable = unknown & (left[chk] == 1)
+        if not solvable.any():
+            return False
+        known[var[solvable]] = True
+    return True
 
 
 def ebn0_to_sigma(ebn0_db, rate, bits_per_symbol=2):

@@ -8,7 +8,9 @@ legal parameters drawn near their edges (one channel, one tap, one station,
 odd lengths, the largest sizes CI memory allows, sample indices beyond
 2^40), every result against the float64 or exact-integer references of the
 kernel tests, and the packed 10-bit stream cut at every position through
-the block. CI runs a fixed sequence of examples (derandomised);
+the block; 5G LDPC for random (K, E, rv, Qm, n_ref, base graph), legal
+ones round-tripped noise-free and illegal ones refused, and LLRs with
+NaN/inf/huge values following the one documented rule. CI runs a fixed sequence of examples (derandomised);
 GPUDSP_FUZZ_EXAMPLES=n runs n per property with fresh draws."""
 
 import os
@@ -17,7 +19,7 @@ import unittest
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpudsp
-from gnuradio.gpudsp import formats
+from gnuradio.gpudsp import formats, kernels, ldpc
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -138,11 +140,120 @@ class fuzz_kernel_tests:
         self.assertLessEqual(np.abs(got[0, :, 0] - want).max(), 1e-5 * np.abs(want).max())
 
 
-class qa_fuzz_kernels_cpu(fuzz_kernel_tests, gr_unittest.TestCase):
+def ldpc_expected(K, E, rv, Qm, n_ref, bg):
+    """TS 38.212 restated independently of the C++ code: the base graph
+    (7.2.2, or forced), Z (5.3.2), Ncb (5.4.2.1); None where the
+    combination is illegal, else (BG, Z, Ncb)."""
+    if not (1 <= K <= 8448 and Qm in (1, 2, 4, 6, 8, 10) and 0 <= rv <= 3 and E >= K
+            and E % Qm == 0 and n_ref >= 0 and bg in (0, 1, 2)):
+        return None
+    R = K / E
+    BG = bg or (2 if K <= 292 or (K <= 3824 and R <= 0.67) or R <= 0.25 else 1)
+    if BG == 2 and K > 3840:
+        return None
+    kb = 22 if BG == 1 else 10 if K > 640 else 9 if K > 560 else 8 if K > 192 else 6
+    Z = min(z for z in kernels.ldpc5g_lifting_sizes() if kb * z >= K)
+    N = (66 if BG == 1 else 50) * Z
+    Ncb = min(N, n_ref) if n_ref else N
+    if Ncb <= (22 if BG == 1 else 10) * Z - 2 * Z:
+        return None
+    return BG, Z, Ncb
+
+
+def ldpc_llr_rule(llr):
+    """docs/ldpc.md, written out: NaN -> 0, +-inf and |x| > 1e4 -> +-1e4."""
+    out = np.nan_to_num(llr, nan=0.0, posinf=1e4, neginf=-1e4)
+    return np.clip(out, -1e4, 1e4).astype(np.float32)
+
+
+class fuzz_ldpc_tests:
+    backend = "cpu"
+
+    # -- 5G LDPC ---------------------------------------------------------------
+    @fuzz
+    @given(K=st.one_of(st.integers(1, 8448), st.sampled_from([0, -5, 8449, 3841, 3840, 292])),
+           inv_rate=st.floats(0.8, 6.0), rv=st.integers(-1, 4),
+           Qm=st.sampled_from([1, 2, 3, 4, 6, 8, 10, 12]),
+           n_ref=st.one_of(st.just(0), st.integers(-100, 30000)),
+           bg=st.sampled_from([0, 0, 1, 2, 3]), seed=seeds)
+    @example(K=1, inv_rate=1.0, rv=0, Qm=1, n_ref=0, bg=0, seed=0)
+    @example(K=8448, inv_rate=1.125, rv=3, Qm=8, n_ref=0, bg=0, seed=0)
+    @example(K=3840, inv_rate=3.0, rv=2, Qm=2, n_ref=3000, bg=2, seed=0)
+    def test_ldpc_combinations(self, K, inv_rate, rv, Qm, n_ref, bg, seed):
+        E = max(1, int(K * inv_rate)) // max(Qm, 1) * max(Qm, 1) if K > 0 else 100
+        E += Qm * (E < K and inv_rate >= 1.0)  # inv_rate >= 1 stays legal after rounding
+        want = ldpc_expected(K, E, rv, Qm, n_ref, bg)
+        if want is None:
+            with self.assertRaises(ValueError):
+                kernels.ldpc5g_params(K, E, rv=rv, Qm=Qm, n_ref=n_ref, bg=bg)
+            return
+        p = kernels.ldpc5g_params(K, E, rv=rv, Qm=Qm, n_ref=n_ref, bg=bg)
+        self.assertEqual((p["BG"], p["Z"], p["Ncb"]), want)
+        rng = np.random.default_rng(seed)
+        bits = rng.integers(0, 2, (2, K)).astype(np.uint8)
+        tx = kernels.ldpc5g_encode(bits, E, rv=rv, Qm=Qm, n_ref=n_ref, bg=bg)
+        for b in range(2):
+            c = kernels.ldpc5g_codeword(bits[b], E, rv=rv, Qm=Qm, n_ref=n_ref, bg=bg)
+            self.assertFalse(ldpc.syndrome(p["BG"], p["Z"], c).any())
+            np.testing.assert_array_equal(c[:K], bits[b])
+            self.assertFalse(c[K:p["K_ldpc"]].any())  # fillers
+            np.testing.assert_array_equal(tx[b], ldpc.rate_match(c, p))
+        # Noise-free (every sign right, magnitudes random): whatever an
+        # erasure (peeling) decoder recovers from the sent bits, ours must
+        # decode and pass. Beyond that (rates near 1, rv 1 and 2 starting in
+        # the parity bits) it may fail, but must say so; a pass flag with
+        # wrong bits is allowed only where the wrong bits send the very same
+        # E bits (the code cannot tell them apart; a CRC does).
+        decodable = ldpc.erasure_decodable(p)
+        llr = (1 - 2.0 * tx) * rng.uniform(2.0, 20.0, tx.shape)
+        for arithmetic in ("float", "fixed"):
+            out, _, ok = kernels.ldpc5g_decode(llr, K, rv=rv, Qm=Qm, n_ref=n_ref, bg=bg,
+                                               max_iterations=30, arithmetic=arithmetic,
+                                               backend=self.backend)
+            right = (out == bits).all(axis=1)
+            if decodable:
+                self.assertTrue(right.all() and ok.all(), f"{arithmetic}: {right} {ok}")
+            for b in np.flatnonzero(ok & ~right):
+                again = kernels.ldpc5g_encode(out[b:b + 1], E, rv=rv, Qm=Qm, n_ref=n_ref,
+                                              bg=bg)
+                np.testing.assert_array_equal(again[0], tx[b], f"{arithmetic}: false decode")
+
+    @fuzz
+    @given(K=st.integers(40, 1500), inv_rate=st.floats(1.2, 3.0), seed=seeds,
+           algorithm=st.sampled_from(["layered_nms", "flooding_nms"]),
+           arithmetic=st.sampled_from(["float", "fixed"]),
+           sign=st.sampled_from(["positive_is_zero", "positive_is_one"]),
+           kinds=st.lists(st.sampled_from(["nan", "inf", "-inf", "huge", "-huge"]),
+                          min_size=1, max_size=40))
+    def test_ldpc_llr_rule(self, K, inv_rate, seed, algorithm, arithmetic, sign, kinds):
+        # LLRs holding NaN, +-inf and |x| > 1e4 decode exactly as the same
+        # LLRs with the documented rule applied by hand: bits, iterations
+        # and pass flags equal.
+        E = int(K * inv_rate) // 2 * 2
+        rng = np.random.default_rng(seed)
+        bits = rng.integers(0, 2, (3, K)).astype(np.uint8)
+        tx = kernels.ldpc5g_encode(bits, E, Qm=2)
+        llr = ((1 - 2.0 * tx) + 0.8 * rng.standard_normal(tx.shape)) * 3.0
+        flat = llr.reshape(-1)
+        where = rng.choice(flat.size, len(kinds), replace=False)
+        values = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf}
+        for i, k in zip(where, kinds):
+            flat[i] = values.get(k) or float(np.sign(0.5 - ("-" in k)) *
+                                             10 ** rng.uniform(4.0001, 38))
+        llr = llr.astype(np.float32)
+        kw = dict(Qm=2, algorithm=algorithm, arithmetic=arithmetic, llr_sign=sign,
+                  max_iterations=12, backend=self.backend)
+        got = kernels.ldpc5g_decode(llr, K, **kw)
+        want = kernels.ldpc5g_decode(ldpc_llr_rule(llr), K, **kw)
+        for g, w, what in zip(got, want, ("bits", "iterations", "ok")):
+            np.testing.assert_array_equal(g, w, err_msg=what)
+
+
+class qa_fuzz_kernels_cpu(fuzz_kernel_tests, fuzz_ldpc_tests, gr_unittest.TestCase):
     backend = "cpu"
 
 
-class qa_fuzz_kernels_emulated(fuzz_kernel_tests, gr_unittest.TestCase):
+class qa_fuzz_kernels_emulated(fuzz_kernel_tests, fuzz_ldpc_tests, gr_unittest.TestCase):
     backend = "emulated"
 
 

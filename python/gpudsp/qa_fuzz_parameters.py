@@ -275,6 +275,14 @@ class fuzz_parameter_tests:
     def test_ldpc5g_decode(self, data):
         self.draw_bad(data, LDPC_DECODE_BAD, dict(LDPC_OK, backend="cpu"), gpudsp.ldpc5g_decode)
 
+    def test_ldpc5g_decode_unsupported_combinations(self):
+        for combo, named in [(dict(arithmetic="fixed", scaling=0.01), "scaling"),
+                             (dict(K=4000, E=20000), "K"),  # base graph 2 holds <= 3840
+                             (dict(E=1001, Qm=2), "Qm"),
+                             (dict(n_ref=100), "limited buffer")]:
+            self.refuses(lambda: gpudsp.ldpc5g_decode(**dict(LDPC_OK, backend="cpu", **combo)),
+                         named)
+
     # -- kernel functions: wrong dtypes and shapes ----------------------------
     @fuzz
     @given(dtype=st.sampled_from([np.float32, np.int16, np.int8, np.complex64]),

@@ -5,6 +5,10 @@
 #
 """Device discovery and the backend convention, from Python."""
 
+import os
+import subprocess
+import sys
+
 from gnuradio import gr_unittest
 from gnuradio import gpudsp
 
@@ -41,6 +45,25 @@ class qa_runtime(gr_unittest.TestCase):
             gpudsp.unpack10("float", "cpu", -1)
         with self.assertRaises(ValueError):
             gpudsp.unpack10("double", "cpu")
+
+    def test_cpu_simd_level_and_override(self):
+        def simd(value):
+            env = dict(os.environ, GPUDSP_CPU_SIMD=value)
+            return subprocess.run([sys.executable, "-c", "from gnuradio import gpudsp; "
+                                   "print(gpudsp.cpu_simd())"], env=env, text=True,
+                                  capture_output=True)
+        with open("/proc/cpuinfo") as f:
+            has_avx2 = " avx2" in f.read()
+        auto = simd("auto")
+        self.assertEqual(auto.returncode, 0, auto.stderr)
+        self.assertTrue(auto.stdout.startswith("avx2 (CPU: " if has_avx2 else "scalar (CPU: "),
+                        auto.stdout)
+        scalar = simd("scalar")
+        self.assertTrue(scalar.stdout.startswith("scalar (CPU: "), scalar.stdout)
+        self.assertIn("GPUDSP_CPU_SIMD=scalar", scalar.stdout)
+        bad = simd("avx9")
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("GPUDSP_CPU_SIMD must be", bad.stderr)
 
     def test_counters(self):
         c = gpudsp.device_counters("emulated")

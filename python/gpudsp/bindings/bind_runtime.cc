@@ -9,6 +9,7 @@
 #include "bindings.h"
 #include <gnuradio/block.h>
 #include <gnuradio/buffer.h>
+#include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <gnuradio/gpudsp/runtime/data_dir.h>
 #include <gnuradio/gpudsp/runtime/device_io.h>
 
@@ -83,6 +84,11 @@ void bind_runtime(py::module& m)
     m.def("data_dir",
           &gr::gpudsp::runtime::data_dir,
           "The folder the module reads its data (GNSS codes, LDPC base graphs) from.");
+    m.def("cpu_simd",
+          &gr::gpudsp::runtime::cpu_simd_description,
+          "The SIMD level the CPU kernels use and the CPU's own, e.g. \"avx2 (CPU: "
+          "avx512)\"; GPUDSP_CPU_SIMD=scalar (read at first use) selects the scalar "
+          "paths.");
     m.def("cuda_available",
           &cuda_available,
           "True when a usable CUDA device exists; never raises, never hangs.");
