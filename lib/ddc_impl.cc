@@ -4,6 +4,7 @@
  */
 
 #include "ddc_impl.h"
+#include "tag_values.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <climits>
@@ -219,8 +220,13 @@ void ddc_impl::map_tags(uint64_t first_item, uint64_t end_item)
     for (const auto& tag : tags) {
         const int64_t n = d_input == ddc_input::packed10 ? int64_t(tag.offset * 4 / 5)
                                                          : int64_t(tag.offset);
-        if (pmt::eqv(tag.key, rx_freq_key)) {
-            d_rx_freq = pmt::to_double(tag.value);
+        // A malformed rx_freq / rx_rate is logged and passed on unchanged.
+        double number = 0;
+        const bool is_number =
+            (pmt::eqv(tag.key, rx_freq_key) || pmt::eqv(tag.key, rx_rate_key)) &&
+            tag_number(tag.value, number, d_logger);
+        if (is_number && pmt::eqv(tag.key, rx_freq_key)) {
+            d_rx_freq = number;
             d_have_rx_freq = true;
         }
         for (std::size_t j = 0; j < d_out.size(); ++j) {
@@ -229,7 +235,7 @@ void ddc_impl::map_tags(uint64_t first_item, uint64_t end_item)
             const uint64_t m =
                 uint64_t((n + D - 1) / D); // first output whose window holds n
             if (pmt::eqv(tag.key, missing_key)) {
-                const int64_t count = std::max<int64_t>(1, pmt::to_long(tag.value));
+                const int64_t count = int64_t(missing_items(tag.value, d_logger));
                 const int64_t end = d_input == ddc_input::packed10
                                         ? (int64_t(tag.offset + count) * 8 + 9) / 10
                                         : n + count;
@@ -238,9 +244,9 @@ void ddc_impl::map_tags(uint64_t first_item, uint64_t end_item)
             }
             gr::tag_t out = tag;
             out.offset = m;
-            if (pmt::eqv(tag.key, rx_rate_key))
-                out.value = pmt::from_double(pmt::to_double(tag.value) / D);
-            else if (pmt::eqv(tag.key, rx_freq_key))
+            if (is_number && pmt::eqv(tag.key, rx_rate_key))
+                out.value = pmt::from_double(number / D);
+            else if (is_number && pmt::eqv(tag.key, rx_freq_key))
                 out.value = pmt::from_double(d_rx_freq + c.center_freq);
             add_item_tag(int(j), out);
         }

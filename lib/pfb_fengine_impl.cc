@@ -4,6 +4,7 @@
  */
 
 #include "pfb_fengine_impl.h"
+#include "tag_values.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/io_signature.h>
@@ -411,7 +412,7 @@ void pfb_fengine_impl::map_tags(int noutput_items,
             if (pmt::eqv(tag.key, missing_key)) {
                 // Samples [a, b) are bad; delayed by D they reach the windows
                 // of spectra floor((a+D)/step) .. floor((b+D-1)/step) + T - 1.
-                const int64_t count = std::max<int64_t>(1, pmt::to_long(tag.value));
+                const int64_t count = int64_t(missing_items(tag.value, d_logger));
                 const int64_t end_sample =
                     f == fengine_input::packed10
                         ? (int64_t(tag.offset + count) * 8 + 9) / 10
@@ -422,8 +423,9 @@ void pfb_fengine_impl::map_tags(int noutput_items,
             } else if (i == 0) {
                 gr::tag_t out = tag;
                 out.offset = uint64_t(sample / d_step);
-                if (pmt::eqv(tag.key, rx_rate_key))
-                    out.value = pmt::from_double(pmt::to_double(tag.value) / d_step);
+                double rate = 0; // a malformed one is logged and passed on unchanged
+                if (pmt::eqv(tag.key, rx_rate_key) && tag_number(tag.value, rate, d_logger))
+                    out.value = pmt::from_double(rate / d_step);
                 add_item_tag(0, out);
             }
         }

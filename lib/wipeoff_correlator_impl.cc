@@ -4,6 +4,7 @@
  */
 
 #include "wipeoff_correlator_impl.h"
+#include "tag_values.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <climits>
@@ -334,12 +335,10 @@ void wipeoff_correlator_impl::read_tags(uint64_t begin, uint64_t end)
         get_tags_in_range(tags, port, begin, end);
         for (const auto& tag : tags) {
             if (pmt::eqv(tag.key, missing_key)) {
-                const uint64_t n = std::max<int64_t>(1, pmt::to_long(tag.value));
+                const uint64_t n = missing_items(tag.value, d_logger);
                 d_missing.add(tag.offset, tag.offset + n);
             } else if (pmt::eqv(tag.key, rx_time_key) && port == 0 &&
-                       pmt::is_tuple(tag.value)) {
-                d_time = double(pmt::to_uint64(pmt::tuple_ref(tag.value, 0))) +
-                         pmt::to_double(pmt::tuple_ref(tag.value, 1));
+                       rx_time_seconds(tag.value, d_time, d_logger)) {
                 d_time_offset = tag.offset;
                 d_have_time = true;
             }

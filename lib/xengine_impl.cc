@@ -4,6 +4,7 @@
  */
 
 #include "xengine_impl.h"
+#include "tag_values.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <stdexcept>
@@ -128,7 +129,7 @@ void xengine_impl::accumulate_valid(const char* in, uint64_t first, int count)
     const uint64_t end = first + count;
     while (pos < end) {
         while (next_tag < tags.size() && tags[next_tag].offset <= pos) {
-            const uint64_t n = std::max<int64_t>(1, pmt::to_long(tags[next_tag].value));
+            const uint64_t n = missing_items(tags[next_tag].value, d_logger);
             d_missing_until = std::max(d_missing_until, tags[next_tag].offset + n);
             ++next_tag;
         }
