@@ -273,6 +273,41 @@ BOOST_AUTO_TEST_CASE(schedule_starts_at_epochs_and_continues_exactly)
     }
 }
 
+BOOST_AUTO_TEST_CASE(schedule_is_the_same_at_2_40_and_beyond)
+{
+    // The tracker's arithmetic is exact integer arithmetic on absolute
+    // sample indices: started 2^40 (and 2^52) samples later, with the same
+    // phases, every integration is the same one shifted by exactly that
+    // many samples, through frequency changes, corrections and a skip.
+    for (const uint64_t shift : { uint64_t(1) << 40, (uint64_t(1) << 52) + 12345 }) {
+        for (auto sys : { gnss_system::gps_l1ca, gnss_system::galileo_e1b }) {
+            gnss_tracker a(sys, 11, 4.092e6, 1, -2345.25, 1.023e6 - 2.1, 0.7, 1000.5, 77);
+            gnss_tracker b(sys, 11, 4.092e6, 1, -2345.25, 1.023e6 - 2.1, 0.7, 1000.5, 77 + shift);
+            auto same = [&](int n) {
+                for (int k = 0; k < n; ++k) {
+                    const auto ga = a.take(), gb = b.take();
+                    BOOST_REQUIRE_EQUAL(gb.start, ga.start + shift);
+                    BOOST_CHECK_EQUAL(gb.length, ga.length);
+                    BOOST_CHECK_EQUAL(gb.index, ga.index);
+                    BOOST_CHECK_EQUAL(gb.code_phase, ga.code_phase);
+                    BOOST_CHECK_EQUAL(gb.carrier_phase, ga.carrier_phase);
+                }
+            };
+            same(20);
+            a.set_freqs(1500.0, 1.023e6 + 0.4);
+            b.set_freqs(1500.0, 1.023e6 + 0.4);
+            same(5);
+            a.correct(0.125, -0.375);
+            b.correct(0.125, -0.375);
+            same(5);
+            // Samples lost: both skip 3e9 samples ahead (beyond 2^31 at once).
+            a.skip_to(a.next_start() + 3000000000ull);
+            b.skip_to(b.next_start() + 3000000000ull);
+            same(5);
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(missing_runs_count_each_sample_once)
 {
     gnss_missing_runs runs;
