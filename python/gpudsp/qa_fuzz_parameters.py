@@ -127,10 +127,13 @@ GNSS_BAD = {
                             ("huge", st.integers(4000, 2**31 - 1))],
 }
 COPY_BAD = {"itemsize": [("zero", st.just(0)), ("huge", st.integers(2**31, 2**62)),
-                         ("negative", negative)]}
-UNPACK10_BAD = {"out_type": [("unknown name", st.sampled_from(["int", "complex", ""]))],
+                         ("negative", negative), ("wrong type", st.just("8"))],
+            "backend": [("unknown name", st.sampled_from(["gpu", "CUDA", ""]))],
+            "device": [("negative", negative)]}
+UNPACK10_BAD = {"out_type": [("unknown name", st.sampled_from(["int", "complex", ""])),
+                             ("wrong type", st.just(4))],
                 "backend": [("unknown name", st.sampled_from(["gpu", ""]))],
-                "device": [("negative", negative)]}
+                "device": [("negative", negative), ("wrong type", st.just(0.5))]}
 LDPC_OK = dict(K=500, E=1000)
 LDPC_BAD = {
     "K": [("zero", st.just(0)), ("negative", negative), ("huge", st.integers(8449, 2**31 - 1))],
@@ -257,7 +260,8 @@ class fuzz_parameter_tests:
     @fuzz
     @given(st.data())
     def test_device_copy(self, data):
-        self.draw_bad(data, COPY_BAD, dict(itemsize=4, backend="cpu"), gpudsp.device_copy)
+        self.draw_bad(data, COPY_BAD, dict(itemsize=4, backend="cpu", device=0),
+                      gpudsp.device_copy)
 
     @fuzz
     @given(st.data())
