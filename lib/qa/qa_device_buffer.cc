@@ -22,6 +22,7 @@
 #include <gnuradio/top_block.h>
 #include <pmt/pmt.h>
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -309,6 +310,30 @@ BOOST_AUTO_TEST_CASE(device_output_to_host_and_device_blocks_is_refused)
     expect_start_refused(tb, { "Cannot change to transfer type" });
 }
 
+namespace {
+
+// Runs run_once once (first-use allocations: contexts, CUDA state), then n
+// times more: GNU Radio's buffers and the device's memory must be back
+// where they were.
+void check_cycles_leave_nothing(runtime::device_context& ctx,
+                                const std::function<void()>& run_once,
+                                int n)
+{
+    run_once();
+    const long buffers_before = gr::buffer_ncurrently_allocated();
+    const auto before = ctx.usage();
+    for (int i = 0; i < n; ++i)
+        run_once();
+    const auto after = ctx.usage();
+    BOOST_CHECK_EQUAL(gr::buffer_ncurrently_allocated(), buffers_before);
+    BOOST_CHECK_EQUAL(after.device_bytes, before.device_bytes);
+    BOOST_CHECK_EQUAL(after.device_allocations, before.device_allocations);
+    BOOST_CHECK_EQUAL(after.host_bytes, before.host_bytes);
+    BOOST_CHECK_EQUAL(after.host_allocations, before.host_allocations);
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(hundred_flowgraphs_leak_nothing)
 {
     auto ctx = runtime::device_context::get(qa::test_device().kind, 0);
@@ -325,17 +350,7 @@ BOOST_AUTO_TEST_CASE(hundred_flowgraphs_leak_nothing)
         tb->run();
         BOOST_REQUIRE_EQUAL(sink->data().size(), data.size());
     };
-    run_once(); // first-use allocations (contexts, CUDA state) happen here
-    const long buffers_before = gr::buffer_ncurrently_allocated();
-    const auto mem_before = ctx->usage();
-    for (int i = 0; i < 100; ++i)
-        run_once();
-    const auto mem_after = ctx->usage();
-    BOOST_CHECK_EQUAL(gr::buffer_ncurrently_allocated(), buffers_before);
-    BOOST_CHECK_EQUAL(mem_after.device_bytes, mem_before.device_bytes);
-    BOOST_CHECK_EQUAL(mem_after.device_allocations, mem_before.device_allocations);
-    BOOST_CHECK_EQUAL(mem_after.host_bytes, mem_before.host_bytes);
-    BOOST_CHECK_EQUAL(mem_after.host_allocations, mem_before.host_allocations);
+    check_cycles_leave_nothing(*ctx, run_once, 100);
 }
 
 BOOST_AUTO_TEST_CASE(buffer_floor_gives_large_batches)
@@ -537,15 +552,5 @@ BOOST_AUTO_TEST_CASE(stopped_mid_stream_and_destroyed_leaks_nothing)
         tb->stop();
         tb->wait();
     };
-    run_once();
-    const long buffers_before = gr::buffer_ncurrently_allocated();
-    const auto mem_before = ctx->usage();
-    for (int i = 0; i < 20; ++i)
-        run_once();
-    const auto mem_after = ctx->usage();
-    BOOST_CHECK_EQUAL(gr::buffer_ncurrently_allocated(), buffers_before);
-    BOOST_CHECK_EQUAL(mem_after.device_bytes, mem_before.device_bytes);
-    BOOST_CHECK_EQUAL(mem_after.device_allocations, mem_before.device_allocations);
-    BOOST_CHECK_EQUAL(mem_after.host_bytes, mem_before.host_bytes);
-    BOOST_CHECK_EQUAL(mem_after.host_allocations, mem_before.host_allocations);
+    check_cycles_leave_nothing(*ctx, run_once, 20);
 }

@@ -97,18 +97,26 @@ class xengine_block_tests:
         with self.assertRaises(ValueError):
             gpudsp.xengine(0, 2, 8, 10, backend=self.backend)
 
-    def test_fengine_to_xengine(self):
-        # 10-bit bytes -> F-engine -> X-engine, against the two kernels chained.
-        rng = np.random.default_rng(63)
-        S, P, N, T, n_int = 2, 2, 32, 4, 8
+    def check_fengine_to_xengine(self, seed, S, P, N, T, n_int, n_spectra, per_call=None):
+        """10-bit bytes -> F-engine -> X-engine (per_call spectra per F-engine
+        call, or as the scheduler gives), against the two CPU kernels
+        chained, bit for bit; returns the F-engine block."""
+        rng = np.random.default_rng(seed)
         A = S * P
-        n_spectra = 40
         data = rng.integers(0, 256, (A, 2 * N * n_spectra * 10 // 8), dtype=np.uint8)
         tb = gr.top_block()
         fe = gpudsp.pfb_fengine(A, N, T, "packed10", "ci8", backend=self.backend)
         xe = gpudsp.xengine(S, P, N, n_int, "ci8", backend=self.backend)
+        keep = []
         for a in range(A):
-            tb.connect(blocks.vector_source_b(data[a].tolist()), (fe, a))
+            src = blocks.vector_source_b(data[a].tolist())
+            if per_call:
+                chop = blocks.copy(1)
+                chop.set_max_noutput_items(2 * N * per_call * 10 // 8)
+                keep.append((src, chop))
+                tb.connect(src, chop)
+                src = chop
+            tb.connect(src, (fe, a))
         snk = blocks.vector_sink_b(N * 3 * P * P * 8)
         tb.connect(fe, xe, snk)
         tb.run()
@@ -117,41 +125,21 @@ class xengine_block_tests:
                                          coarse_delays=[(T - 1) * 2 * N] * A, backend="cpu")
         self.assertEqual(got.shape[0], n_spectra // n_int)
         for d in range(len(spectra) // n_int):  # the kernel drops the last T - 1
-            want = reference(spectra[d * n_int:(d + 1) * n_int], P)
-            np.testing.assert_array_equal(got[d], want)
+            np.testing.assert_array_equal(
+                got[d], reference(spectra[d * n_int:(d + 1) * n_int], P), err_msg=f"dump {d}")
+        return fe
+
+    def test_fengine_to_xengine(self):
+        fe = self.check_fengine_to_xengine(63, S=2, P=2, N=32, T=4, n_int=8, n_spectra=40)
         if self.backend != "cpu":  # the F -> X edge stays on the device
             edge = gpudsp.buffer_counters(fe, 0, "output")
             self.assertEqual(edge["h2d_bytes"] + edge["d2h_bytes"], 0)
 
     def test_fengine_chunks_into_xengine_dumps_across_calls(self):
-        # The F-engine given hundreds of spectra per call (several of its
-        # internal chunks), the X-engine dumps that span calls: the dumps
-        # equal the two kernels chained on the CPU, bit for bit.
-        rng = np.random.default_rng(64)
-        S, P, N, T, n_int = 2, 2, 16, 4, 77
-        A = S * P
-        n_spectra = 640
-        data = rng.integers(0, 256, (A, 2 * N * n_spectra * 10 // 8), dtype=np.uint8)
-        tb = gr.top_block()
-        fe = gpudsp.pfb_fengine(A, N, T, "packed10", "ci8", backend=self.backend)
-        xe = gpudsp.xengine(S, P, N, n_int, "ci8", backend=self.backend)
-        keep = []
-        for a in range(A):
-            src = blocks.vector_source_b(data[a].tolist())
-            chop = blocks.copy(1)
-            chop.set_max_noutput_items(2 * N * 300 * 10 // 8)  # 300 spectra per call
-            tb.connect(src, chop, (fe, a))
-            keep.append((src, chop))
-        snk = blocks.vector_sink_b(N * 3 * P * P * 8)
-        tb.connect(fe, xe, snk)
-        tb.run()
-        got = np.frombuffer(bytes(snk.data()), np.int32).reshape(-1, N, 3, P, P, 2)
-        spectra = gpudsp.kernels.fengine(data, N, T, output_format="ci8",
-                                         coarse_delays=[(T - 1) * 2 * N] * A, backend="cpu")
-        self.assertEqual(got.shape[0], len(spectra) // n_int)
-        for d in range(got.shape[0]):
-            np.testing.assert_array_equal(
-                got[d], reference(spectra[d * n_int:(d + 1) * n_int], P), err_msg=f"dump {d}")
+        # The F-engine given 300 spectra per call (several of its internal
+        # chunks), the X-engine dumps that span calls.
+        self.check_fengine_to_xengine(64, S=2, P=2, N=16, T=4, n_int=77, n_spectra=640,
+                                      per_call=300)
 
     def test_dump_beyond_int32_with_minus_128(self):
         # One dump of 70000 spectra of (-128, -128): its sums exceed int32,
