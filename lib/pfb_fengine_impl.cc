@@ -227,7 +227,10 @@ void pfb_fengine_impl::set_fine_delays(const std::vector<double>& delays,
             throw std::invalid_argument(
                 "pfb_fengine: fine delays must lie in [-0.5, 0.5] samples (the rest is a "
                 "coarse delay)");
-    schedule(at_sample, [delays](fengine_state& s) { s.fine_delays = delays; });
+    schedule(at_sample, [delays](fengine_state& s) {
+        s.fine_delays = delays;
+        s.model = {};
+    });
 }
 
 void pfb_fengine_impl::set_phases(const std::vector<double>& phases, int64_t at_sample)
@@ -237,7 +240,10 @@ void pfb_fengine_impl::set_phases(const std::vector<double>& phases, int64_t at_
     for (double p : phases)
         if (!std::isfinite(p))
             throw std::invalid_argument("pfb_fengine: phases must be finite");
-    schedule(at_sample, [phases](fengine_state& s) { s.phases = phases; });
+    schedule(at_sample, [phases](fengine_state& s) {
+        s.phases = phases;
+        s.model = {};
+    });
 }
 
 void pfb_fengine_impl::set_coarse_delays(const std::vector<int>& delays,
@@ -252,7 +258,63 @@ void pfb_fengine_impl::set_coarse_delays(const std::vector<int>& delays,
                                         std::to_string(d_max_delay) +
                                         " samples (max_coarse_delay), got " +
                                         std::to_string(d));
-    schedule(at_sample, [delays](fengine_state& s) { s.coarse_delays = delays; });
+    schedule(at_sample, [delays](fengine_state& s) {
+        s.coarse_delays = delays;
+        s.model = {};
+    });
+}
+
+void pfb_fengine_impl::set_delay_model(const std::vector<double>& delays,
+                                       const std::vector<double>& delay_rates,
+                                       const std::vector<double>& phases,
+                                       const std::vector<double>& phase_rates,
+                                       int64_t at_sample)
+{
+    const std::size_t I = d_config.n_inputs;
+    auto fail = [](const std::string& what) {
+        throw std::invalid_argument("pfb_fengine: delay model: " + what);
+    };
+    if (at_sample < 0)
+        fail("at_sample must be >= 0 (the sample where the model holds)");
+    fengine_delay_model m;
+    m.at_sample = at_sample;
+    auto take = [&](const std::vector<double>& v, const char* name, std::vector<double>& out) {
+        if (!v.empty() && v.size() != I)
+            fail(std::string(name) + " must hold one value per input (" + std::to_string(I) +
+                 "), got " + std::to_string(v.size()));
+        out = v.empty() ? std::vector<double>(I, 0.0) : v;
+        for (double x : out)
+            if (!std::isfinite(x))
+                fail(std::string(name) + " must be finite");
+    };
+    if (delays.size() != I)
+        fail("delays must hold one value per input (" + std::to_string(I) + "), got " +
+             std::to_string(delays.size()));
+    take(delays, "delays", m.delay);
+    take(delay_rates, "delay_rates", m.delay_rate);
+    take(phases, "phases", m.phase);
+    take(phase_rates, "phase_rates", m.phase_rate);
+    for (std::size_t i = 0; i < I; ++i) {
+        if (m.delay[i] < 0 || m.delay[i] > d_max_delay)
+            fail("delays must lie in 0.." + std::to_string(d_max_delay) +
+                 " samples (max_coarse_delay) at at_sample");
+        if (std::fabs(m.delay_rate[i]) > 1e-3)
+            fail("delay_rates must lie in [-1e-3, 1e-3] samples per sample");
+    }
+    // The state the getters report: the model's values at at_sample.
+    std::vector<double> fine(I), phase(I);
+    std::vector<int> coarse(I);
+    for (std::size_t i = 0; i < I; ++i) {
+        coarse[i] = int(std::floor(m.delay[i] + 0.5));
+        fine[i] = m.delay[i] - coarse[i];
+        phase[i] = m.phase[i];
+    }
+    schedule(at_sample, [m, fine, phase, coarse](fengine_state& s) {
+        s.model = m;
+        s.fine_delays = fine;
+        s.phases = phase;
+        s.coarse_delays = coarse;
+    });
 }
 
 std::vector<std::complex<float>> pfb_fengine_impl::gains() const
@@ -304,6 +366,18 @@ void pfb_fengine_impl::handle_delays_message(const pmt::pmt_t& msg)
         const pmt::pmt_t p = pmt::dict_ref(msg, pmt::intern("phases"), none);
         if (!pmt::is_null(p))
             set_phases(to_doubles(p, "phases"), at_sample);
+        const pmt::pmt_t model = pmt::dict_ref(msg, pmt::intern("delay"), none);
+        if (!pmt::is_null(model)) {
+            auto optional = [&](const char* key) {
+                const pmt::pmt_t v = pmt::dict_ref(msg, pmt::intern(key), none);
+                return pmt::is_null(v) ? std::vector<double>{} : to_doubles(v, key);
+            };
+            set_delay_model(to_doubles(model, "delay"),
+                            optional("delay_rate"),
+                            optional("phase"),
+                            optional("phase_rate"),
+                            at_sample);
+        }
         const pmt::pmt_t c = pmt::dict_ref(msg, pmt::intern("coarse_delays"), none);
         if (!pmt::is_null(c)) {
             std::vector<int> d;
@@ -314,6 +388,41 @@ void pfb_fengine_impl::handle_delays_message(const pmt::pmt_t& msg)
     } catch (const std::exception& e) {
         d_logger->error("ignored a \"delays\" message: {}", e.what());
     }
+}
+
+// The plan's corrections from spectrum m on: the state's, or with a delay
+// model its segment from m (coarse delays that stay until d_segment_end,
+// fine delay and phase drifting per spectrum). A model delay beyond
+// 0..max_coarse_delay is clamped there, logged, and the segment's spectra
+// are flagged missing: they are not what the model asked for.
+void pfb_fengine_impl::apply_corrections(uint64_t m)
+{
+    kernels::fengine_corrections c{ d_applied.gains, d_applied.fine_delays, d_applied.phases };
+    if (d_applied.model.active()) {
+        const auto seg = fengine_segment(d_applied.model, m, d_step, d_config.n_taps);
+        bool clamped = false;
+        for (int i = 0; i < d_config.n_inputs; ++i) {
+            const int64_t D = std::clamp<int64_t>(seg.coarse[i], 0, d_max_delay);
+            clamped |= D != seg.coarse[i];
+            d_applied.coarse_delays[i] = int(D);
+        }
+        if (clamped) {
+            d_logger->error("the delay model leaves 0..{} samples (max_coarse_delay) from "
+                            "spectrum {}: clamped, spectra flagged gpudsp.missing",
+                            d_max_delay,
+                            m);
+            d_missing.add(m, seg.end - 1);
+        }
+        d_segment_end = seg.end;
+        c.fine_delays = seg.fine;
+        c.phases = seg.phase;
+        c.delay_rates = seg.fine_rate;
+        c.phase_rates = seg.phase_rate;
+        c.reference_spectrum = m;
+        for (double& f : c.fine_delays) // the plan's check; floor() keeps it in range
+            f = std::clamp(f, -0.5, 0.5);
+    }
+    d_plan.set_corrections(c);
 }
 
 // ---------------------------------------------------------------------------
@@ -361,10 +470,13 @@ int pfb_fengine_impl::work(int noutput_items,
     const uint64_t m0 = nitems_written(0);
     int done = 0;
     while (done < noutput_items) {
-        if (d_schedule.apply_due(m0 + done, d_applied))
-            d_plan.set_corrections(
-                { d_applied.gains, d_applied.fine_delays, d_applied.phases });
-        const uint64_t next = d_schedule.next_after(m0 + done);
+        const uint64_t m = m0 + done;
+        if (d_schedule.apply_due(m, d_applied) ||
+            (d_applied.model.active() && m >= d_segment_end))
+            apply_corrections(m);
+        uint64_t next = d_schedule.next_after(m);
+        if (d_applied.model.active())
+            next = std::min(next, d_segment_end);
         const int count =
             int(std::min<uint64_t>(noutput_items - done, next - (m0 + done)));
         run_segment(input_items,

@@ -30,6 +30,11 @@ public:
     void set_fine_delays(const std::vector<double>& delays, int64_t at_sample) override;
     void set_phases(const std::vector<double>& phases, int64_t at_sample) override;
     void set_coarse_delays(const std::vector<int>& delays, int64_t at_sample) override;
+    void set_delay_model(const std::vector<double>& delays,
+                         const std::vector<double>& delay_rates,
+                         const std::vector<double>& phases,
+                         const std::vector<double>& phase_rates,
+                         int64_t at_sample) override;
     std::vector<std::complex<float>> gains() const override;
     std::vector<double> fine_delays() const override;
     std::vector<double> phases() const override;
@@ -50,6 +55,7 @@ private:
                      int count,
                      uint64_t first_spectrum);
     void map_tags(int noutput_items, const std::vector<uint32_t>& saturation);
+    void apply_corrections(uint64_t m);
 
     kernels::fengine_config d_config;
     kernels::fengine_plan d_plan;
@@ -58,6 +64,7 @@ private:
     int64_t d_step_items; // input items per spectrum
     fengine_schedule d_schedule;
     fengine_state d_applied; // what the plan has now
+    uint64_t d_segment_end = 0; // with a delay model: where its next segment starts
     missing_tracker d_missing;
     std::unique_ptr<runtime::device_memory> d_device_saturation;
     std::unique_ptr<runtime::pinned_memory> d_host_saturation;

@@ -65,6 +65,7 @@ public:
           d_spec(fftw_alloc<fftwf_complex>(std::size_t(batch) * (c.n_channels + 1))),
           d_samples((std::size_t(batch - 1) * c.step() + c.window()) *
                     (c.complex_input() ? 2 : 1)),
+          d_phasor(std::size_t(c.n_channels)),
           d_post(2 * std::size_t(c.n_channels)),
           d_quant(2 * std::size_t(c.n_channels))
     {
@@ -113,6 +114,11 @@ public:
     void set_rotations(const std::vector<std::complex<float>>& rot) override
     {
         d_rot = rot;
+    }
+    void set_drift(const std::vector<float>& rates, uint64_t reference) override
+    {
+        d_drift = rates;
+        d_reference = reference;
     }
 
     void execute(const std::vector<fengine_input_view>& inputs,
@@ -235,17 +241,23 @@ private:
         const auto* X = reinterpret_cast<const std::complex<float>*>(d_spec.get()) +
                         std::size_t(b) * (N + 1);
         const std::size_t base = s * N * I + i;
+        const std::complex<float>* drift =
+            d_drift.empty() ? nullptr : drift_phasors(i, first_spectrum + s);
+        auto rotated = [&](int k) {
+            const std::complex<float> r = multiply(X[k], d_rot[std::size_t(k) * I + i]);
+            return drift ? multiply(r, drift[k]) : r;
+        };
         if (d_c.output == fengine_output::cf32) {
             auto* o = static_cast<std::complex<float>*>(out) + base;
             for (int k = 0; k < N; ++k)
-                o[std::size_t(k) * I] = multiply(X[k], d_rot[std::size_t(k) * I + i]);
+                o[std::size_t(k) * I] = rotated(k);
             return;
         }
         // Rotate (and dither) into a contiguous block of floats, quantise it
         // without branches, then scatter to the [channel][input] layout.
         float* v = d_post.data();
         for (int k = 0; k < N; ++k) {
-            const std::complex<float> r = multiply(X[k], d_rot[std::size_t(k) * I + i]);
+            const std::complex<float> r = rotated(k);
             v[2 * k] = r.real();
             v[2 * k + 1] = r.imag();
         }
@@ -265,6 +277,30 @@ private:
         }
         if (saturation)
             saturation[s * I + i] = sat;
+    }
+
+    // exp(1j fmath::drift_phase) of input i in absolute spectrum m, for every
+    // channel: the phase is linear in the (signed) channel index, so a
+    // sincos every 64 channels (and where the signed index jumps) and
+    // double-precision products between.
+    const std::complex<float>* drift_phasors(int i, uint64_t m)
+    {
+        const int N = d_c.n_channels;
+        const bool cplx = d_c.complex_input();
+        const double rd = d_drift[2 * i], rp = d_drift[2 * i + 1];
+        const double d = double(int64_t(m - d_reference));
+        const std::complex<double> step =
+            std::polar(1.0, fmath::drift_phase<double>(rd, 0.0, d, 1, N, false) *
+                                (cplx ? 2.0 : 1.0));
+        std::complex<double> p;
+        for (int k = 0; k < N; ++k) {
+            if (k % 64 == 0 || (cplx && k == N / 2))
+                p = std::polar(1.0, fmath::drift_phase<double>(rd, rp, d, k, N, cplx));
+            else
+                p *= step;
+            d_phasor[k] = std::complex<float>(p);
+        }
+        return d_phasor.data();
     }
 
     // n complex values: round half to even, clamp to +-127 (fmath::quantise's
@@ -322,6 +358,9 @@ private:
     fftw_array<fftwf_complex> d_spec;
     std::vector<float> d_samples;
     std::vector<std::complex<float>> d_rot;
+    std::vector<float> d_drift; // [input] (delay rate, phase rate); empty: none
+    uint64_t d_reference = 0;
+    std::vector<std::complex<float>> d_phasor; // one spectrum's drift
     std::vector<float> d_post;   // one spectrum, rotated, as float pairs
     std::vector<int8_t> d_quant; // the same, quantised
     fftwf_plan d_plan = nullptr;

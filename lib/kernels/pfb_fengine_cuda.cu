@@ -199,18 +199,25 @@ __global__ void __launch_bounds__(fir_threads)
 constexpr int tile = 32;
 constexpr int tile_rows = 8;
 
+struct postproc_params {
+    const cuFloatComplex* rot; // [channel][input]
+    const float2* drift;       // [input] (delay rate, phase rate); null: none
+    long long drift_offset;    // first spectrum of the launch - the reference
+    int n_channels, n_inputs;
+    bool complex_input;
+    bool dither;
+    unsigned long long seed;
+    unsigned long long first_spectrum;
+};
+
 template <bool CI8>
 __global__ void __launch_bounds__(tile* tile_rows)
     postproc(const cuFloatComplex* __restrict__ spectra, // [s][input][N+1]
-             const cuFloatComplex* __restrict__ rot,     // [channel][input]
-             int n_channels,
-             int n_inputs,
-             bool dither,
-             unsigned long long seed,
-             unsigned long long first_spectrum,
+             const postproc_params p,
              void* __restrict__ out,     // [s][channel][input]
              unsigned* __restrict__ sat) // [s][input]
 {
+    const int n_channels = p.n_channels, n_inputs = p.n_inputs;
     __shared__ float2 tile_c[tile][tile + 1];
     __shared__ char2 tile_q[tile][tile + 1];
     const int s = blockIdx.z;
@@ -222,12 +229,21 @@ __global__ void __launch_bounds__(tile* tile_rows)
         if (i < n_inputs && k < n_channels) {
             const cuFloatComplex x =
                 spectra[fmath::scratch_index(s, i, n_inputs, n_channels + 1, k)];
-            const cuFloatComplex v = cuCmulf(x, rot[int64_t(k) * n_inputs + i]);
+            cuFloatComplex v = cuCmulf(x, p.rot[int64_t(k) * n_inputs + i]);
+            if (p.drift) { // delay tracking: the drift since the reference spectrum
+                const float2 r = p.drift[i];
+                float sn, cs;
+                sincosf(fmath::drift_phase<float>(
+                            r.x, r.y, float(p.drift_offset + s), k, n_channels, p.complex_input),
+                        &sn,
+                        &cs);
+                v = cuCmulf(v, make_cuFloatComplex(cs, sn));
+            }
             if (CI8) {
                 float re = cuCrealf(v), im = cuCimagf(v);
-                if (dither) {
+                if (p.dither) {
                     float dr, di;
-                    fmath::dither_pair(seed, first_spectrum + s, k, i, dr, di);
+                    fmath::dither_pair(p.seed, p.first_spectrum + s, k, i, dr, di);
                     re += dr;
                     im += di;
                 }
@@ -278,6 +294,7 @@ public:
           d_rot(d_ctx,
                 std::size_t(c.n_channels) * c.n_inputs * sizeof(cuFloatComplex),
                 who),
+          d_drift(d_ctx, std::size_t(c.n_inputs) * sizeof(float2), who),
           d_fir(d_ctx, fir_bytes(c, d_chunk), who),
           d_spec(d_ctx,
                  std::size_t(c.n_inputs) * d_chunk * (c.n_channels + 1) *
@@ -311,6 +328,12 @@ public:
             d_rot_host[j] = make_cuFloatComplex(rot[j].real(), rot[j].imag());
         d_rot_dirty = true;
     }
+    void set_drift(const std::vector<float>& rates, uint64_t reference) override
+    {
+        d_drift_host = rates;
+        d_reference = reference;
+        d_rot_dirty = true;
+    }
 
     void execute(const std::vector<fengine_input_view>& inputs,
                  void* out,
@@ -331,6 +354,13 @@ public:
                               runtime::copy_kind::host_to_device,
                               stream,
                               d_who);
+            if (!d_drift_host.empty())
+                d_ctx->copy_async(d_drift.get(),
+                                  d_drift_host.data(),
+                                  d_drift_host.size() * sizeof(float),
+                                  runtime::copy_kind::host_to_device,
+                                  stream,
+                                  d_who);
             d_rot_dirty = false;
         }
         for (std::size_t s0 = 0; s0 < n_spectra; s0 += d_chunk) {
@@ -504,20 +534,21 @@ private:
         dim3 grid(
             (d_c.n_channels + tile - 1) / tile, (d_c.n_inputs + tile - 1) / tile, ns);
         const auto* spec = reinterpret_cast<const cuFloatComplex*>(d_spec.get());
-        const auto* rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
+        postproc_params p;
+        p.rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
+        p.drift = d_drift_host.empty() ? nullptr
+                                       : reinterpret_cast<const float2*>(d_drift.get());
+        p.drift_offset = (long long)(int64_t(first - d_reference));
+        p.n_channels = d_c.n_channels;
+        p.n_inputs = d_c.n_inputs;
+        p.complex_input = d_c.complex_input();
+        p.dither = d_c.dither && d_c.output == fengine_output::ci8;
+        p.seed = d_c.dither_seed;
+        p.first_spectrum = first;
         if (d_c.output == fengine_output::ci8)
-            postproc<true><<<grid, block, 0, stream>>>(spec,
-                                                       rot,
-                                                       d_c.n_channels,
-                                                       d_c.n_inputs,
-                                                       d_c.dither,
-                                                       d_c.dither_seed,
-                                                       first,
-                                                       out,
-                                                       sat);
+            postproc<true><<<grid, block, 0, stream>>>(spec, p, out, sat);
         else
-            postproc<false><<<grid, block, 0, stream>>>(
-                spec, rot, d_c.n_channels, d_c.n_inputs, false, 0, first, out, nullptr);
+            postproc<false><<<grid, block, 0, stream>>>(spec, p, out, nullptr);
     }
 
     fengine_config d_c;
@@ -525,11 +556,13 @@ private:
     std::string d_who;
     int d_step;
     int d_chunk;
-    runtime::device_memory d_weights, d_rot, d_fir, d_spec;
+    runtime::device_memory d_weights, d_rot, d_drift, d_fir, d_spec;
     runtime::device_stream d_setup;
     std::vector<cufftHandle> d_plans; // [k]: 2^k spectra
     std::unique_ptr<runtime::device_memory> d_work;
     std::vector<cuFloatComplex> d_rot_host;
+    std::vector<float> d_drift_host; // [input] (delay rate, phase rate); empty: none
+    uint64_t d_reference = 0;
     bool d_rot_dirty = false;
 };
 

@@ -8,6 +8,7 @@
 #include "emulated_work.h"
 #include "pfb_fengine_impl.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -92,6 +93,22 @@ fengine_plan::rotations(const fengine_corrections& c) const
     return rot;
 }
 
+// [input] (delay rate, phase rate) in float; empty when every rate is 0.
+std::vector<float> fengine_plan::drift(const fengine_corrections& c) const
+{
+    const bool any =
+        std::any_of(c.delay_rates.begin(), c.delay_rates.end(), [](double r) { return r != 0; }) ||
+        std::any_of(c.phase_rates.begin(), c.phase_rates.end(), [](double r) { return r != 0; });
+    if (!any)
+        return {};
+    std::vector<float> out(2 * std::size_t(d_config.n_inputs));
+    for (int i = 0; i < d_config.n_inputs; ++i) {
+        out[2 * i] = c.delay_rates.empty() ? 0.f : float(c.delay_rates[i]);
+        out[2 * i + 1] = c.phase_rates.empty() ? 0.f : float(c.phase_rates[i]);
+    }
+    return out;
+}
+
 namespace {
 
 // The emulated device: the CPU implementation in stream order. New
@@ -112,6 +129,12 @@ public:
         d_pending = rot;
         d_dirty = true;
     }
+    void set_drift(const std::vector<float>& rates, uint64_t reference) override
+    {
+        d_pending_drift = rates;
+        d_pending_reference = reference;
+        d_dirty = true;
+    }
 
     void execute(const std::vector<fengine_input_view>& inputs,
                  void* out,
@@ -121,9 +144,14 @@ public:
                  runtime::stream_handle stream) override
     {
         if (d_dirty) {
-            d_work.enqueue(stream, {}, [rot = d_pending](fengine_plan::impl& cpu) {
-                cpu.set_rotations(rot);
-            });
+            d_work.enqueue(stream,
+                           {},
+                           [rot = d_pending,
+                            drift = d_pending_drift,
+                            reference = d_pending_reference](fengine_plan::impl& cpu) {
+                               cpu.set_rotations(rot);
+                               cpu.set_drift(drift, reference);
+                           });
             d_dirty = false;
         }
         std::vector<runtime::memory_span> written{
@@ -141,6 +169,8 @@ private:
     emulated_work<fengine_plan::impl> d_work;
     fengine_config d_c;
     std::vector<std::complex<float>> d_pending;
+    std::vector<float> d_pending_drift;
+    uint64_t d_pending_reference = 0;
     bool d_dirty = false;
 };
 
@@ -234,6 +264,13 @@ void fengine_plan::set_corrections(const fengine_corrections& c)
     for (auto g : c.gains)
         if (!std::isfinite(g.real()) || !std::isfinite(g.imag()))
             fail("gains must be finite");
+    for (const auto* rates : { &c.delay_rates, &c.phase_rates }) {
+        if (!rates->empty() && rates->size() != n_in)
+            fail("delay and phase rates must hold one value per input");
+        for (double r : *rates)
+            if (!std::isfinite(r))
+                fail("delay and phase rates must be finite");
+    }
     fengine_corrections full = c;
     if (full.gains.empty())
         full.gains.assign(n_in * d_config.n_channels, 1.0f);
@@ -242,6 +279,7 @@ void fengine_plan::set_corrections(const fengine_corrections& c)
     if (full.phases.empty())
         full.phases.assign(n_in, 0.0);
     d_impl->set_rotations(rotations(full));
+    d_impl->set_drift(drift(full), full.reference_spectrum);
     d_corrections = full;
 }
 

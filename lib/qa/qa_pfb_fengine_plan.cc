@@ -10,6 +10,7 @@
 // register and the generic paths, sizes that are not powers of two, call
 // splits, dither and saturation.
 
+#include "fengine_schedule.h"
 #include "kernels/fengine_math.h"
 #include "qa_common.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
@@ -17,6 +18,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <random>
 
 using namespace gr::gpudsp;
 using kernels::fengine_input;
@@ -288,4 +290,80 @@ BOOST_AUTO_TEST_CASE(fft_runs_cover_every_call_size)
                                     int64_t(1 << r.log2_count) * inputs * points);
             }
         }
+}
+
+// The GPU evaluates the delay-tracking drift in float (fmath::drift_phase),
+// the CPU in double: for every channel of small sizes, both inputs, and
+// offsets up to the block's rebase interval (2^16 spectra) at the largest
+// rates the block gives (a fine delay that moves 0.5 sample and a phase of
+// 2^10 rad over the interval), they agree to 1e-4 rad per 100 rad of phase
+// (float's resolution; 1e-3 rad at the largest); and the double form
+// is the definition (-pi tau k' / N + phi, k' signed for complex input).
+BOOST_AUTO_TEST_CASE(drift_phase_float_matches_double)
+{
+    namespace fm = gr::gpudsp::kernels::fmath;
+    const double rd = 0.5 / 65536, rp = 1024.0 / 65536;
+    for (bool cplx : { false, true })
+        for (int N : { 2, 3, 7, 64, 1000, 4096 })
+            for (double d : { 0.0, 1.0, 17.0, 4097.0, 65535.0, 65536.0 + 8191.0 })
+                for (int k = 0; k < N; ++k) {
+                    const double kk = cplx && k >= N / 2 ? k - N : k;
+                    const double want = rp * d - (cplx ? 2 : 1) * M_PI * rd * d * kk / N;
+                    const double got_d = fm::drift_phase<double>(rd, rp, d, k, N, cplx);
+                    BOOST_REQUIRE_SMALL(got_d - want, 1e-9);
+                    const float got_f = fm::drift_phase<float>(
+                        float(rd), float(rp), float(d), k, N, cplx);
+                    const double err = std::remainder(double(got_f) - want, 2 * M_PI);
+                    BOOST_REQUIRE_SMALL(err, 1e-4 * std::max(1.0, std::fabs(want) / 100));
+                }
+}
+
+// A delay model's segments: every spectrum of a segment has the coarse delay
+// floor(tau + 0.5) of the model at its window centre, fine = tau - coarse in
+// [-0.5, 0.5), and the segment ends exactly where some input's coarse delay
+// changes (or after the rebase interval). Random models, rates of both
+// signs up to the block's limit, steps of 2 to 2^17 samples.
+BOOST_AUTO_TEST_CASE(delay_model_segments_end_where_coarse_changes)
+{
+    using gr::gpudsp::fengine_delay_model;
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int trial = 0; trial < 400; ++trial) {
+        const int64_t step = int64_t(2) << (trial % 17);
+        const int T = 1 + trial % 7;
+        fengine_delay_model m;
+        const int I = 1 + trial % 3;
+        for (int i = 0; i < I; ++i) {
+            m.delay.push_back(1000 * u(rng));
+            m.delay_rate.push_back((u(rng) - 0.5) * 2e-3 * (trial % 5 == 0 ? 1e-4 : 1));
+            m.phase.push_back(0);
+            m.phase_rate.push_back(0);
+        }
+        m.at_sample = int64_t(1e6 * u(rng));
+        uint64_t spec = uint64_t(m.at_sample / step) + uint64_t(T);
+        for (int seg_no = 0; seg_no < 5; ++seg_no) {
+            const auto seg = gr::gpudsp::fengine_segment(m, spec, step, T);
+            BOOST_REQUIRE_GT(seg.end, spec);
+            auto tau = [&](int i, uint64_t mm) {
+                const double dn = 0.5 * double(gr::gpudsp::fengine_centre_offset2(
+                                            mm, step, T, m.at_sample));
+                return m.delay[i] + m.delay_rate[i] * dn;
+            };
+            for (int i = 0; i < I; ++i) {
+                BOOST_REQUIRE_EQUAL(seg.coarse[i], int64_t(std::floor(tau(i, spec) + 0.5)));
+                BOOST_REQUIRE_SMALL(seg.fine[i] - (tau(i, spec) - seg.coarse[i]), 1e-9);
+                // Inside: the same coarse delay (checked at the ends and a few within).
+                for (uint64_t mm : { spec, (spec + seg.end) / 2, seg.end - 1 })
+                    BOOST_REQUIRE_SMALL(
+                        std::floor(tau(i, mm) + 0.5) - double(seg.coarse[i]), 0.5);
+            }
+            if (seg.end - spec < gr::gpudsp::fengine_rebase_spectra) {
+                bool changed = false;
+                for (int i = 0; i < I; ++i)
+                    changed |= std::floor(tau(i, seg.end) + 0.5) != double(seg.coarse[i]);
+                BOOST_REQUIRE(changed);
+            }
+            spec = seg.end;
+        }
+    }
 }

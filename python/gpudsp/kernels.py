@@ -33,7 +33,8 @@ def pfb_weights(n_channels, n_taps, w_cutoff=1.0, complex_input=False):
 def fengine(x, n_channels, n_taps=16, input_format="packed10", output_format="cf32",
             w_cutoff=1.0, weights=None, gains=None, fine_delays=None, phases=None,
             coarse_delays=None, dither=False, backend="auto", device=0,
-            dither_seed=0x5EED, first_spectrum=0, return_saturation=False):
+            dither_seed=0x5EED, first_spectrum=0, return_saturation=False,
+            delay_rates=None, phase_rates=None, reference_spectrum=0):
     """The F-engine (polyphase filter bank, FFT, corrections, quantisation).
 
     x: [n_inputs, n_samples] of the input format ("packed10": uint8
@@ -42,8 +43,11 @@ def fengine(x, n_channels, n_taps=16, input_format="packed10", output_format="cf
     output_format "ci8" int8 [n_spectra, n_channels, n_inputs, 2] (and the
     [n_spectra, n_inputs] saturation counts with return_saturation=True).
     gains: [n_channels, n_inputs] complex; fine_delays, phases, coarse_delays:
-    one per input (samples, radians, whole samples >= 0). See docs/fengine.md
-    for the definition."""
+    one per input (samples, radians, whole samples >= 0). delay_rates,
+    phase_rates: one per input, samples and radians per spectrum: spectrum m
+    (absolute, from first_spectrum) uses fine_delays + delay_rates (m -
+    reference_spectrum) and phases + phase_rates (m - reference_spectrum).
+    See docs/fengine.md for the definition."""
     result = _kernels.fengine(
         x, int(n_channels), int(n_taps), input_format, output_format, float(w_cutoff),
         [] if weights is None else [float(w) for w in weights],
@@ -51,6 +55,9 @@ def fengine(x, n_channels, n_taps=16, input_format="packed10", output_format="cf
         [] if fine_delays is None else [float(t) for t in fine_delays],
         [] if phases is None else [float(p) for p in phases],
         [] if coarse_delays is None else [int(d) for d in coarse_delays],
+        [] if delay_rates is None else [float(r) for r in delay_rates],
+        [] if phase_rates is None else [float(r) for r in phase_rates],
+        int(reference_spectrum),
         bool(dither), int(dither_seed), int(first_spectrum), backend, int(device))
     if output_format == "ci8":
         out, sat = result

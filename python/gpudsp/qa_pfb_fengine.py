@@ -69,6 +69,78 @@ class fengine_block_tests:
             np.testing.assert_allclose(got[: len(want)], want, rtol=1e-5,
                                        atol=1e-5 * np.abs(want).max(), err_msg=fmt)
 
+    def test_delay_model_tracks_per_spectrum(self):
+        # A delay model with rates fast enough that the coarse delays change
+        # several times during the run (up and down), sent as a message:
+        # every spectrum equals the kernel run with that spectrum's coarse,
+        # fine and phase values taken from the model at its window centre.
+        rng = np.random.default_rng(46)
+        N, T, n_spec = 16, 4, 200
+        step = 2 * N
+        x, _ = random_input("float", 3, step * n_spec, rng)
+        delay = np.array([10.3, 8.7, 20.0])
+        rate = np.array([0.001, -0.0008, 0.0])     # samples per sample
+        phase = np.array([0.5, -1.0, 2.0])
+        phase_rate = np.array([0.01, -0.02, 0.0])  # rad per sample
+        at = 5 * step + 3
+        msg = pmt.make_dict()
+        for k, v in (("delay", delay), ("delay_rate", rate), ("phase", phase),
+                     ("phase_rate", phase_rate)):
+            msg = pmt.dict_add(msg, pmt.intern(k), pmt.init_f64vector(3, list(v)))
+        msg = pmt.dict_add(msg, pmt.intern("at_sample"), pmt.from_long(at))
+        got, _ = self.run_block(list(x), N, T, "float", chops=[101, 64, 77],
+                                setup=lambda fe: fe._post(pmt.intern("delays"), msg),
+                                max_coarse_delay=64)
+        first = -(-at // step) + T - 1  # the first spectrum the model reaches
+        coarse_seen = set()
+        for m in range(n_spec - T + 1):
+            if m < first:
+                kw = {}
+            else:
+                centre = (m - T + 1) * step + T * step / 2
+                tau = delay + rate * (centre - at)
+                D = np.floor(tau + 0.5).astype(int)
+                coarse_seen.update(zip(range(3), D))
+                kw = dict(coarse=D, fine_delays=tau - D, phases=phase + phase_rate * (centre - at))
+            want = self.expected(list(x), N, T, "float", **kw)[m]
+            np.testing.assert_allclose(got[m], want, rtol=1e-5, atol=2e-5 * np.abs(want).max(),
+                                       err_msg=f"spectrum {m}")
+        self.assertEqual(self.fe.coarse_delays(), [10, 9, 20])  # the model at at_sample
+        self.assertEqual(len(coarse_seen), 7 + 6 + 1)  # 6 and 5 changes, input 2 fixed
+
+    def test_delay_model_leaving_its_range_is_flagged(self):
+        # A model whose delay drifts below 0: the spectra from the segment
+        # where it leaves 0..max_coarse_delay are clamped and flagged.
+        rng = np.random.default_rng(47)
+        N, T, n_spec = 16, 4, 120
+        step = 2 * N
+        x, _ = random_input("float", 2, step * n_spec, rng)
+        got, tags = self.run_block(
+            list(x), N, T, "float",
+            setup=lambda fe: fe.set_delay_model([2.2, 5.0], [-0.001, 0.0], at_sample=0),
+            max_coarse_delay=64)
+        flagged = sorted(m for t in tags if pmt.symbol_to_string(t.key) == "gpudsp.missing"
+                         for m in range(t.offset, t.offset + pmt.to_uint64(t.value)))
+        # tau = 2.2 - 0.001 (centre) < -0.5 from centre 2700: spectrum 84 on.
+        first_bad = next(m for m in range(n_spec)
+                         if 2.2 - 0.001 * ((m - T + 1) * step + T * step / 2) < -0.5)
+        self.assertTrue(flagged and flagged[0] <= first_bad and flagged[-1] == n_spec - 1,
+                        flagged[:3])
+        self.assertGreaterEqual(flagged[0], first_bad - 2048 // step)  # within a segment
+
+    def test_delay_model_refused(self):
+        fe = gpudsp.pfb_fengine(2, 16, 4, "float", "cf32", backend=self.backend,
+                                max_coarse_delay=100)
+        for kw, named in [(dict(delays=[1.0]), "delays"),
+                          (dict(delays=[1.0, -2.0]), "delays"),
+                          (dict(delays=[1.0, 200.0]), "delays"),
+                          (dict(delays=[1.0, 2.0], delay_rates=[0.0, 0.1]), "delay_rates"),
+                          (dict(delays=[1.0, 2.0], phases=[0.0, float("nan")]), "phases"),
+                          (dict(delays=[1.0, 2.0], at_sample=-1), "at_sample")]:
+            with self.assertRaises(ValueError, msg=str(kw)) as cm:
+                fe.set_delay_model(**kw)
+            self.assertIn(named, str(cm.exception))
+
     def test_ci8_dither_and_saturation_tags(self):
         rng = np.random.default_rng(41)
         N, T = 32, 4

@@ -97,6 +97,32 @@ class fengine_kernel_tests:
                 self.assertEqual(got.dtype, np.complex64)
                 self.check_close(got, want, f"{fmt} N={N} T={T}")
 
+    def test_delay_and_phase_rates_apply_per_spectrum(self):
+        # Delay tracking: spectrum m (absolute) uses fine delay f + r (m - ref)
+        # and phase p + q (m - ref); the reference is evaluated spectrum by
+        # spectrum with constant corrections. Odd sizes, complex input with
+        # its signed channel index, a reference before and after the start.
+        rng = np.random.default_rng(27)
+        for fmt, N, T, ref, first in [("float", 48, 4, 990, 1000), ("complex", 7, 3, 5000, 4990),
+                                      ("packed10", 64, 2, 0, 0), ("complex", 64, 4, 3, 3)]:
+            n_inputs, n_spectra = 3, 9
+            step = N if fmt == "complex" else 2 * N
+            x, v = random_input(fmt, n_inputs, step * (n_spectra + T - 1), rng)
+            w = rng.uniform(-1, 1, step * T)
+            fine = rng.uniform(-0.2, 0.2, n_inputs)
+            phases = rng.uniform(-3, 3, n_inputs)
+            rates = rng.uniform(-0.01, 0.01, n_inputs)
+            phase_rates = rng.uniform(-0.5, 0.5, n_inputs)
+            got = self.fengine(x, N, T, input_format=fmt, weights=w, fine_delays=fine,
+                               phases=phases, delay_rates=rates, phase_rates=phase_rates,
+                               reference_spectrum=ref, first_spectrum=first)
+            want = np.zeros_like(got, np.complex128)
+            for s_ in range(n_spectra):
+                d = first + s_ - ref
+                want[s_] = reference(v, N, T, w, fine=fine + rates * d,
+                                     phases=phases + phase_rates * d)[s_]
+            self.check_close(got, want, f"{fmt} N={N} rates")
+
     def test_default_window_and_power_of_two_sizes(self):
         rng = np.random.default_rng(21)
         for N in (64, 1024):

@@ -34,10 +34,11 @@ namespace gpudsp {
  * gpudsp.saturated, rx_time, rx_rate) and the message formats are in
  * docs/fengine.md.
  *
- * Corrections (gains, fine delays, phases, coarse delays) change through the
- * setters or the message port "delays", from a given absolute input sample:
- * they apply to every spectrum whose first sample is at or after it (-1:
- * from the next spectrum produced).
+ * Corrections (gains, fine delays, phases, coarse delays, or a delay model
+ * with rates that is evaluated per spectrum) change through the setters or
+ * the message port "delays", from a given absolute input sample: they apply
+ * to every spectrum whose first sample is at or after it (-1: from the next
+ * spectrum produced).
  */
 class GPUDSP_API pfb_fengine : virtual public gr::sync_decimator
 {
@@ -85,6 +86,24 @@ public:
     /*! \brief Coarse delays in whole samples, 0..max_coarse_delay, one per input. */
     virtual void set_coarse_delays(const std::vector<int>& delays,
                                    int64_t at_sample = -1) = 0;
+
+    /*!
+     * \brief Delay tracking, as a correlator's delay model drives it: per
+     * input, the total delay delay + delay_rate (n - at_sample) samples
+     * (>= 0; delay_rate in samples per sample) and the phase phase +
+     * phase_rate (n - at_sample) radians (phase_rate per sample) at input
+     * sample n, evaluated for every spectrum at the centre of its window and
+     * applied as coarse delay (floor(tau + 0.5)), fine delay (the rest) and
+     * phase. From the spectra that set_* with the same at_sample would reach
+     * (at_sample >= 0 is required: it is also where the model holds). Empty
+     * rates or phases mean 0. It replaces the fine and coarse delays and the
+     * phases until they are set again.
+     */
+    virtual void set_delay_model(const std::vector<double>& delays,
+                                 const std::vector<double>& delay_rates,
+                                 const std::vector<double>& phases,
+                                 const std::vector<double>& phase_rates,
+                                 int64_t at_sample) = 0;
 
     virtual std::vector<std::complex<float>> gains() const = 0;
     virtual std::vector<double> fine_delays() const = 0;

@@ -28,6 +28,9 @@ py::object fengine_array(py::array x,
                          std::vector<double> fine_delays,
                          std::vector<double> phases,
                          std::vector<int64_t> coarse_delays,
+                         std::vector<double> delay_rates,
+                         std::vector<double> phase_rates,
+                         uint64_t reference_spectrum,
                          bool dither,
                          uint64_t dither_seed,
                          uint64_t first_spectrum,
@@ -82,6 +85,9 @@ py::object fengine_array(py::array x,
     }
     corr.fine_delays = std::move(fine_delays);
     corr.phases = std::move(phases);
+    corr.delay_rates = std::move(delay_rates);
+    corr.phase_rates = std::move(phase_rates);
+    corr.reference_spectrum = reference_spectrum;
     plan.set_corrections(corr);
 
     if (!coarse_delays.empty() && coarse_delays.size() != std::size_t(c.n_inputs))
@@ -186,6 +192,16 @@ void bind_pfb_fengine(py::module& m, py::module& k)
              &pfb_fengine::set_coarse_delays,
              py::arg("delays"),
              py::arg("at_sample") = -1)
+        .def("set_delay_model",
+             &pfb_fengine::set_delay_model,
+             py::arg("delays"),
+             py::arg("delay_rates") = std::vector<double>{},
+             py::arg("phases") = std::vector<double>{},
+             py::arg("phase_rates") = std::vector<double>{},
+             py::arg("at_sample") = 0,
+             "Delay tracking: per input, delay + delay_rate (n - at_sample) samples and "
+             "phase + phase_rate (n - at_sample) radians at input sample n, evaluated per "
+             "spectrum (docs/fengine.md).")
         .def("gains", &pfb_fengine::gains)
         .def("fine_delays", &pfb_fengine::fine_delays)
         .def("phases", &pfb_fengine::phases)
@@ -217,6 +233,9 @@ void bind_pfb_fengine(py::module& m, py::module& k)
           py::arg("fine_delays"),
           py::arg("phases"),
           py::arg("coarse_delays"),
+          py::arg("delay_rates"),
+          py::arg("phase_rates"),
+          py::arg("reference_spectrum"),
           py::arg("dither"),
           py::arg("dither_seed"),
           py::arg("first_spectrum"),

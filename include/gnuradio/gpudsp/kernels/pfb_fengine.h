@@ -84,6 +84,15 @@ struct GPUDSP_API fengine_corrections {
     std::vector<std::complex<float>> gains; //!< [channel][input]; empty: all 1
     std::vector<double> fine_delays;        //!< [input] samples; empty: 0
     std::vector<double> phases;             //!< [input] radians; empty: 0
+    /*! [input] samples per spectrum; empty: 0. With rates, spectrum m (absolute)
+     *  uses fine delay fine_delays + delay_rates (m - reference_spectrum) and
+     *  phase phases + phase_rates (m - reference_spectrum): delay tracking
+     *  applied per spectrum. The caller keeps |m - reference_spectrum| below
+     *  2^16 + one call (the GPU evaluates the drift in float) and the fine
+     *  delay within [-0.5, 0.5] (a new coarse delay and reference otherwise). */
+    std::vector<double> delay_rates;
+    std::vector<double> phase_rates;      //!< [input] radians per spectrum; empty: 0
+    uint64_t reference_spectrum = 0;      //!< where fine_delays and phases hold
 };
 
 /*! \brief Where each input's samples are: a pointer and the index, in
@@ -152,6 +161,7 @@ public:
 
 private:
     std::vector<std::complex<float>> rotations(const fengine_corrections& c) const;
+    std::vector<float> drift(const fengine_corrections& c) const;
 
     fengine_config d_config;
     runtime::backend_choice d_where;
