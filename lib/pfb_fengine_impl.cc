@@ -435,6 +435,14 @@ void pfb_fengine_impl::run_segment(const gr_vector_const_void_star& in,
                                    int count,
                                    uint64_t first_spectrum)
 {
+    // Spectra whose window (after its input's coarse delay) reaches before
+    // the stream's first sample read zeros, not data: flagged missing.
+    const int64_t D = *std::max_element(d_applied.coarse_delays.begin(),
+                                        d_applied.coarse_delays.end());
+    const uint64_t first_whole = uint64_t((D + d_step - 1) / d_step) + d_config.n_taps - 1;
+    if (first_spectrum < first_whole)
+        d_missing.add(first_spectrum,
+                      std::min<uint64_t>(first_whole, first_spectrum + count) - 1);
     // in[i] starts (history) samples before the first spectrum's newest
     // step: spectrum j of input i starts at sample max_delay - D_i + j step.
     std::vector<kernels::fengine_input_view> views(d_config.n_inputs);

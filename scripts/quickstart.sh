@@ -38,7 +38,8 @@ sudo=""
 packages=(build-essential cmake pkg-config git
           gnuradio-dev libvolk2-dev libfftw3-dev libboost-test-dev libspdlog-dev
           libgmp-dev pybind11-dev python3-numpy python3-yaml python3-h5py
-          python3-matplotlib python3-pyqt5 python3-hypothesis)
+          python3-matplotlib python3-pyqt5 python3-hypothesis
+          python3-astropy python3-casacore casacore-data wsclean)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,7 +14,6 @@ import time
 from gnuradio import blocks, gr, zeromq
 from gnuradio import gpudsp
 from gnuradio.gpudsp import fx_correlator as fx
-from gnuradio.gpudsp.digitiser import digitiser_source
 
 
 def main():
@@ -35,16 +34,11 @@ def main():
         p.error("--channels must be a multiple of --ranges")
 
     params = fx.fx_params(antennas=a.antennas, channels=a.channels, taps=a.taps, seed=a.seed,
-                          backend=a.backend)
-    geom = fx.fx_geometry.make(params)
+                          backend=a.backend, rfi_freq=-1)
+    sim = fx.simulation.make(params)  # the array, the sky, the delay model
     n_inputs = 2 * a.antennas
-    src = digitiser_source(a.antennas, geom.arrival, params.source_sigma, params.noise_sigma,
-                           None, a.seed, a.spectra * 2 * a.channels)
-    fe = gpudsp.pfb_fengine(n_inputs, a.channels, a.taps, "packed10", "ci8",
-                            backend=a.backend, max_coarse_delay=int(geom.arrival.max()) + 4)
-    coarse, fine = fx.delay_corrections(params, geom)
-    fe.set_coarse_delays([int(c) for c in coarse])
-    fe.set_fine_delays([float(f) for f in fine])
+    src = sim.digitiser(a.spectra * 2 * a.channels)
+    fe = sim.fengine(a.spectra * 2 * a.channels)
 
     # The spectrum is [channel][input]: a channel range is a contiguous slice,
     # so the corner turn is one vector_to_streams.

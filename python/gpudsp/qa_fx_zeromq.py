@@ -17,7 +17,6 @@ import numpy as np
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpudsp
 from gnuradio.gpudsp import fx_correlator as fx
-from gnuradio.gpudsp.digitiser import digitiser_source
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
                         "fx_over_zeromq")
@@ -57,15 +56,10 @@ class qa_fx_zeromq(gr_unittest.TestCase):
             got = [np.load(os.path.join(d, f"x{r}.npy")) for r in range(R)]
 
         # The same correlator in one flowgraph.
-        p = fx.fx_params(antennas=A, channels=N, taps=T, backend="cpu")
-        geom = fx.fx_geometry.make(p)
-        src = digitiser_source(A, geom.arrival, p.source_sigma, p.noise_sigma, None, p.seed,
-                               spectra * 2 * N)
-        fe = gpudsp.pfb_fengine(2 * A, N, T, "packed10", "ci8", backend="cpu",
-                                max_coarse_delay=int(geom.arrival.max()) + 4)
-        coarse, fine = fx.delay_corrections(p, geom)
-        fe.set_coarse_delays([int(c) for c in coarse])
-        fe.set_fine_delays([float(v) for v in fine])
+        sim = fx.simulation.make(fx.fx_params(antennas=A, channels=N, taps=T, backend="cpu",
+                                              rfi_freq=-1))
+        src = sim.digitiser(spectra * 2 * N)
+        fe = sim.fengine(spectra * 2 * N)
         xe = gpudsp.xengine(A, 2, N, n_int, "ci8", backend="cpu")
         B = A * (A + 1) // 2
         snk = blocks.vector_sink_b(N * B * 32)

@@ -119,8 +119,11 @@ class fengine_block_tests:
             list(x), N, T, "float",
             setup=lambda fe: fe.set_delay_model([2.2, 5.0], [-0.001, 0.0], at_sample=0),
             max_coarse_delay=64)
+        startup = -(-5 // step) + T - 1  # spectra reading before the stream (coarse 5)
         flagged = sorted(m for t in tags if pmt.symbol_to_string(t.key) == "gpudsp.missing"
                          for m in range(t.offset, t.offset + pmt.to_uint64(t.value)))
+        self.assertEqual(flagged[:startup], list(range(startup)))
+        flagged = [m for m in flagged if m >= startup]
         # tau = 2.2 - 0.001 (centre) < -0.5 from centre 2700: spectrum 84 on.
         first_bad = next(m for m in range(n_spec)
                          if 2.2 - 0.001 * ((m - T + 1) * step + T * step / 2) < -0.5)
@@ -228,7 +231,8 @@ class fengine_block_tests:
         # A run may come as several tags when it spans work calls.
         flagged = sorted(m for o, v in by_key["gpudsp.missing"]
                          for m in range(o, o + pmt.to_uint64(v)))
-        self.assertEqual(flagged, [6, 7, 8, 9, 25, 26, 27, 28])
+        # Spectra 0..T-2 read the zeros before the stream: flagged too.
+        self.assertEqual(flagged, [0, 1, 2, 6, 7, 8, 9, 25, 26, 27, 28])
         (rate_at, rate), = by_key["rx_rate"]
         self.assertEqual(rate_at, (1600 * 4 // 5) // step)
         self.assertAlmostEqual(pmt.to_double(rate), 1.28e6 / step)

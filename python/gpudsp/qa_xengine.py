@@ -125,8 +125,10 @@ class xengine_block_tests:
                                          coarse_delays=[(T - 1) * 2 * N] * A, backend="cpu")
         self.assertEqual(got.shape[0], n_spectra // n_int)
         for d in range(len(spectra) // n_int):  # the kernel drops the last T - 1
-            np.testing.assert_array_equal(
-                got[d], reference(spectra[d * n_int:(d + 1) * n_int], P), err_msg=f"dump {d}")
+            # The first T - 1 spectra read before the stream: flagged, left out.
+            sel = [m for m in range(d * n_int, (d + 1) * n_int) if m >= T - 1]
+            np.testing.assert_array_equal(got[d], reference(spectra[sel], P),
+                                          err_msg=f"dump {d}")
         return fe
 
     def test_fengine_to_xengine(self):

@@ -97,14 +97,15 @@ LDPC_POINT = ["--K", "500", "--E", "1000", "--ebn0", "2.0", "--arithmetic", "fix
               "--no-reference", "--no-plots"]
 APPS_GPU = {
     "fx_correlator": ["gpudsp_fx_correlator", "--backend", "cuda", "--antennas", "16",
-                      "--seconds", "0.002", "--no-plots"],
+                      "--seconds", "0.001", "--no-plots", "--no-ms", "--no-image"],
     "gnss_track": ["gpudsp_gnss_track", "--backend", "cuda", "--seconds", "1", "--antennas",
                    "4", "--l1", "3,11,19,27", "--e1b", "4,12,19,33", "--no-plots"],
     "ldpc_bler": ["gpudsp_ldpc_bler"] + LDPC_POINT,
 }
 APPS_CPU = {
-    "fx_correlator": ["gpudsp_fx_correlator", "--backend", "cpu", "--antennas", "2",
-                      "--seconds", "0.001", "--channels", "128", "--no-plots"],
+    "fx_correlator": ["gpudsp_fx_correlator", "--backend", "cpu", "--antennas", "4",
+                      "--seconds", "0.0004", "--channels", "128", "--no-plots", "--no-ms",
+                      "--no-image"],
     "gnss_track": ["gpudsp_gnss_track", "--backend", "cpu", "--seconds", "0.8", "--l1", "5",
                    "--e1b", "30", "--no-plots"],
     "ldpc_bler": ["gpudsp_ldpc_bler", "--backend", "cpu", "--K", "200", "--E", "400",

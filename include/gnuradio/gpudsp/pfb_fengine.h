@@ -29,7 +29,9 @@ namespace gpudsp {
  *
  * Output item m is the spectrum of input samples [(m - T + 1) step,
  * (m + 1) step), step = 2 n_channels (real input) or n_channels (complex):
- * the first T - 1 spectra see the zeros before the stream starts. The full
+ * the first T - 1 spectra (and those a coarse delay takes back before the
+ * stream) see the zeros before the stream starts and are flagged
+ * gpudsp.missing. The full
  * definition, the delay and phase conventions, the tags (gpudsp.missing,
  * gpudsp.saturated, rx_time, rx_rate) and the message formats are in
  * docs/fengine.md.

@@ -1,0 +1,310 @@
+#
+# Copyright 2026 gr-gpudsp authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""X-engine dumps to a CASA MeasurementSet (v2), written with python-casacore
+as the dumps arrive (docs/fx.md, "The MeasurementSet").
+
+Conventions (the CASA / WSClean ones, as katdal writes MeerKAT data): a row
+holds ANTENNA1 <= ANTENNA2; UVW = uvw(ANTENNA1) - uvw(ANTENNA2) (J2000
+axes); DATA = <E1 conj(E2)> of the sky-frequency voltages, so that
+DATA = sum over the sky of I exp(+2 pi i (u l + v m + w (n - 1))). The
+X-engine gives V = sum x_i conj(x_j) for stations i >= j over baseband
+channels; a row (j, i) therefore takes conj(V[q][p]) for correlation
+(p, q), or V[q][p] when the band is inverted (an even Nyquist zone: the
+baseband voltage is the conjugate of the sky one). Channels are written in
+ascending sky frequency (reversed for an inverted band), CHAN_WIDTH > 0,
+NET_SIDEBAND 1. Correlations XX, XY, YX, YY (CORR_TYPE 9..12).
+
+DATA is the dump's sum divided by the spectra summed, times jy_per_unit
+(1: correlator units, F-engine output units squared per spectrum). WEIGHT
+is the spectra summed, SIGMA 1 / sqrt(WEIGHT). FLAG: every value of a dump
+whose spectra were all missing (gpudsp.missing upstream), the rows of an
+antenna whose F-engine input saturated in the dump, visibilities the
+X-engine saturated (int32 limits), the DC channel (a real-sampled band's
+edge, which holds the DC level), and any channels given to flag (what an
+RFI flagger would find: the FX demo flags its simulated RFI tone)."""
+
+import math
+import os
+import shutil
+
+import numpy as np
+import pmt
+from gnuradio import gr
+
+__all__ = ["ms_writer", "ms_sink", "dump_to_rows", "CORR_TYPES"]
+
+CORR_TYPES = [9, 10, 11, 12]  # XX, XY, YX, YY (casacore Stokes::StokesTypes)
+INT32_LIMITS = (-(2 ** 31), 2 ** 31 - 1)
+
+
+def dump_to_rows(V, n_stations, inverted):
+    """X-engine dump V [channel, baseline, p, q] (complex; baseline i(i+1)/2
+    + j for stations i >= j) -> (ANTENNA1, ANTENNA2, DATA [row, channel,
+    corr]) in the MS convention, rows ordered by (ANTENNA1, ANTENNA2),
+    channels still in the X-engine's order."""
+    V = np.asarray(V)
+    a1, a2, cols = [], [], []
+    for j in range(n_stations):
+        for i in range(j, n_stations):
+            a1.append(j)
+            a2.append(i)
+            cols.append(i * (i + 1) // 2 + j)
+    block = V[:, cols]                        # [channel, row, p, q]
+    block = np.swapaxes(block, 2, 3)          # [channel, row, q, p]: (p, q) <- V[q][p]
+    if not inverted:
+        block = np.conj(block)
+    data = block.reshape(V.shape[0], len(cols), 4).transpose(1, 0, 2)
+    return np.array(a1, np.int32), np.array(a2, np.int32), data
+
+
+class ms_writer:
+    """Creates the MeasurementSet at `path` (replacing it) and appends dumps.
+
+    array: sky.antenna_array; band: sky.band; geometry: sky.geometry (for
+    UVW); phase_centre: (ra_deg, dec_deg); spectrum_seconds: step / fs;
+    n_taps: the F-engine's (a spectrum m's time is its window centre,
+    (m - T + 1 + T/2) step); jy_per_unit: DATA scale."""
+
+    def __init__(self, path, array, band, n_channels, geometry, phase_centre,
+                 spectrum_seconds, n_taps, n_integrate, jy_per_unit=1.0,
+                 telescope="MeerKAT", field="phase centre", flag_channels=()):
+        from casacore import tables as pt
+        self.pt = pt
+        self.path = path
+        self.array, self.band, self.geometry = array, band, geometry
+        self.n_stations = len(array.names)
+        self.n_channels = int(n_channels)
+        self.ra0, self.dec0 = phase_centre
+        self.spectrum_seconds = float(spectrum_seconds)
+        self.n_taps = int(n_taps)
+        self.n_integrate = int(n_integrate)
+        self.scale = float(jy_per_unit)
+        self.telescope, self.field = telescope, field
+        freqs = band.channel_frequencies(self.n_channels)
+        self.order = np.argsort(freqs)             # MS channel c <- F-engine channel order[c]
+        self.freqs = freqs[self.order]
+        # MS channels always flagged: where the DC channel and the given
+        # F-engine channels land.
+        bad = {0} | {int(k) for k in flag_channels if 0 <= int(k) < self.n_channels}
+        self.flagged = np.isin(self.order, sorted(bad))
+        self.rows = 0
+        self.times = []
+        if os.path.exists(path):
+            shutil.rmtree(path)
+        self._create()
+
+    # -- creation -------------------------------------------------------------
+    def _create(self):
+        pt = self.pt
+        desc = pt.required_ms_desc("MAIN")
+        nc = self.n_channels
+        # DATA and FLAG with a fixed [channel, correlation] shape, tiled.
+        keep = dict(desc["FLAG"].get("keywords", {}))
+        for name, value, vtype in (("DATA", 0j, "complex"), ("FLAG", False, "boolean")):
+            d = pt.makearrcoldesc(name, value, valuetype=vtype, ndim=2, shape=[nc, 4],
+                                  datamanagertype="TiledColumnStMan",
+                                  datamanagergroup="Tiled" + name, options=4,  # FixedShape
+                                  keywords=keep if name == "FLAG" else {})
+            desc.update(pt.maketabdesc(d))
+        ms = pt.default_ms(self.path, desc, pt.makedminfo(desc))
+        ms.close()
+        self._subtables()
+
+    def _table(self, name):
+        return self.pt.table(f"{self.path}::{name}", readonly=False, ack=False)
+
+    def _subtables(self):
+        a = self.array
+        with self._table("ANTENNA") as t:
+            n = self.n_stations
+            t.addrows(n)
+            t.putcol("NAME", a.names)
+            t.putcol("STATION", [self.telescope] * n)
+            t.putcol("TYPE", ["GROUND-BASED"] * n)
+            t.putcol("MOUNT", ["ALT-AZ"] * n)
+            t.putcol("POSITION", a.itrf())
+            t.putcol("OFFSET", np.zeros((n, 3)))
+            t.putcol("DISH_DIAMETER", np.full(n, a.dish_diameter))
+            t.putcol("FLAG_ROW", np.zeros(n, bool))
+        with self._table("FEED") as t:
+            n = self.n_stations
+            t.addrows(n)
+            t.putcol("ANTENNA_ID", np.arange(n, dtype=np.int32))
+            t.putcol("FEED_ID", np.zeros(n, np.int32))
+            t.putcol("SPECTRAL_WINDOW_ID", np.full(n, -1, np.int32))
+            t.putcol("BEAM_ID", np.full(n, -1, np.int32))
+            t.putcol("NUM_RECEPTORS", np.full(n, 2, np.int32))
+            t.putcol("POLARIZATION_TYPE", np.array([["X", "Y"]] * n))
+            t.putcol("RECEPTOR_ANGLE", np.tile([0.0, math.pi / 2], (n, 1)))
+            t.putcol("BEAM_OFFSET", np.zeros((n, 2, 2)))
+            t.putcol("POL_RESPONSE", np.tile(np.eye(2, dtype=np.complex64), (n, 1, 1)))
+            t.putcol("POSITION", np.zeros((n, 3)))
+            t.putcol("INTERVAL", np.full(n, 1e30))
+        with self._table("SPECTRAL_WINDOW") as t:
+            t.addrows(1)
+            width = self.band.samp_rate / (2 * self.n_channels)
+            nc = self.n_channels
+            t.putcol("NUM_CHAN", np.array([nc], np.int32))
+            t.putcol("NAME", ["band"])
+            t.putcol("CHAN_FREQ", self.freqs[None, :])
+            t.putcol("CHAN_WIDTH", np.full((1, nc), width))
+            t.putcol("EFFECTIVE_BW", np.full((1, nc), width))
+            t.putcol("RESOLUTION", np.full((1, nc), width))
+            t.putcol("REF_FREQUENCY", np.array([float(np.mean(self.freqs))]))
+            t.putcol("TOTAL_BANDWIDTH", np.array([width * nc]))
+            t.putcol("MEAS_FREQ_REF", np.array([5], np.int32))  # TOPO
+            t.putcol("NET_SIDEBAND", np.array([1], np.int32))
+            t.putcol("FREQ_GROUP_NAME", ["none"])
+        with self._table("POLARIZATION") as t:
+            t.addrows(1)
+            t.putcol("NUM_CORR", np.array([4], np.int32))
+            t.putcol("CORR_TYPE", np.array([CORR_TYPES], np.int32))
+            t.putcol("CORR_PRODUCT", np.array([[[0, 0], [0, 1], [1, 0], [1, 1]]], np.int32))
+        with self._table("DATA_DESCRIPTION") as t:
+            t.addrows(1)
+            t.putcol("SPECTRAL_WINDOW_ID", np.array([0], np.int32))
+            t.putcol("POLARIZATION_ID", np.array([0], np.int32))
+        with self._table("FIELD") as t:
+            t.addrows(1)
+            d = np.array([[[math.radians(self.ra0), math.radians(self.dec0)]]])
+            t.putcol("NAME", [self.field])
+            t.putcol("CODE", ["T"])
+            t.putcol("NUM_POLY", np.array([0], np.int32))
+            t.putcol("SOURCE_ID", np.array([-1], np.int32))
+            for col in ("PHASE_DIR", "DELAY_DIR", "REFERENCE_DIR"):
+                t.putcol(col, d)
+        with self._table("OBSERVATION") as t:
+            t.addrows(1)
+            t.putcol("TELESCOPE_NAME", [self.telescope])
+            t.putcol("OBSERVER", ["gr-gpudsp"])
+            t.putcol("PROJECT", ["gr-gpudsp FX correlator"])
+            t.putcol("SCHEDULE_TYPE", [""])
+
+    # -- dumps ----------------------------------------------------------------
+    def spectrum_time(self, m):
+        """Seconds from the observation's start of spectrum m's window centre."""
+        return ((m - self.n_taps + 1) + self.n_taps / 2) * self.spectrum_seconds
+
+    def write_dump(self, sums, dump_start, spectra_used, saturated_inputs=()):
+        """sums: the X-engine's dump [channel, baseline, p, q] (complex or
+        int32 [..., 2]), dump_start: its first spectrum, spectra_used: the
+        spectra summed; saturated_inputs: F-engine inputs that clipped in it."""
+        sums = np.asarray(sums)
+        sat_cells = None
+        if sums.dtype.kind in "iu":
+            sat_cells = np.isin(sums, INT32_LIMITS).any(-1)
+            sums = sums[..., 0].astype(np.float64) + 1j * sums[..., 1].astype(np.float64)
+        a1, a2, data = dump_to_rows(sums, self.n_stations, self.band.inverted)
+        n = len(a1)
+        weight = float(spectra_used)
+        data = data[:, self.order] * (self.scale / max(weight, 1.0))
+        flag = np.zeros(data.shape, bool)
+        flag[:, self.flagged] = True
+        if spectra_used == 0:
+            flag[:] = True
+        if sat_cells is not None:
+            _, _, sat = dump_to_rows(sat_cells.astype(np.complex64), self.n_stations, True)
+            flag |= sat[:, self.order].real != 0
+        bad = {i // 2 for i in saturated_inputs}
+        if bad:
+            flag[np.isin(a1, list(bad)) | np.isin(a2, list(bad))] = True
+        centre = self.spectrum_time(dump_start + (self.n_integrate - 1) / 2)
+        interval = self.n_integrate * self.spectrum_seconds
+        uvw_ant = self.geometry.uvw(centre, self.ra0, self.dec0)[0]
+        mjd_s = self.geometry.start_mjd * 86400.0 + centre
+        self.times.append(mjd_s)
+        with self.pt.table(self.path, readonly=False, ack=False) as t:
+            r0 = t.nrows()
+            t.addrows(n)
+            put = lambda col, v: t.putcol(col, v, startrow=r0, nrow=n)
+            put("TIME", np.full(n, mjd_s))
+            put("TIME_CENTROID", np.full(n, mjd_s))
+            put("INTERVAL", np.full(n, interval))
+            put("EXPOSURE", np.full(n, interval * weight / self.n_integrate))
+            put("ANTENNA1", a1)
+            put("ANTENNA2", a2)
+            put("FEED1", np.zeros(n, np.int32))
+            put("FEED2", np.zeros(n, np.int32))
+            put("DATA_DESC_ID", np.zeros(n, np.int32))
+            put("FIELD_ID", np.zeros(n, np.int32))
+            put("SCAN_NUMBER", np.ones(n, np.int32))
+            put("ARRAY_ID", np.zeros(n, np.int32))
+            put("OBSERVATION_ID", np.zeros(n, np.int32))
+            put("PROCESSOR_ID", np.full(n, -1, np.int32))
+            put("STATE_ID", np.full(n, -1, np.int32))
+            put("UVW", uvw_ant[a1] - uvw_ant[a2])
+            put("DATA", data.astype(np.complex64))
+            put("FLAG", flag)
+            put("FLAG_ROW", flag.all(axis=(1, 2)))
+            put("WEIGHT", np.full((n, 4), max(weight, 1e-9), np.float32))
+            put("SIGMA", np.full((n, 4), 1 / math.sqrt(max(weight, 1e-9)), np.float32))
+        self.rows += n
+
+    def close(self):
+        """Fills the time ranges once every dump is in."""
+        if not self.times:
+            return
+        interval = self.n_integrate * self.spectrum_seconds
+        t0, t1 = min(self.times) - interval / 2, max(self.times) + interval / 2
+        with self._table("OBSERVATION") as t:
+            t.putcol("TIME_RANGE", np.array([[t0, t1]]))
+        with self._table("FIELD") as t:
+            t.putcol("TIME", np.array([t0]))
+        with self._table("FEED") as t:
+            t.putcol("TIME", np.full(self.n_stations, t0))
+
+
+class ms_sink(gr.sync_block):
+    """A GNU Radio sink: X-engine dumps (ci32 or cf32 items of n_channels x
+    n_baselines x 4 complex values, with the X-engine's tags) into a
+    MeasurementSet through an ms_writer (its arguments; n_pols must be 2).
+    Dumps are written as they arrive; the time ranges on stop()."""
+
+    def __init__(self, path, array, band, n_channels, geometry, phase_centre,
+                 spectrum_seconds, n_taps, n_integrate, jy_per_unit=1.0, output_format="ci32",
+                 flag_channels=()):
+        n_bl = len(array.names) * (len(array.names) + 1) // 2
+        values = n_channels * n_bl * 4
+        if output_format not in ("ci32", "cf32"):
+            raise ValueError("ms_sink: output_format must be \"ci32\" or \"cf32\"")
+        sig = (np.int32, 2 * values) if output_format == "ci32" else (np.complex64, values)
+        gr.sync_block.__init__(self, name="ms_sink", in_sig=[sig], out_sig=None)
+        self.shape = (n_channels, n_bl, 2, 2) + ((2,) if output_format == "ci32" else ())
+        self.writer = ms_writer(path, array, band, n_channels, geometry, phase_centre,
+                                spectrum_seconds, n_taps, n_integrate, jy_per_unit,
+                                flag_channels=flag_channels)
+        self.dumps = 0
+
+    def work(self, input_items, output_items):
+        x = input_items[0]
+        n0 = self.nitems_read(0)
+        tags = self.get_tags_in_window(0, 0, len(x))
+        for d in range(len(x)):
+            meta = {"gpudsp.dump_start": None, "gpudsp.spectra_used": None}
+            sat_inputs = set()
+            for t in tags:
+                if t.offset != n0 + d:
+                    continue
+                key = pmt.symbol_to_string(t.key)
+                if key == "gpudsp.saturated" and pmt.is_u32vector(t.value):
+                    # The F-engine's per-input clip counts of a spectrum in this dump.
+                    sat_inputs |= {i for i, c in enumerate(pmt.u32vector_elements(t.value))
+                                   if c}
+                elif key in meta:
+                    meta[key] = pmt.to_python(t.value)
+            start = meta["gpudsp.dump_start"]
+            if start is None:
+                start = (n0 + d) * self.writer.n_integrate
+            used = meta["gpudsp.spectra_used"]
+            if used is None:
+                used = self.writer.n_integrate
+            self.writer.write_dump(np.asarray(x[d]).reshape(self.shape), int(start), int(used),
+                                   sat_inputs)
+            self.dumps += 1
+        return len(x)
+
+    def stop(self):
+        self.writer.close()
+        return True
