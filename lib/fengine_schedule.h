@@ -34,7 +34,7 @@ struct fengine_delay_model {
 };
 
 /*! Spectra after which a model's corrections are rebased: keeps the
- *  per-spectrum drift the GPU evaluates in float small (fmath::drift_phase). */
+ *  per-spectrum drift the GPU evaluates in float small (fmath::drift_halfturns). */
 constexpr uint64_t fengine_rebase_spectra = 65536;
 
 /*! The corrections a delay model gives from spectrum \p m on, and \p end:

@@ -111,21 +111,22 @@ GPUDSP_HD int8_t quantise(float v, bool& clamped)
 #endif
 }
 
-/*! The extra rotation phase (radians) of channel \p k in spectrum
- *  reference + \p d when an input's fine delay changes by delay_rate samples
- *  and its phase by phase_rate radians per spectrum (fengine_corrections):
- *  phase_rate d - pi tau' k' / N with tau' = delay_rate d, k' = k for real
- *  input (N channels of a 2N-point FFT), the signed index (k - N for
- *  k >= N/2, integer division, as the rotation table) and 2 pi instead of pi for complex input. double on the CPU,
- *  float on the GPU (the block keeps d below 2^16 + a chunk). */
+/*! The extra rotation phase, in half turns (radians / pi), of channel \p k
+ *  in spectrum reference + \p d when an input's fine delay changes by
+ *  delay_rate samples and its phase by phase_rate half turns per spectrum
+ *  (fengine_corrections' rad per spectrum / pi): phase_rate d - tau' k' / N
+ *  with tau' = delay_rate d, k' = k for real input (N channels of a 2N-point
+ *  FFT), the signed index (k - N for k >= N/2, integer division, as the
+ *  rotation table) and 2 tau' k' / N for complex input. Half turns because
+ *  the GPU then takes sincospif, whose argument reduction is exact and
+ *  needs no local memory (sincosf's large-argument path does). double on
+ *  the CPU, float on the GPU (the block keeps d below 2^16 + a chunk). */
 template <typename R>
-GPUDSP_HD R drift_phase(
+GPUDSP_HD R drift_halfturns(
     R delay_rate, R phase_rate, R d, int k, int n_channels, bool complex_input)
 {
     const R kk = complex_input && k >= n_channels / 2 ? R(k - n_channels) : R(k);
-    const R pi = R(3.141592653589793238462643383279502884);
-    return phase_rate * d -
-           (complex_input ? 2 : 1) * pi * (delay_rate * d) * kk / R(n_channels);
+    return phase_rate * d - (complex_input ? 2 : 1) * (delay_rate * d) * kk / R(n_channels);
 }
 
 } // namespace fmath

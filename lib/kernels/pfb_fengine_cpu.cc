@@ -279,7 +279,7 @@ private:
             saturation[s * I + i] = sat;
     }
 
-    // exp(1j fmath::drift_phase) of input i in absolute spectrum m, for every
+    // exp(1j pi fmath::drift_halfturns) of input i in absolute spectrum m, for every
     // channel: the phase is linear in the (signed) channel index, so a
     // sincos every 64 channels (and where the signed index jumps) and
     // double-precision products between.
@@ -287,15 +287,14 @@ private:
     {
         const int N = d_c.n_channels;
         const bool cplx = d_c.complex_input();
-        const double rd = d_drift[2 * i], rp = d_drift[2 * i + 1];
+        const double rd = d_drift[2 * i], rp = d_drift[2 * i + 1] / M_PI;
         const double d = double(int64_t(m - d_reference));
-        const std::complex<double> step =
-            std::polar(1.0, fmath::drift_phase<double>(rd, 0.0, d, 1, N, false) *
-                                (cplx ? 2.0 : 1.0));
+        const std::complex<double> step = std::polar(
+            1.0, M_PI * fmath::drift_halfturns<double>(rd, 0.0, d, 1, N, false) * (cplx ? 2.0 : 1.0));
         std::complex<double> p;
         for (int k = 0; k < N; ++k) {
             if (k % 64 == 0 || (cplx && k == N / 2))
-                p = std::polar(1.0, fmath::drift_phase<double>(rd, rp, d, k, N, cplx));
+                p = std::polar(1.0, M_PI * fmath::drift_halfturns<double>(rd, rp, d, k, N, cplx));
             else
                 p *= step;
             d_phasor[k] = std::complex<float>(p);

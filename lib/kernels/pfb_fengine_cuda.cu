@@ -201,7 +201,7 @@ constexpr int tile_rows = 8;
 
 struct postproc_params {
     const cuFloatComplex* rot; // [channel][input]
-    const float2* drift;       // [input] (delay rate, phase rate); null: none
+    const float2* drift;       // [input] (delay rate, phase rate / pi); null: none
     long long drift_offset;    // first spectrum of the launch - the reference
     int n_channels, n_inputs;
     bool complex_input;
@@ -233,10 +233,10 @@ __global__ void __launch_bounds__(tile* tile_rows)
             if (p.drift) { // delay tracking: the drift since the reference spectrum
                 const float2 r = p.drift[i];
                 float sn, cs;
-                sincosf(fmath::drift_phase<float>(
-                            r.x, r.y, float(p.drift_offset + s), k, n_channels, p.complex_input),
-                        &sn,
-                        &cs);
+                sincospif(fmath::drift_halfturns<float>(
+                              r.x, r.y, float(p.drift_offset + s), k, n_channels, p.complex_input),
+                          &sn,
+                          &cs);
                 v = cuCmulf(v, make_cuFloatComplex(cs, sn));
             }
             if (CI8) {
@@ -330,7 +330,10 @@ public:
     }
     void set_drift(const std::vector<float>& rates, uint64_t reference) override
     {
+        // The kernel takes phase rates in half turns (fmath::drift_halfturns).
         d_drift_host = rates;
+        for (std::size_t j = 1; j < d_drift_host.size(); j += 2)
+            d_drift_host[j] = float(double(rates[j]) / M_PI);
         d_reference = reference;
         d_rot_dirty = true;
     }

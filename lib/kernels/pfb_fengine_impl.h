@@ -21,7 +21,7 @@ struct fengine_plan::impl {
      *  gain * exp(1j (delay phase + phi)), computed once by the plan. */
     virtual void set_rotations(const std::vector<std::complex<float>>& rot) = 0;
     /*! Per-spectrum drift: [input] (delay rate, phase rate) pairs (empty: none),
-     *  relative to spectrum \p reference (fmath::drift_phase). */
+     *  relative to spectrum \p reference (fmath::drift_halfturns). */
     virtual void set_drift(const std::vector<float>& rates, uint64_t reference) = 0;
     virtual void execute(const std::vector<fengine_input_view>& inputs,
                          void* out,

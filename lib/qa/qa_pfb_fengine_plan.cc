@@ -292,13 +292,13 @@ BOOST_AUTO_TEST_CASE(fft_runs_cover_every_call_size)
         }
 }
 
-// The GPU evaluates the delay-tracking drift in float (fmath::drift_phase),
-// the CPU in double: for every channel of small sizes, both inputs, and
-// offsets up to the block's rebase interval (2^16 spectra) at the largest
-// rates the block gives (a fine delay that moves 0.5 sample and a phase of
-// 2^10 rad over the interval), they agree to 1e-4 rad per 100 rad of phase
-// (float's resolution; 1e-3 rad at the largest); and the double form
-// is the definition (-pi tau k' / N + phi, k' signed for complex input).
+// The GPU evaluates the delay-tracking drift in float (fmath::drift_halfturns,
+// then sincospif), the CPU in double: for every channel of small sizes, both
+// inputs, and offsets up to the block's rebase interval (2^16 spectra) at
+// the largest rates the block gives (a fine delay that moves 0.5 sample and
+// a phase of 2^10 rad over the interval), they agree to 1e-4 rad per 100 rad
+// of phase (float's resolution; 1e-3 rad at the largest); and the double
+// form is the definition (-pi tau k' / N + phi, k' signed for complex input).
 BOOST_AUTO_TEST_CASE(drift_phase_float_matches_double)
 {
     namespace fm = gr::gpudsp::kernels::fmath;
@@ -309,11 +309,13 @@ BOOST_AUTO_TEST_CASE(drift_phase_float_matches_double)
                 for (int k = 0; k < N; ++k) {
                     const double kk = cplx && k >= N / 2 ? k - N : k;
                     const double want = rp * d - (cplx ? 2 : 1) * M_PI * rd * d * kk / N;
-                    const double got_d = fm::drift_phase<double>(rd, rp, d, k, N, cplx);
+                    const double got_d =
+                        M_PI * fm::drift_halfturns<double>(rd, rp / M_PI, d, k, N, cplx);
                     BOOST_REQUIRE_SMALL(got_d - want, 1e-9);
-                    const float got_f = fm::drift_phase<float>(
-                        float(rd), float(rp), float(d), k, N, cplx);
-                    const double err = std::remainder(double(got_f) - want, 2 * M_PI);
+                    // As the GPU: rates uploaded as float (phase rate / pi).
+                    const float got_f = fm::drift_halfturns<float>(
+                        float(rd), float(rp / M_PI), float(d), k, N, cplx);
+                    const double err = std::remainder(M_PI * double(got_f) - want, 2 * M_PI);
                     BOOST_REQUIRE_SMALL(err, 1e-4 * std::max(1.0, std::fabs(want) / 100));
                 }
 }
