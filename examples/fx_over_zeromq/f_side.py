@@ -49,9 +49,12 @@ def main():
         tb.connect((src, i), (fe, i))
     tb.connect(fe, split)
     host, port = a.address.rsplit(":", 1)
+    # pass_tags: the F-engine's gpudsp.missing tags (spectra before the
+    # stream's start, lost input) must reach the X side, which leaves those
+    # spectra out of its dumps.
     for r in range(a.ranges):
         tb.connect((split, r), zeromq.push_sink(range_bytes, 1, f"{host}:{int(port) + r}", 100,
-                                                False, -1))
+                                                True, -1))
     tb.run()
     # gr-zeromq closes its sockets without lingering, dropping what is still
     # queued: keep them (and this process) alive while the queues drain.

@@ -33,7 +33,8 @@ def main():
     channels = a.channels // a.ranges
     range_bytes = channels * n_inputs * 2
     host, port = a.address.rsplit(":", 1)
-    src = zeromq.pull_source(range_bytes, 1, f"{host}:{int(port) + a.range}", 100, False, -1)
+    # pass_tags: the F side's gpudsp.missing tags travel with the spectra.
+    src = zeromq.pull_source(range_bytes, 1, f"{host}:{int(port) + a.range}", 100, True, -1)
     xe = gpudsp.xengine(a.antennas, 2, channels, a.integration, "ci8", backend=a.backend)
     n_baselines = a.antennas * (a.antennas + 1) // 2
     dump_bytes = channels * n_baselines * 4 * 8
