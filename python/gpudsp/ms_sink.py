@@ -33,7 +33,7 @@ import numpy as np
 import pmt
 from gnuradio import gr
 
-__all__ = ["ms_writer", "ms_sink", "dump_to_rows", "CORR_TYPES"]
+__all__ = ["ms_writer", "ms_sink", "make_ms_sink", "dump_to_rows", "CORR_TYPES"]
 
 CORR_TYPES = [9, 10, 11, 12]  # XX, XY, YX, YY (casacore Stokes::StokesTypes)
 INT32_LIMITS = (-(2 ** 31), 2 ** 31 - 1)
@@ -308,3 +308,44 @@ class ms_sink(gr.sync_block):
     def stop(self):
         self.writer.close()
         return True
+
+
+def make_ms_sink(path, n_channels, n_taps, n_integrate, array="meerkat", n_antennas=0,
+                 samp_rate=1712e6, nyquist_zone=2, start="now", ra_deg=float("nan"),
+                 dec_deg=-30.0, duration_s=3600.0, jy_per_unit=1.0, output_format="ci32",
+                 flag_channels=()):
+    """An ms_sink from plain settings (GNU Radio Companion's block): array, a
+    name under the module's data/fx (<name>_antennas.txt) or the path of
+    such a table; n_antennas of it spread over the array (0: all of them,
+    in the file's order: the X-engine's stations); start, the UTC of the
+    stream's first sample ("now": the time the block is made); ra_deg NaN:
+    the RA transiting at start; duration_s, how long the geometry is
+    computed for (times beyond it extrapolate: give at least the run's
+    length). The F-engine feeding the X-engine uses 2 n_channels samples
+    per spectrum (real input)."""
+    from datetime import datetime, timezone
+    from . import sky
+    for name, value, low in (("n_channels", n_channels, 1), ("n_taps", n_taps, 1),
+                             ("n_integrate", n_integrate, 1), ("n_antennas", n_antennas, 0),
+                             ("nyquist_zone", nyquist_zone, 1)):
+        if int(value) != value or value < low:
+            raise ValueError(f"ms_sink: {name} must be an integer >= {low} (got {value})")
+    for name, value in (("samp_rate", samp_rate), ("duration_s", duration_s),
+                        ("jy_per_unit", jy_per_unit)):
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"ms_sink: {name} must be finite and > 0 (got {value})")
+    if not (math.isfinite(dec_deg) and -90 <= dec_deg <= 90):
+        raise ValueError(f"ms_sink: dec_deg must be within [-90, 90] (got {dec_deg})")
+    if os.path.exists(str(array)):
+        arr = sky.load_array(os.path.basename(str(array)).split("_antennas")[0],
+                             n_antennas or None, path=str(array))
+    else:
+        arr = sky.load_array(str(array), n_antennas or None)
+    if start == "now":
+        start = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    b = sky.band(float(samp_rate), int(nyquist_zone))
+    geom = sky.geometry(arr, start, float(duration_s))
+    ra = sky.lst_deg(arr, start) if math.isnan(ra_deg) else float(ra_deg) % 360.0
+    return ms_sink(path, arr, b, int(n_channels), geom, (ra, float(dec_deg)),
+                   2 * int(n_channels) / float(samp_rate), int(n_taps), int(n_integrate),
+                   float(jy_per_unit), output_format, flag_channels=list(flag_channels))
