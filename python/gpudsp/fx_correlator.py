@@ -259,15 +259,6 @@ def run(p, progress=None, ms_path=None):
 # ---------------------------------------------------------------------------
 # The sky model's visibilities
 
-def direction_cosines(ra_deg, dec_deg, ra0_deg, dec0_deg):
-    """(l, m, n) of (ra, dec) about the phase centre (ra0, dec0)."""
-    ra, dec = math.radians(ra_deg), math.radians(dec_deg)
-    ra0, dec0 = math.radians(ra0_deg), math.radians(dec0_deg)
-    l = math.cos(dec) * math.sin(ra - ra0)
-    m = math.sin(dec) * math.cos(dec0) - math.cos(dec) * math.sin(dec0) * math.cos(ra - ra0)
-    return l, m, math.sqrt(max(0.0, 1 - l * l - m * m))
-
-
 def channel_response(p, half_width=2.0, points=33):
     """Quadrature of one F-engine channel's power response: (offsets in
     channels, weights summing to 1). The response of channel k to a tone
@@ -294,7 +285,7 @@ def model_visibilities(sim, uvw, channels):
     nu = p.band().sky_frequency(base)  # [channel, point]
     out = np.zeros((len(uvw), len(channels)), complex)
     for s in sim.sources:
-        l, m, n = direction_cosines(s.ra_deg, s.dec_deg, *sim.phase_centre)
+        l, m, n = sky.direction_cosines(s.ra_deg, s.dec_deg, *sim.phase_centre)
         path = uvw @ np.array([l, m, n - 1])  # [row] m
         spec = s.flux(nu, p.ref_freq()) * wq[None, :]  # [channel, point]
         phase = np.exp(2j * np.pi * path[:, None, None] * (nu / SPEED_OF_LIGHT)[None])

@@ -41,19 +41,11 @@ def image_plan(array, band, sky_model, pixels_per_beam=5, beams_margin=12):
     ra0, dec0 = sky_model["phase_centre"]["ra_deg"], sky_model["phase_centre"]["dec_deg"]
     far = 0.0
     for s in sky_model["sources"]:
-        l, m, _ = _lmn(s["ra_deg"], s["dec_deg"], ra0, dec0)
+        l, m, _ = sky.direction_cosines(s["ra_deg"], s["dec_deg"], ra0, dec0)
         far = max(far, math.degrees(max(abs(l), abs(m))) * 3600)
     half = far + beams_margin * beam
     size = max(128, int(math.ceil(2 * half / scale / 16)) * 16)
     return size, scale
-
-
-def _lmn(ra_deg, dec_deg, ra0_deg, dec0_deg):
-    ra, dec = math.radians(ra_deg), math.radians(dec_deg)
-    ra0, dec0 = math.radians(ra0_deg), math.radians(dec0_deg)
-    l = math.cos(dec) * math.sin(ra - ra0)
-    m = math.sin(dec) * math.cos(dec0) - math.cos(dec) * math.sin(dec0) * math.cos(ra - ra0)
-    return l, m, math.sqrt(max(0.0, 1 - l * l - m * m))
 
 
 def wsclean(ms, prefix, size, scale_arcsec, niter=20000, threads=None, log=None):
@@ -148,7 +140,7 @@ def check_image(fits_paths, sky_model, position_beams=0.1, flux_fraction=0.05,
         yf, xf, peak = _quadratic_peak(img, yi, xi)
         ra, dec = (float(v) for v in wcs.pixel_to_world_values(xf, yf))
         # Offset on the sky (east, north) in arcsec, then in beam units.
-        l, m, _ = _lmn(ra, dec, s["ra_deg"], s["dec_deg"])
+        l, m, _ = sky.direction_cosines(ra, dec, s["ra_deg"], s["dec_deg"])
         east, north = math.degrees(l) * 3600, math.degrees(m) * 3600
         # BPA is east of north: the major axis points (sin bpa, cos bpa).
         along = east * math.sin(bpa) + north * math.cos(bpa)

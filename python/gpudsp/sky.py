@@ -183,6 +183,15 @@ def lst_deg(array, iso):
     return (era + array.longitude_deg) % 360.0
 
 
+def direction_cosines(ra_deg, dec_deg, ra0_deg, dec0_deg):
+    """(l, m, n) of (ra, dec) about the phase centre (ra0, dec0)."""
+    ra, dec = math.radians(ra_deg), math.radians(dec_deg)
+    ra0, dec0 = math.radians(ra0_deg), math.radians(dec0_deg)
+    l = math.cos(dec) * math.sin(ra - ra0)
+    m = math.sin(dec) * math.cos(dec0) - math.cos(dec) * math.sin(dec0) * math.cos(ra - ra0)
+    return l, m, math.sqrt(max(0.0, 1 - l * l - m * m))
+
+
 def offset_position(ra_deg, dec_deg, east_arcsec, north_arcsec):
     """The point east/north arcseconds from (ra, dec) on the sky (the tangent
     plane's l, m: RA grows to the east)."""
