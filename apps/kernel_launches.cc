@@ -23,15 +23,23 @@ bool first = true;
 
 // kernel: a regular expression on the kernel's short name
 // ("decode_kernel<float, float, true>"), as the report prints it.
-void emit(const char* kernel, const std::string& config, int threads, std::size_t bytes)
+// smem_limit: the launch is chosen for devices allowing this many bytes of
+// shared memory per block (0: for every device); the report matches it
+// against each architecture's limit.
+void emit(const char* kernel,
+          const std::string& config,
+          int threads,
+          std::size_t bytes,
+          std::size_t smem_limit = 0)
 {
     std::printf("%s\n  {\"kernel\": \"%s\", \"config\": \"%s\", \"threads\": %d, "
-                "\"dynamic_shared\": %zu}",
+                "\"dynamic_shared\": %zu, \"smem_limit\": %zu}",
                 first ? "" : ",",
                 kernel,
                 config.c_str(),
                 threads,
-                bytes);
+                bytes,
+                smem_limit);
     first = false;
 }
 
@@ -48,19 +56,26 @@ int main()
          ddc_cuda_threads,
          ddc_cuda_shared_bytes(T));
     // LDPC: every lifting size of both base graphs at the lowest rate (all
-    // columns used), in float and in fixed point.
-    for (const int bg : { 1, 2 })
-        for (const int Z : ldpc5g_lifting_sizes())
-            for (const bool fixed : { false, true }) {
-                const int cols = bg == 1 ? 68 : 52;
-                emit(fixed ? "^decode_kernel<int, short, "
-                           : "^decode_kernel<float, float, ",
-                     "BG" + std::to_string(bg) + " Z=" + std::to_string(Z) +
-                         (fixed ? " fixed point" : " float") + ", all " +
-                         std::to_string(cols) + " columns",
-                     ldpc5g_cuda_threads(Z),
-                     ldpc5g_cuda_shared_bytes(Z, cols, fixed));
-            }
+    // columns used), in float and in fixed point, for each per-block
+    // shared-memory limit of sm_75, sm_86/89, sm_80 and sm_90: where the
+    // a-posteriori values do not fit, the launch keeps them in global memory.
+    for (const std::size_t limit : { 65536, 101376, 166912, 232448 })
+        for (const int bg : { 1, 2 })
+            for (const int Z : ldpc5g_lifting_sizes())
+                for (const bool fixed : { false, true }) {
+                    const int cols = bg == 1 ? 68 : 52;
+                    const std::size_t bytes =
+                        ldpc5g_cuda_shared_bytes(Z, cols, fixed, limit);
+                    emit(fixed ? "^decode_kernel<int, short, "
+                               : "^decode_kernel<float, float, ",
+                         "BG" + std::to_string(bg) + " Z=" + std::to_string(Z) +
+                             (fixed ? " fixed point" : " float") + ", all " +
+                             std::to_string(cols) + " columns" +
+                             (bytes ? "" : ", a-posteriori values in global memory"),
+                         ldpc5g_cuda_threads(Z),
+                         bytes,
+                         limit);
+                }
     std::printf("\n]\n");
     return 0;
 }

@@ -268,8 +268,11 @@ def main():
 
     rows, problems, explained = [], [], []
     for (name, src), per_arch in sorted(kernels.items(), key=lambda k: (str(k[0][1]), k[0][0])):
-        configs = [l for l in launches if re.search(l["kernel"], name)]
+        matching = [l for l in launches if re.search(l["kernel"], name)]
         for arch, f in per_arch.items():
+            # Launches chosen for another per-block limit are not this one's.
+            configs = [l for l in matching
+                       if l.get("smem_limit", 0) in (0, ARCH[arch]["smem_block"])]
             worst = max(configs, key=lambda l: l["dynamic_shared"]) if configs else None
             f["dynamic"] = worst["dynamic_shared"] if worst else 0
             f["dynamic_config"] = worst["config"] if worst else ""

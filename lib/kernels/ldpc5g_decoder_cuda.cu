@@ -7,7 +7,8 @@
 // lift index z), every iteration inside one launch. The a-posteriori values
 // live in shared memory (float, or int16 in fixed point); the compressed
 // check messages (two minima, their edge, signs) per (row, z) in global
-// memory. Layered schedule: rows in order, each row's Z checks in parallel
+// memory (global memory where shared memory cannot hold them: float BG1
+// Z=384 on sm_75/86/89; ldpc5g_impl.h). Layered schedule: rows in order, each row's Z checks in parallel
 // (they touch distinct variables), a barrier between rows; flooding: all
 // checks, then every variable sums its messages in row order (the CPU's
 // order). The parity checks are evaluated in the kernel after every
@@ -16,12 +17,17 @@
 // prologue. Batches are cut into chunks on two streams, so one chunk's
 // upload overlaps the previous chunk's decoding. The arithmetic is
 // ldpc5g_impl.h's, shared with the CPU: fixed point is bit-exact.
+//
+// The maximum dynamic shared memory is a per-kernel, process-wide attribute:
+// every plan sets it to the device's opt-in limit (never lower), so that a
+// plan made later for a smaller code cannot shrink it under a live one.
 
 #include "ldpc5g_impl.h"
 #include <cuda_runtime.h>
 #include <type_traits>
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace gr {
 namespace gpudsp {
@@ -73,26 +79,28 @@ __device__ __forceinline__ int32_t certain<int32_t>()
     return ldpc_app_max;
 }
 
-// Row r's variable-to-check values at lift index z: t[i] (and where each
-// variable sits, at[i]); returns the row's degree.
+// Where edge e (of a row) meets the variables at lift index z. Recomputed
+// where needed rather than kept: 19 more registers per thread would halve
+// the resident blocks; the edge tables are the same for the whole block
+// (broadcast loads).
+__device__ __forceinline__ int var_index(const dev_layout& l, int e, int z)
+{
+    int zz = z + l.edge_shift[e];
+    zz = zz >= l.Z ? zz - l.Z : zz;
+    return l.edge_col[e] * l.Z + zz;
+}
+
+// Row r's variable-to-check values at lift index z into t[i]; returns the
+// row's degree.
 template <typename T, typename S>
-__device__ __forceinline__ int gather_v2c(const dev_layout& l,
-                                          const S* app,
-                                          const ldpc_check_state<T>& old,
-                                          int r,
-                                          int z,
-                                          T* t,
-                                          int* at)
+__device__ __forceinline__ int gather_v2c(
+    const dev_layout& l, const S* app, const ldpc_check_state<T>& old, int r, int z, T* t)
 {
     const int e0 = l.row_start[r], deg = l.row_start[r + 1] - e0;
-#pragma unroll
+LDPC_UNROLL
     for (int i = 0; i < ldpc_max_degree; ++i)
-        if (i < deg) {
-            int zz = z + l.edge_shift[e0 + i];
-            zz = zz >= l.Z ? zz - l.Z : zz;
-            at[i] = l.edge_col[e0 + i] * l.Z + zz;
-            t[i] = T(app[at[i]]) - ldpc_c2v(old, i);
-        }
+        if (i < deg)
+            t[i] = T(app[var_index(l, e0 + i, z)]) - ldpc_c2v(old, i);
     return deg;
 }
 
@@ -102,13 +110,14 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 1)
                   const float* __restrict__ llrs,
                   ldpc_check_state<T>* __restrict__ states, // [cw][2][rows][Z]
                   T* __restrict__ channel,                  // [cw][cols Z] (flooding)
+                  S* __restrict__ app_global, // [cw][cols Z]; null: shared memory
                   uint8_t* __restrict__ bits,
                   int32_t* __restrict__ iterations,
                   uint8_t* __restrict__ ok)
 {
     extern __shared__ unsigned char smem[];
-    S* app = reinterpret_cast<S*>(smem);
     const int Z = l.Z, cw = blockIdx.x, n_vars = l.cols_used * Z;
+    S* app = app_global ? app_global + std::size_t(cw) * n_vars : reinterpret_cast<S*>(smem);
     const float* llr = llrs + (long long)cw * l.E;
     const std::size_t per_cw = std::size_t(l.rows_used) * Z;
     ldpc_check_state<T>* st = states + std::size_t(cw) * 2 * per_cw;
@@ -141,13 +150,14 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 1)
             for (int r = 0; r < l.rows_used; ++r) {
                 if (z < Z) {
                     T t[ldpc_max_degree];
-                    int at[ldpc_max_degree];
-                    const int deg = gather_v2c(l, app, st[r * Z + z], r, z, t, at);
+                    const int deg = gather_v2c(l, app, st[r * Z + z], r, z, t);
                     const ldpc_check_state<T> nw = ldpc_check_update(t, deg, l.norm);
-#pragma unroll
+                    const int e0 = l.row_start[r];
+LDPC_UNROLL
                     for (int i = 0; i < ldpc_max_degree; ++i)
                         if (i < deg)
-                            app[at[i]] = S(ldpc_clamp_app(t[i] + ldpc_c2v(nw, i)));
+                            app[var_index(l, e0 + i, z)] =
+                                S(ldpc_clamp_app(t[i] + ldpc_c2v(nw, i)));
                     st[r * Z + z] = nw;
                 }
                 __syncthreads();
@@ -156,8 +166,7 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 1)
             for (int r = 0; r < l.rows_used; ++r)
                 if (z < Z) {
                     T t[ldpc_max_degree];
-                    int at[ldpc_max_degree];
-                    const int deg = gather_v2c(l, app, st[r * Z + z], r, z, t, at);
+                    const int deg = gather_v2c(l, app, st[r * Z + z], r, z, t);
                     next[r * Z + z] = ldpc_check_update(t, deg, l.norm);
                 }
             __syncthreads();
@@ -182,11 +191,8 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 1)
             if (z < Z)
                 for (int r = 0; r < l.rows_used && !bad; ++r) {
                     unsigned parity = 0;
-                    for (int e = l.row_start[r]; e < l.row_start[r + 1]; ++e) {
-                        int zz = z + l.edge_shift[e];
-                        zz = zz >= Z ? zz - Z : zz;
-                        parity ^= app[l.edge_col[e] * Z + zz] < S(0);
-                    }
+                    for (int e = l.row_start[r]; e < l.row_start[r + 1]; ++e)
+                        parity ^= app[var_index(l, e, z)] < S(0);
                     bad = int(parity);
                 }
             pass = !__syncthreads_or(bad);
@@ -266,30 +272,32 @@ public:
                             ptrs[8] };
         static_assert(sizeof(S) == (std::is_same<T, float>::value ? 4 : 2),
                       "ldpc5g_cuda_shared_bytes counts float or int16 values");
-        d_smem = ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, l.c.fixed_point);
+        int device = 0, optin = 0;
+        check(cudaGetDevice(&device), "cudaGetDevice");
+        check(cudaDeviceGetAttribute(
+                  &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+              "cudaDeviceGetAttribute (shared memory per block, opt-in)");
+        d_smem = ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, l.c.fixed_point, optin);
         d_threads = ldpc5g_cuda_threads(p.Z);
         auto kernel =
             l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;
-        if (cudaFuncSetAttribute(kernel,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 int(d_smem)) != cudaSuccess)
-            d_ctx->check_last_error(
-                "cudaFuncSetAttribute (shared memory for the LDPC decoder)", who);
+        if (d_smem > 0) // the device's limit, whatever this plan needs (see top)
+            check(cudaFuncSetAttribute(
+                      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
+                  "cudaFuncSetAttribute (shared memory for the LDPC decoder)");
+        check(cudaEventCreate(&d_first_begin), "cudaEventCreate");
         for (auto& lane : d_lanes) {
             lane.stream = std::make_unique<runtime::device_stream>(d_ctx, who);
-            if (cudaEventCreate(&lane.begin) != cudaSuccess ||
-                cudaEventCreate(&lane.end) != cudaSuccess)
-                d_ctx->check_last_error("cudaEventCreate", who);
+            check(cudaEventCreate(&lane.end), "cudaEventCreate");
         }
     }
 
     ~decoder_cuda() override
     {
         d_ctx->try_make_current(); // teardown never throws
-        for (auto& lane : d_lanes) {
-            cudaEventDestroy(lane.begin);
+        cudaEventDestroy(d_first_begin);
+        for (auto& lane : d_lanes)
             cudaEventDestroy(lane.end);
-        }
     }
 
     double last_kernel_seconds() const override { return d_kernel_seconds; }
@@ -302,7 +310,6 @@ public:
         const int chunk = std::min(batch, chunk_max);
         for (auto& lane : d_lanes)
             reserve(lane, chunk);
-        d_kernel_seconds = 0;
         int lane_of_chunk = 0;
         std::vector<std::pair<int, int>> pending(2,
                                                  { -1, 0 }); // (first cw, count) per lane
@@ -311,9 +318,6 @@ public:
             if (pending[k].first < 0)
                 return;
             lane.stream->synchronize();
-            float ms = 0;
-            cudaEventElapsedTime(&ms, lane.begin, lane.end);
-            d_kernel_seconds += ms * 1e-3;
             const int b0 = pending[k].first, n = pending[k].second;
             std::memcpy(
                 bits + std::size_t(b0) * p.K, lane.h_bits->get(), std::size_t(n) * p.K);
@@ -338,9 +342,10 @@ public:
                               runtime::copy_kind::host_to_device,
                               s,
                               d_who);
-            cudaEventRecord(lane.begin, cs);
+            if (b0 == 0)
+                check(cudaEventRecord(d_first_begin, cs), "cudaEventRecord");
             launch(n, lane, cs);
-            cudaEventRecord(lane.end, cs);
+            check(cudaEventRecord(lane.end, cs), "cudaEventRecord");
             d_ctx->copy_async(lane.h_bits->get(),
                               lane.d_bits->get(),
                               std::size_t(n) * p.K,
@@ -361,17 +366,28 @@ public:
                               d_who);
             pending[k] = { b0, n };
         }
+        const bool both = batch > chunk;
         finish(0);
         finish(1);
+        // The batch's device time: the first chunk's kernel start to the
+        // last kernel's end on either stream (the two streams overlap:
+        // their kernel times do not add).
+        d_kernel_seconds = 0;
+        for (int k = 0; k < (both ? 2 : 1); ++k) {
+            float ms = 0;
+            check(cudaEventElapsedTime(&ms, d_first_begin, d_lanes[k].end),
+                  "cudaEventElapsedTime");
+            d_kernel_seconds = std::max(d_kernel_seconds, ms * 1e-3);
+        }
     }
 
 private:
     struct lane_t {
         std::unique_ptr<runtime::device_stream> stream;
-        cudaEvent_t begin = nullptr, end = nullptr;
+        cudaEvent_t end = nullptr;
         int capacity = 0;
-        std::unique_ptr<runtime::device_memory> d_llr, d_states, d_channel, d_bits, d_its,
-            d_ok;
+        std::unique_ptr<runtime::device_memory> d_llr, d_states, d_channel, d_app, d_bits,
+            d_its, d_ok;
         std::unique_ptr<runtime::pinned_memory> h_llr, h_bits, h_its, h_ok;
     };
 
@@ -394,6 +410,8 @@ private:
         lane.d_channel = d_l.c.layered
                              ? dev(4)
                              : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(T));
+        lane.d_app = d_smem ? dev(4)
+                            : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(S));
         lane.d_bits = dev(std::size_t(n) * p.K);
         lane.d_its = dev(std::size_t(n) * 4);
         lane.d_ok = dev(std::size_t(n));
@@ -404,20 +422,28 @@ private:
         lane.capacity = n;
     }
 
+    void check(cudaError_t e, const char* what) const
+    {
+        if (e != cudaSuccess)
+            throw runtime::device_error(d_who + ": " + what + " failed: " +
+                                        cudaGetErrorString(e));
+    }
+
     void launch(int n, lane_t& lane, cudaStream_t s)
     {
         auto* llr = reinterpret_cast<const float*>(lane.d_llr->get());
         auto* st = reinterpret_cast<ldpc_check_state<T>*>(lane.d_states->get());
         auto* ch = d_l.c.layered ? nullptr : reinterpret_cast<T*>(lane.d_channel->get());
+        auto* app = d_smem ? nullptr : reinterpret_cast<S*>(lane.d_app->get());
         auto* b = reinterpret_cast<uint8_t*>(lane.d_bits->get());
         auto* it = reinterpret_cast<int32_t*>(lane.d_its->get());
         auto* o = reinterpret_cast<uint8_t*>(lane.d_ok->get());
         if (d_l.c.layered)
             decode_kernel<T, S, true>
-                <<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, b, it, o);
+                <<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, app, b, it, o);
         else
             decode_kernel<T, S, false>
-                <<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, b, it, o);
+                <<<n, d_threads, d_smem, s>>>(d_dev, llr, st, ch, app, b, it, o);
         d_ctx->check_last_error("ldpc5g decoder kernel launch", d_who);
     }
 
@@ -429,6 +455,7 @@ private:
     std::size_t d_smem;
     int d_threads;
     lane_t d_lanes[2];
+    cudaEvent_t d_first_begin = nullptr;
     double d_kernel_seconds = 0;
 };
 

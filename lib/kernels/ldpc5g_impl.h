@@ -19,8 +19,13 @@
 
 #ifdef __CUDACC__
 #define LDPC_HD __host__ __device__ __forceinline__
+// Loops over a row's edges are unrolled to ldpc_max_degree in the kernel,
+// so that the row's values are registers (a per-thread array indexed by a
+// loop variable lands in local memory).
+#define LDPC_UNROLL _Pragma("unroll")
 #else
 #define LDPC_HD inline
+#define LDPC_UNROLL
 #endif
 
 namespace gr {
@@ -116,7 +121,10 @@ LDPC_HD ldpc_check_state<T> ldpc_check_update(const T* t, int deg, const ldpc_no
     bool first = true, second = true;
     int32_t idx = 0;
     uint32_t signs = 0;
-    for (int i = 0; i < deg; ++i) {
+    LDPC_UNROLL
+    for (int i = 0; i < ldpc_max_degree; ++i) {
+        if (i >= deg)
+            break;
         const T a = ldpc_magnitude(t[i]);
         if (t[i] < T(0))
             signs ^= (1u << i) | (1u << 31);
@@ -168,14 +176,27 @@ struct ldpc5g_layout {
 std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cpu(const ldpc5g_layout& l);
 
 // CUDA launch geometry (ldpc5g_decoder_cuda.cu), here so that
-// scripts/kernel-report.sh reads the same numbers: one thread per lift index
-// (whole warps; Z <= 384), and the a-posteriori values of the columns used
-// in shared memory, float or (fixed point) int16.
+// scripts/kernel-report.sh and the tests read the same numbers: one thread
+// per lift index (whole warps; Z <= 384), and a codeword's a-posteriori
+// values (the columns used, float or, in fixed point, int16) in shared
+// memory where they fit the device's per-block opt-in limit, else in global
+// memory (float BG1 Z=384, 102 KiB, on sm_86/89's 99 KiB; float BG1 Z >= 256
+// and BG2 Z >= 320 on sm_75's 64 KiB): slower, but every (BG, Z) decodes
+// everywhere with the same arithmetic.
 constexpr int ldpc5g_cuda_max_threads = 384;
 constexpr int ldpc5g_cuda_threads(int Z) { return Z <= 32 ? 32 : (Z + 31) / 32 * 32; }
-constexpr std::size_t ldpc5g_cuda_shared_bytes(int Z, int cols_used, bool fixed_point)
+constexpr std::size_t ldpc5g_cuda_app_bytes(int Z, int cols_used, bool fixed_point)
 {
     return std::size_t(cols_used) * Z * (fixed_point ? 2 : 4);
+}
+/*! Dynamic shared memory of a launch on a device allowing
+ *  \p limit bytes per block: the a-posteriori values, or 0 (global). */
+constexpr std::size_t
+ldpc5g_cuda_shared_bytes(int Z, int cols_used, bool fixed_point, std::size_t limit)
+{
+    return ldpc5g_cuda_app_bytes(Z, cols_used, fixed_point) <= limit
+               ? ldpc5g_cuda_app_bytes(Z, cols_used, fixed_point)
+               : 0;
 }
 #ifdef GPUDSP_HAVE_CUDA
 std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cuda(

@@ -11,8 +11,10 @@
 // GPUDSP_TEST_CUDA) against the CPU: identical in fixed point, within float
 // rounding in float mode.
 
+#include "kernels/ldpc5g_impl.h"
 #include "qa_common.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
+#include <algorithm>
 #include <cmath>
 
 using namespace gr::gpudsp;
@@ -61,6 +63,72 @@ ldpc5g_params config_for(int bg, int Z, double rate, int fillers)
         }
     }
     throw std::runtime_error("no configuration for Z = " + std::to_string(Z));
+}
+
+// BPSK over AWGN (noise sigma per bit): the LLRs of `batch` random
+// codewords, and their information bits.
+std::vector<float> noisy_llrs(const ldpc5g_params& p,
+                              double sigma,
+                              int batch,
+                              std::mt19937& rng,
+                              std::vector<uint8_t>* infos = nullptr)
+{
+    kernels::ldpc5g_encoder_core enc(p);
+    std::normal_distribution<float> g;
+    std::vector<float> llr(std::size_t(batch) * p.E);
+    std::vector<uint8_t> tx(p.E);
+    for (int b = 0; b < batch; ++b) {
+        const auto info = random_bits(p.K, rng());
+        if (infos)
+            infos->insert(infos->end(), info.begin(), info.end());
+        enc.encode(info.data(), tx.data());
+        for (int e = 0; e < p.E; ++e) {
+            const double y = (tx[e] ? -1.0 : 1.0) + sigma * g(rng);
+            llr[std::size_t(b) * p.E + e] = float(2 * y / (sigma * sigma));
+        }
+    }
+    return llr;
+}
+
+double sigma_for(const ldpc5g_params& p, double ebn0_db)
+{
+    return std::sqrt(1.0 / (2.0 * double(p.K) / p.E * std::pow(10.0, ebn0_db / 10)));
+}
+
+struct decoded {
+    std::vector<uint8_t> bits, ok;
+    std::vector<int32_t> iterations;
+};
+
+decoded decode(kernels::ldpc5g_decoder_plan& plan,
+               const ldpc5g_params& p,
+               const std::vector<float>& llr,
+               int batch)
+{
+    decoded d{ std::vector<uint8_t>(std::size_t(batch) * p.K, 9),
+               std::vector<uint8_t>(batch, 9),
+               std::vector<int32_t>(batch, -1) };
+    plan.decode(llr.data(), batch, d.bits.data(), d.iterations.data(), d.ok.data());
+    return d;
+}
+
+// Device against CPU: fixed point identical (bits, iterations, pass); float
+// within rounding (FMA contraction on the GPU): nearly all bits, iterations
+// within 2.
+void check_same(const decoded& cpu, const decoded& dev, bool fixed)
+{
+    if (fixed) {
+        BOOST_CHECK(cpu.bits == dev.bits);
+        BOOST_CHECK(cpu.iterations == dev.iterations);
+        BOOST_CHECK(cpu.ok == dev.ok);
+        return;
+    }
+    std::size_t diff = 0;
+    for (std::size_t i = 0; i < cpu.bits.size(); ++i)
+        diff += cpu.bits[i] != dev.bits[i];
+    BOOST_CHECK_LE(diff, cpu.bits.size() / 1000 + 2);
+    for (std::size_t b = 0; b < cpu.iterations.size(); ++b)
+        BOOST_CHECK_LE(std::abs(cpu.iterations[b] - dev.iterations[b]), 2);
 }
 
 } // namespace
@@ -188,10 +256,8 @@ BOOST_AUTO_TEST_CASE(code_choice_follows_the_standard)
 BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
 {
     // BPSK over AWGN near the waterfall, several configurations and
-    // batch sizes: fixed point identical (bits, iterations, pass),
-    // float mode the same bits and iterations here.
+    // batch sizes.
     std::mt19937 rng(9);
-    std::normal_distribution<float> g;
     struct cfg {
         int K, E, Qm;
         bool layered;
@@ -204,45 +270,149 @@ BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
         for (int batch : { 1, 3, 17 })
             for (bool fixed : { true, false }) {
                 const auto p = ldpc5g_params::make(k.K, k.E, 0, k.Qm, 0, "qa");
-                kernels::ldpc5g_encoder_core enc(p);
-                const double sigma = std::sqrt(
-                    1.0 / (2.0 * double(k.K) / k.E * std::pow(10.0, k.ebn0 / 10)));
-                std::vector<float> llr(std::size_t(batch) * p.E);
-                for (int b = 0; b < batch; ++b) {
-                    const auto info = random_bits(p.K, rng());
-                    std::vector<uint8_t> tx(p.E);
-                    enc.encode(info.data(), tx.data());
-                    for (int e = 0; e < p.E; ++e) {
-                        const double y = (tx[e] ? -1.0 : 1.0) + sigma * g(rng);
-                        llr[std::size_t(b) * p.E + e] = float(2 * y / (sigma * sigma));
-                    }
-                }
+                const auto llr = noisy_llrs(p, sigma_for(p, k.ebn0), batch, rng);
                 kernels::ldpc5g_decoder_config dc;
                 dc.fixed_point = fixed;
                 dc.layered = k.layered;
                 dc.max_iterations = 12;
                 kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
                 kernels::ldpc5g_decoder_plan dev(p, dc, qa::test_device(), "qa dev");
-                std::vector<uint8_t> b1(std::size_t(batch) * p.K), b2(b1.size(), 9),
-                    o1(batch), o2(batch, 9);
-                std::vector<int32_t> i1(batch), i2(batch, -1);
-                cpu.decode(llr.data(), batch, b1.data(), i1.data(), o1.data());
-                dev.decode(llr.data(), batch, b2.data(), i2.data(), o2.data());
-                if (fixed) {
-                    BOOST_CHECK(b1 == b2);
-                    BOOST_CHECK(i1 == i2);
-                    BOOST_CHECK(o1 == o2);
-                } else {
-                    // Float rounding may differ (FMA contraction on the
-                    // GPU): a codeword's outcome agrees, bits nearly all.
-                    std::size_t diff = 0;
-                    for (std::size_t i = 0; i < b1.size(); ++i)
-                        diff += b1[i] != b2[i];
-                    BOOST_CHECK_LE(diff, b1.size() / 1000 + 2);
-                    for (int b = 0; b < batch; ++b)
-                        BOOST_CHECK_LE(std::abs(i1[b] - i2[b]), 2);
-                }
+                check_same(decode(cpu, p, llr, batch), decode(dev, p, llr, batch), fixed);
             }
+}
+
+// The CUDA kernel keeps a codeword's a-posteriori values in shared memory
+// where they fit the device's per-block limit, else in global memory: for
+// every (BG, Z) and the limits of sm_75, sm_86/89, sm_80 and sm_90, the
+// launch either holds them all in shared memory within the limit or none.
+// Fixed point (int16) fits everywhere; float BG1 Z=384 (102 KiB) goes to
+// global memory on sm_75 and sm_86/89 only.
+BOOST_AUTO_TEST_CASE(cuda_launch_fits_every_architecture)
+{
+    for (const std::size_t limit : { 65536, 101376, 166912, 232448 })
+        for (const int bg : { 1, 2 })
+            for (const int Z : kernels::ldpc5g_lifting_sizes())
+                for (const bool fixed : { false, true }) {
+                    const int cols = bg == 1 ? 68 : 52;
+                    const auto need = kernels::ldpc5g_cuda_app_bytes(Z, cols, fixed);
+                    const auto got = kernels::ldpc5g_cuda_shared_bytes(Z, cols, fixed, limit);
+                    BOOST_CHECK(got == (need <= limit ? need : 0));
+                    if (fixed)
+                        BOOST_CHECK_EQUAL(got, need);
+                    BOOST_CHECK_LE(kernels::ldpc5g_cuda_threads(Z),
+                                   kernels::ldpc5g_cuda_max_threads);
+                }
+    BOOST_CHECK_EQUAL(kernels::ldpc5g_cuda_shared_bytes(384, 68, false, 101376), 0u);
+    BOOST_CHECK_EQUAL(kernels::ldpc5g_cuda_shared_bytes(384, 68, false, 166912), 104448u);
+}
+
+// Two live plans of different sizes used alternately (the largest code and
+// a small one, fixed point and float): the kernel's shared-memory attribute
+// is process-wide, so a plan made later must not shrink it under the first.
+BOOST_AUTO_TEST_CASE(two_live_plans_used_alternately)
+{
+    std::mt19937 rng(21);
+    for (bool fixed : { true, false }) {
+        kernels::ldpc5g_decoder_config dc;
+        dc.fixed_point = fixed;
+        dc.max_iterations = 10;
+        const auto big = ldpc5g_params::make(8448, 10752, 0, 2, 0, "qa");
+        const auto small = ldpc5g_params::make(120, 360, 0, 2, 0, "qa");
+        kernels::ldpc5g_decoder_plan dev_big(big, dc, qa::test_device(), "qa big");
+        kernels::ldpc5g_decoder_plan dev_small(small, dc, qa::test_device(), "qa small");
+        kernels::ldpc5g_decoder_plan cpu_big(big, dc, {}, "qa cpu big");
+        kernels::ldpc5g_decoder_plan cpu_small(small, dc, {}, "qa cpu small");
+        for (int round = 0; round < 3; ++round)
+            for (auto* c : { &big, &small }) {
+                auto& dev = c == &big ? dev_big : dev_small;
+                auto& cpu = c == &big ? cpu_big : cpu_small;
+                std::vector<uint8_t> info;
+                const auto llr = noisy_llrs(*c, sigma_for(*c, 3.5), 2, rng, &info);
+                const auto want = decode(cpu, *c, llr, 2);
+                const auto got = decode(dev, *c, llr, 2);
+                check_same(want, got, fixed);
+                BOOST_CHECK(got.bits == info); // well above the waterfall
+            }
+    }
+}
+
+// Batches longer than one launch (chunks of 512 codewords on two streams on
+// CUDA): 1100 codewords, three chunks, both streams, every codeword where
+// the CPU puts it.
+BOOST_AUTO_TEST_CASE(batches_beyond_one_launch)
+{
+    std::mt19937 rng(33);
+    const auto p = ldpc5g_params::make(100, 300, 0, 2, 0, "qa");
+    const int batch = 1100;
+    const auto llr = noisy_llrs(p, sigma_for(p, 1.0), batch, rng);
+    for (bool fixed : { true, false }) {
+        kernels::ldpc5g_decoder_config dc;
+        dc.fixed_point = fixed;
+        kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
+        kernels::ldpc5g_decoder_plan dev(p, dc, qa::test_device(), "qa dev");
+        const auto want = decode(cpu, p, llr, batch);
+        check_same(want, decode(dev, p, llr, batch), fixed);
+        // Near the waterfall: some codewords fail, most pass.
+        const auto passed = std::count(want.ok.begin(), want.ok.end(), 1);
+        BOOST_CHECK_GT(passed, batch / 2);
+        BOOST_CHECK_LT(passed, batch);
+    }
+}
+
+// HARQ-style combining: E = 3 Ncb sends every bit of the circular buffer
+// three times with independent noise; the decoder adds the repetitions
+// (one LLR per position, as chase combining does). At a per-bit SNR where a
+// single transmission (E = Ncb) fails most codewords, the three combined
+// decode them all, on every device the same as the CPU.
+BOOST_AUTO_TEST_CASE(harq_combining_of_noisy_repetitions)
+{
+    const auto probe = ldpc5g_params::make(500, 1500, 0, 1, 0, "qa");
+    const int period = kernels::ldpc5g_encoder_core(probe).period();
+    const double sigma = std::sqrt(1.0 / (2.0 * std::pow(10.0, -9.0 / 10))); // Es/N0 -9 dB
+    const int batch = 40;
+    for (bool fixed : { true, false }) {
+        kernels::ldpc5g_decoder_config dc;
+        dc.fixed_point = fixed;
+        dc.max_iterations = 20;
+        int fails[2] = { 0, 0 };
+        std::vector<float> summed; // the three copies' LLRs added by hand
+        for (int copies : { 1, 3 }) {
+            const auto p = ldpc5g_params::make(500, copies * period, 0, 1, 0, "qa");
+            BOOST_REQUIRE_EQUAL(kernels::ldpc5g_encoder_core(p).period(), period);
+            std::mt19937 rng(45); // the same codewords both times
+            std::vector<uint8_t> info;
+            const auto llr = noisy_llrs(p, sigma, batch, rng, &info);
+            kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
+            kernels::ldpc5g_decoder_plan dev(p, dc, qa::test_device(), "qa dev");
+            const auto want = decode(cpu, p, llr, batch);
+            check_same(want, decode(dev, p, llr, batch), fixed);
+            fails[copies == 3] = int(batch - std::count(want.ok.begin(), want.ok.end(), 1));
+            if (copies == 3) {
+                BOOST_CHECK(want.bits == info);
+                summed.assign(std::size_t(batch) * period, 0.f);
+                for (int b = 0; b < batch; ++b)
+                    for (int e = 0; e < 3 * period; ++e) // Qm = 1: no interleaving
+                        summed[std::size_t(b) * period + e % period] +=
+                            llr[std::size_t(b) * 3 * period + e];
+            }
+        }
+        BOOST_CHECK_GT(fails[0], batch / 2);
+        BOOST_CHECK_EQUAL(fails[1], 0);
+        if (!fixed) {
+            // Float: combining is exactly the sum of the copies' LLRs (added
+            // in transmission order): one copy carrying the sums decodes
+            // identically. (Fixed point quantises each copy, then adds.)
+            const auto p1 = ldpc5g_params::make(500, period, 0, 1, 0, "qa");
+            const auto p3 = ldpc5g_params::make(500, 3 * period, 0, 1, 0, "qa");
+            std::mt19937 rng(45);
+            const auto llr3 = noisy_llrs(p3, sigma, batch, rng);
+            kernels::ldpc5g_decoder_plan one(p1, dc, {}, "qa cpu one");
+            kernels::ldpc5g_decoder_plan three(p3, dc, {}, "qa cpu three");
+            const auto a = decode(one, p1, summed, batch), b = decode(three, p3, llr3, batch);
+            BOOST_CHECK(a.bits == b.bits);
+            BOOST_CHECK(a.iterations == b.iterations);
+        }
+    }
 }
 
 // --- The golden model -------------------------------------------------------
@@ -250,8 +420,6 @@ BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
 // (the ones the CUDA kernel runs, one check at a time, messages stored per
 // check as a struct): the CPU backend's vectorised row passes must give the
 // same bits, iterations and parity result, in fixed point and in float.
-
-#include "kernels/ldpc5g_impl.h"
 
 namespace {
 

@@ -165,8 +165,9 @@ public:
     void
     decode(const float* llrs, int batch, uint8_t* bits, int32_t* iterations, uint8_t* ok);
 
-    /*! \brief Seconds the GPU kernels of the last decode() took (CUDA
-     *  events); 0 on the CPU. */
+    /*! \brief Device time of the last decode(): from the start of its
+     *  first kernel to the end of its last (CUDA events; the two streams'
+     *  kernels overlap, so this is wall time, not a sum); 0 on the CPU. */
     double last_kernel_seconds() const;
 
     struct impl;
