@@ -74,6 +74,39 @@ def spectral_shape_filter(band, ref_freq, spectral_index, n_taps=255):
     return h * np.kaiser(n_taps, 6.0)
 
 
+def _finite(value, low=None):
+    return isinstance(value, (int, float, np.number)) and math.isfinite(value) and \
+        (low is None or value >= low)
+
+
+def _validate(n_antennas, band, sources, noise_power, offset, rfi, seed):
+    """Refuses bad arguments by name (docs/reliability.md)."""
+    if not isinstance(n_antennas, (int, np.integer)) or not 1 <= n_antennas <= 2048:
+        raise ValueError(f"digitiser: n_antennas must be an integer in [1, 2048] "
+                         f"(got {n_antennas!r})")
+    if not (_finite(getattr(band, "samp_rate", None), 1e-300) and
+            isinstance(getattr(band, "nyquist_zone", None), (int, np.integer)) and
+            band.nyquist_zone >= 1):
+        raise ValueError(f"digitiser: band must be a sky.band with a finite samp_rate > 0 "
+                         f"and nyquist_zone >= 1 (got {band!r})")
+    for j, s in enumerate(sources):
+        if not (isinstance(s, (tuple, list)) and len(s) == 3 and callable(s[0]) and
+                _finite(s[1], 0.0)):
+            raise ValueError(f"digitiser: sources[{j}] must be (delays function, power >= 0, "
+                             f"shape taps or None) (got {s!r})")
+    if not _finite(noise_power, 0.0):
+        raise ValueError(f"digitiser: noise_power must be finite and >= 0 (got {noise_power!r})")
+    if not _finite(offset, 0.0):
+        raise ValueError(f"digitiser: offset must be finite and >= 0 s (got {offset!r})")
+    if rfi is not None and not (isinstance(rfi, (tuple, list)) and len(rfi) == 2 and
+                                _finite(rfi[0], 0.0) and rfi[0] <= band.samp_rate / 2 and
+                                _finite(rfi[1])):
+        raise ValueError(f"digitiser: rfi must be None or (frequency in [0, fs/2] Hz, "
+                         f"finite amplitude) (got {rfi!r})")
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"digitiser: seed must be an integer >= 0 (got {seed!r})")
+
+
 class digitiser_signal:
     """The digitiser's samples, made block by block (no GNU Radio): used by
     digitiser_source and by tests.
@@ -90,6 +123,7 @@ class digitiser_signal:
 
     def __init__(self, n_antennas, band, sources, noise_power, offset, rfi=None, seed=1,
                  update=4096):
+        _validate(n_antennas, band, sources, noise_power, offset, rfi, seed)
         self.n_antennas = int(n_antennas)
         self.band = band
         self.fs = band.samp_rate
@@ -187,6 +221,11 @@ class digitiser_source(gr.sync_block):
 
     def __init__(self, n_antennas, band, sources, noise_power, offset, rfi=None, seed=1,
                  n_samples=None):
+        if n_samples is not None and (not isinstance(n_samples, (int, np.integer)) or
+                                      n_samples < 0):
+            raise ValueError(f"digitiser: n_samples must be None or an integer >= 0 "
+                             f"(got {n_samples!r})")
+        _validate(n_antennas, band, sources, noise_power, offset, rfi, seed)
         gr.sync_block.__init__(self, name="digitiser_source", in_sig=None,
                                out_sig=[np.uint8] * (2 * n_antennas))
         self.signal = digitiser_signal(n_antennas, band, sources, noise_power, offset, rfi,

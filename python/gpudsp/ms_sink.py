@@ -325,27 +325,55 @@ def make_ms_sink(path, n_channels, n_taps, n_integrate, array="meerkat", n_anten
     per spectrum (real input)."""
     from datetime import datetime, timezone
     from . import sky
-    for name, value, low in (("n_channels", n_channels, 1), ("n_taps", n_taps, 1),
-                             ("n_integrate", n_integrate, 1), ("n_antennas", n_antennas, 0),
-                             ("nyquist_zone", nyquist_zone, 1)):
-        if int(value) != value or value < low:
-            raise ValueError(f"ms_sink: {name} must be an integer >= {low} (got {value})")
+    # The X-engine's and F-engine's own limits (docs/reliability.md).
+    for name, value, low, high in (("n_channels", n_channels, 1, 1 << 20),
+                                   ("n_taps", n_taps, 1, 1024),
+                                   ("n_integrate", n_integrate, 1, (1 << 31) - 1),
+                                   ("n_antennas", n_antennas, 0, 65536),
+                                   ("nyquist_zone", nyquist_zone, 1, 1000)):
+        if not isinstance(value, (int, np.integer)) or not low <= value <= high:
+            raise ValueError(f"ms_sink: {name} must be an integer in [{low}, {high}] "
+                             f"(got {value!r})")
     for name, value in (("samp_rate", samp_rate), ("duration_s", duration_s),
                         ("jy_per_unit", jy_per_unit)):
-        if not (math.isfinite(value) and value > 0):
-            raise ValueError(f"ms_sink: {name} must be finite and > 0 (got {value})")
-    if not (math.isfinite(dec_deg) and -90 <= dec_deg <= 90):
-        raise ValueError(f"ms_sink: dec_deg must be within [-90, 90] (got {dec_deg})")
-    if os.path.exists(str(array)):
-        arr = sky.load_array(os.path.basename(str(array)).split("_antennas")[0],
-                             n_antennas or None, path=str(array))
-    else:
-        arr = sky.load_array(str(array), n_antennas or None)
+        if not isinstance(value, (int, float, np.number)) or not \
+                (math.isfinite(value) and value > 0):
+            raise ValueError(f"ms_sink: {name} must be finite and > 0 (got {value!r})")
+    if not isinstance(dec_deg, (int, float, np.number)) or not \
+            (math.isfinite(dec_deg) and -90 <= dec_deg <= 90):
+        raise ValueError(f"ms_sink: dec_deg must be within [-90, 90] (got {dec_deg!r})")
+    if not isinstance(ra_deg, (int, float, np.number)) or math.isinf(ra_deg):
+        raise ValueError(f"ms_sink: ra_deg must be finite, or NaN for the RA transiting "
+                         f"at start (got {ra_deg!r})")
+    try:
+        if os.path.exists(str(array)):
+            arr = sky.load_array(os.path.basename(str(array)).split("_antennas")[0],
+                                 path=str(array))
+        else:
+            arr = sky.load_array(str(array))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"ms_sink: array {array!r} is neither a name under data/fx nor an "
+                         f"antenna table: {e}") from None
+    if n_antennas > len(arr.names):
+        raise ValueError(f"ms_sink: n_antennas must be at most {len(arr.names)} for array "
+                         f"{array!r} (got {n_antennas})")
+    if n_antennas:
+        arr = arr.subset(n_antennas)
     if start == "now":
         start = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    try:
+        sky._mjd_utc(str(start))
+    except ValueError:
+        raise ValueError(f"ms_sink: start must be an ISO 8601 UTC time "
+                         f"(YYYY-MM-DDTHH:MM:SS) or \"now\" (got {start!r})") from None
+    flags = list(flag_channels)
+    for k in flags:
+        if not isinstance(k, (int, np.integer)) or not 0 <= k < n_channels:
+            raise ValueError(f"ms_sink: flag_channels must be channel indices in "
+                             f"[0, {n_channels}) (got {k!r})")
     b = sky.band(float(samp_rate), int(nyquist_zone))
     geom = sky.geometry(arr, start, float(duration_s))
     ra = sky.lst_deg(arr, start) if math.isnan(ra_deg) else float(ra_deg) % 360.0
     return ms_sink(path, arr, b, int(n_channels), geom, (ra, float(dec_deg)),
                    2 * int(n_channels) / float(samp_rate), int(n_taps), int(n_integrate),
-                   float(jy_per_unit), output_format, flag_channels=list(flag_channels))
+                   float(jy_per_unit), output_format, flag_channels=flags)

@@ -153,6 +153,58 @@ LDPC_DECODE_BAD.update({
 })
 
 
+# The FX correlator's Python blocks: the MeasurementSet sink from plain
+# settings (GRC's make) and the synthetic digitiser.
+MS_OK = dict(n_channels=4, n_taps=2, n_integrate=8, array="meerkat", n_antennas=3,
+             samp_rate=8e6, nyquist_zone=1, start="2022-06-21T18:00:00", ra_deg=NAN,
+             dec_deg=-30.0, duration_s=10.0, jy_per_unit=1.0, output_format="cf32",
+             flag_channels=[])
+MS_BAD = {
+    "n_channels": [("zero", st.just(0)), ("negative", negative),
+                   ("huge", st.integers(2**20 + 1, 2**62)), ("wrong type", st.just("4"))],
+    "n_taps": [("zero", st.just(0)), ("negative", negative), ("huge", st.integers(1025, 2**62))],
+    "n_integrate": [("zero", st.just(0)), ("negative", negative), ("wrong type", st.just(8.5))],
+    "n_antennas": [("negative", negative), ("huge", st.integers(65, 2**62))],
+    "array": [("unknown name", st.sampled_from(["vla", "", "../meerkat"]))],
+    "samp_rate": [("NaN/inf", not_finite), ("negative", st.floats(-1e12, 0.0))],
+    "nyquist_zone": [("zero", st.just(0)), ("negative", negative), ("huge", huge_int)],
+    "start": [("malformed", st.sampled_from(["yesterday", "2022-13-01T00:00:00", "", "12:00"]))],
+    "ra_deg": [("inf", st.sampled_from([INF, -INF]))],
+    "dec_deg": [("NaN/inf", not_finite), ("beyond the pole", st.floats(90.001, 1e9))],
+    "duration_s": [("NaN/inf", not_finite), ("negative", st.floats(-1e9, 0.0))],
+    "jy_per_unit": [("NaN/inf", not_finite), ("negative", st.floats(-1e9, 0.0))],
+    "output_format": [("unknown name", st.sampled_from(["ci16", "", "cf64"]))],
+    "flag_channels": [("out of range", st.lists(st.integers(4, 2**40), min_size=1, max_size=3)),
+                      ("negative", st.lists(negative, min_size=1, max_size=2)),
+                      ("wrong type", st.just([1.5]))],
+}
+
+
+def digitiser_ok():
+    from gnuradio.gpudsp import sky
+    return dict(n_antennas=2, band=sky.band(8e6, 1),
+                sources=[(lambda t: np.zeros((len(t), 2)), 1.0, None)], noise_power=1.0,
+                offset=1e-6, rfi=None, seed=1, n_samples=1000)
+
+
+DIGITISER_BAD = {
+    "n_antennas": [("zero", st.just(0)), ("negative", negative),
+                   ("huge", st.integers(2049, 2**62)), ("wrong type", st.just(2.0))],
+    "noise_power": [("NaN/inf", not_finite), ("negative", st.floats(-1e9, -1e-9))],
+    "offset": [("NaN/inf", not_finite), ("negative", st.floats(-1e9, -1e-12))],
+    "rfi": [("beyond Nyquist", st.builds(lambda f: (f, 1.0), st.floats(4.0001e6, 1e12))),
+            ("NaN/inf", st.builds(lambda a: (1e6, a), not_finite)),
+            ("wrong shape", st.just((1e6,)))],
+    "seed": [("negative", negative), ("wrong type", st.just("1"))],
+    "n_samples": [("negative", negative), ("wrong type", st.just(10.5))],
+    "sources": [("wrong shape", st.just([(1.0, None)])),
+                ("negative power", st.builds(lambda v: [(lambda t: t, v, None)],
+                                             st.floats(-1e9, -1e-9))),
+                ("NaN/inf power", st.builds(lambda v: [(lambda t: t, v, None)], not_finite))],
+    "band": [("wrong type", st.sampled_from([None, "L", 1712e6]))],
+}
+
+
 class fuzz_parameter_tests:
     backend = "cpu"
 
@@ -286,6 +338,38 @@ class fuzz_parameter_tests:
                              (dict(n_ref=100), "limited buffer")]:
             self.refuses(lambda: gpudsp.ldpc5g_decode(**dict(LDPC_OK, backend="cpu", **combo)),
                          named)
+
+    @fuzz
+    @given(st.data())
+    def test_ms_sink(self, data):
+        try:
+            import casacore.tables  # noqa: F401
+        except ImportError:
+            self.skipTest("python3-casacore is not installed")
+        import tempfile
+        from gnuradio.gpudsp.ms_sink import make_ms_sink
+        with tempfile.TemporaryDirectory() as d:
+            self.draw_bad(data, MS_BAD, dict(MS_OK, path=os.path.join(d, "f.ms")),
+                          make_ms_sink)
+
+    @fuzz
+    @given(st.data())
+    def test_digitiser_source(self, data):
+        from gnuradio.gpudsp.digitiser import digitiser_source
+        self.draw_bad(data, DIGITISER_BAD, digitiser_ok(), digitiser_source)
+
+    def test_fx_blocks_accept_the_legal_values(self):
+        # The tables' base values are legal: a refusal above is the bad value's.
+        from gnuradio.gpudsp.digitiser import digitiser_source
+        digitiser_source(**digitiser_ok())
+        try:
+            import casacore.tables  # noqa: F401
+        except ImportError:
+            return
+        import tempfile
+        from gnuradio.gpudsp.ms_sink import make_ms_sink
+        with tempfile.TemporaryDirectory() as d:
+            make_ms_sink(path=os.path.join(d, "f.ms"), **MS_OK)
 
     # -- kernel functions: wrong dtypes and shapes ----------------------------
     @fuzz
