@@ -5,7 +5,8 @@
 
 // Internal: how wipeoff_correlator schedules each satellite's integrations.
 // The replica state is kept in the kernels' fixed point (carrier phase in
-// cycles * 2^64, code phase in chips * 2^32) so that consecutive
+// cycles * 2^64, code phase in chips * 2^F, F = gnss_code_frac_bits) so
+// that consecutive
 // integrations continue each other exactly, and every integration starts at
 // a code epoch: the first sample whose code phase lies in [0, step).
 
@@ -32,10 +33,14 @@ struct gnss_integration {
     double carrier_freq;
     double code_freq;
     uint64_t carrier_phase; // cycles * 2^64 at start
-    uint64_t code_phase;    // chips * 2^32 at start
+    uint64_t code_phase;    // chips * 2^F at start
 
     double carrier_cycles() const { return double(int64_t(carrier_phase)) * 0x1p-64; }
-    double code_chips() const { return std::ldexp(double(code_phase), -32); }
+    double code_chips() const
+    {
+        return std::ldexp(double(code_phase),
+                          -kernels::gnss_code_frac_bits(kernels::gnss_signal(system).code_length));
+    }
 
     kernels::gnss_job job(uint64_t first_sample_given) const
     {
@@ -45,7 +50,8 @@ struct gnss_integration {
         j.carrier_freq = carrier_freq;
         j.carrier_phase = carrier_cycles();
         j.code_freq = code_freq;
-        j.code_phase = code_chips(); // exact: below 2^53
+        j.code_phase = code_chips();            // for the record (53 bits)
+        j.code_phase_fixed = int64_t(code_phase); // what the kernels use: exact
         j.start = int64_t(start - first_sample_given);
         j.length = length;
         return j;
@@ -67,7 +73,8 @@ public:
         : d_system(system),
           d_prn(prn),
           d_samp_rate(samp_rate),
-          d_modulus(uint64_t(kernels::gnss_signal(system).code_length) << 32),
+          d_frac(kernels::gnss_code_frac_bits(kernels::gnss_signal(system).code_length)),
+          d_modulus(uint64_t(kernels::gnss_signal(system).code_length) << d_frac),
           d_periods(uint64_t(periods)),
           d_next(at_sample)
     {
@@ -84,13 +91,14 @@ public:
     double carrier_freq() const { return d_carrier_freq; }
     double code_freq() const { return d_code_freq; }
     /*! Code phase (chips) at next_start(). */
-    double code_chips() const { return std::ldexp(double(d_code), -32); }
+    double code_chips() const { return std::ldexp(double(d_code), -d_frac); }
 
     /*! Samples of the next integration: those whose code phase, counted
-     *  from its start, stays below periods * L chips. */
+     *  from its start, stays below periods * L chips (128-bit: periods
+     *  L 2^F exceeds 64 bits). */
     int64_t next_length() const
     {
-        const uint64_t span = d_periods * d_modulus - d_code;
+        const unsigned __int128 span = (unsigned __int128)d_periods * d_modulus - d_code;
         return int64_t((span + d_code_step - 1) / d_code_step);
     }
 
@@ -103,17 +111,16 @@ public:
         d_code_freq = code_freq;
         d_carrier_step =
             kernels::mixer_phase::cycles_to_fixed(carrier_freq / d_samp_rate);
-        d_code_step = kernels::gnss_code_step(code_freq, d_samp_rate);
+        d_code_step = kernels::gnss_code_step(code_freq, d_samp_rate, d_frac);
     }
 
     void correct(double carrier_cycles, double code_chips)
     {
         d_carrier += kernels::mixer_phase::cycles_to_fixed(carrier_cycles);
-        // Shift within [0, L 2^32) and realign to the epoch that follows.
+        // Shift within [0, L 2^F) and realign to the epoch that follows.
         const int64_t shift = std::llround(std::ldexp(
-            std::fmod(code_chips, double(d_modulus >> 32)), 32)); // |shift| < L 2^32
-        d_code =
-            uint64_t((int64_t(d_code) + shift + int64_t(d_modulus)) % int64_t(d_modulus));
+            std::fmod(code_chips, double(d_modulus >> d_frac)), d_frac)); // |shift| < L 2^F
+        d_code = uint64_t(((__int128)d_code + shift + d_modulus) % d_modulus);
         align();
     }
 
@@ -138,6 +145,7 @@ public:
                             d_code_freq,   d_carrier, d_code };
         d_next += uint64_t(g.length);
         d_carrier += d_carrier_step * uint64_t(g.length);
+        // In 64-bit modular arithmetic: the true result lies in [0, step).
         d_code = d_code + uint64_t(g.length) * d_code_step - d_periods * d_modulus;
         return g;
     }
@@ -157,13 +165,14 @@ private:
     kernels::gnss_system d_system;
     int d_prn;
     double d_samp_rate;
+    int d_frac;
     uint64_t d_modulus;
     uint64_t d_periods;
     uint64_t d_next;
     double d_carrier_freq = 0, d_code_freq = 0;
     uint64_t d_carrier_step = 0, d_code_step = 1;
     uint64_t d_carrier = 0; // at d_next
-    uint64_t d_code = 0;    // at d_next, in [0, L 2^32)
+    uint64_t d_code = 0;    // at d_next, in [0, L 2^F)
     uint64_t d_count = 0;
 };
 

@@ -28,12 +28,13 @@ namespace {
 constexpr int block = 128; // samples; block * code_step < one code period
 constexpr int lanes = 8;
 
-// q0 < L 2^32 and n * step < L 2^32, so q < 2 L 2^32: chips2 holds the
+// q0 < L 2^F and n * step < L 2^F, so q < 2 L 2^F: chips2 holds the
 // code twice and needs no wrap. S = 1 (BPSK) or the sub-phases per chip.
 void code_replica_scalar(float* __restrict__ out,
                          int n,
                          uint64_t q0,
                          uint64_t step,
+                         int F,
                          const float* __restrict__ chips2,
                          const float* __restrict__ sub,
                          int S)
@@ -41,10 +42,10 @@ void code_replica_scalar(float* __restrict__ out,
     uint64_t q = q0; // the phase advances by addition: exact, and cheaper
     if (S == 1) {
         for (int k = 0; k < n; ++k, q += step)
-            out[k] = chips2[q >> 32];
+            out[k] = chips2[gnss_chip(q, F)];
     } else {
         for (int k = 0; k < n; ++k, q += step)
-            out[k] = chips2[q >> 32] * sub[(uint64_t(uint32_t(q)) * uint64_t(S)) >> 32];
+            out[k] = chips2[gnss_chip(q, F)] * sub[gnss_sub_phase(q, F, S)];
     }
 }
 
@@ -58,17 +59,20 @@ __attribute__((target("avx2"))) void code_replica_avx2(float* out,
                                                        int n,
                                                        uint64_t q0,
                                                        uint64_t step,
+                                                       int F,
                                                        const float* chips2,
                                                        const float* sub16,
                                                        int S)
 {
+    const __m128i chip_shift = _mm_cvtsi32_si128(F);     // gnss_chip
+    const __m128i frac_shift = _mm_cvtsi32_si128(F - 32); // gnss_sub_phase
     const __m256i lanes_lo = _mm256_setr_epi64x(0, 1, 2, 3);
     const __m256i even_lo = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     const __m256i even_hi = _mm256_setr_epi32(1, 3, 5, 7, 0, 2, 4, 6);
     const __m256i step4 = _mm256_set1_epi64x(int64_t(4 * step));
     const __m256i s12 = _mm256_set1_epi64x(S);
     const __m256i eight = _mm256_set1_epi32(8);
-    // 64-bit lane products: step * [0..3] (steps fit 33 bits, lanes 2 bits)
+    // 64-bit lane products: step * [0..3] (step < 2^63 / L, lanes 2 bits)
     const __m256i offs =
         _mm256_mul_epu32(lanes_lo, _mm256_set1_epi64x(int64_t(step & 0xffffffffu)));
     const __m256i offs_hi = _mm256_slli_epi64(
@@ -82,18 +86,22 @@ __attribute__((target("avx2"))) void code_replica_avx2(float* out,
         const __m256i qb = _mm256_add_epi64(qa, step4);
         // chip indices of the 8 samples, relative to the first one's
         const __m256i ia =
-            _mm256_permutevar8x32_epi32(_mm256_srli_epi64(qa, 32), even_lo);
+            _mm256_permutevar8x32_epi32(_mm256_srl_epi64(qa, chip_shift), even_lo);
         const __m256i ib =
-            _mm256_permutevar8x32_epi32(_mm256_srli_epi64(qb, 32), even_hi);
-        const uint64_t c0 = q >> 32;
+            _mm256_permutevar8x32_epi32(_mm256_srl_epi64(qb, chip_shift), even_hi);
+        const uint64_t c0 = gnss_chip(q, F);
         const __m256i rel = _mm256_sub_epi32(_mm256_blend_epi32(ia, ib, 0xF0),
                                              _mm256_set1_epi32(int(c0)));
         __m256 v = _mm256_permutevar8x32_ps(_mm256_loadu_ps(chips2 + c0), rel);
         if (S > 1) {
+            // The top 32 fractional bits times S (mul_epu32 reads the low
+            // 32 bits of each lane), as gnss_sub_phase.
             const __m256i ja = _mm256_permutevar8x32_epi32(
-                _mm256_srli_epi64(_mm256_mul_epu32(qa, s12), 32), even_lo);
+                _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srl_epi64(qa, frac_shift), s12), 32),
+                even_lo);
             const __m256i jb = _mm256_permutevar8x32_epi32(
-                _mm256_srli_epi64(_mm256_mul_epu32(qb, s12), 32), even_hi);
+                _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srl_epi64(qb, frac_shift), s12), 32),
+                even_hi);
             const __m256i j = _mm256_blend_epi32(ja, jb, 0xF0);
             const __m256 lo = _mm256_permutevar8x32_ps(sub_lo, j);
             const __m256 hi =
@@ -104,22 +112,23 @@ __attribute__((target("avx2"))) void code_replica_avx2(float* out,
         }
         _mm256_storeu_ps(out + k, v);
     }
-    code_replica_scalar(out + k, n - k, q, step, chips2, sub16, S);
+    code_replica_scalar(out + k, n - k, q, step, F, chips2, sub16, S);
 }
 
 void code_replica(float* __restrict__ out,
                   int n,
                   uint64_t q0,
                   uint64_t step,
+                  int F,
                   const float* __restrict__ chips2,
                   const float* __restrict__ sub16,
                   int S)
 {
     static const bool avx2 = runtime::cpu_use_avx2();
     if (avx2)
-        code_replica_avx2(out, n, q0, step, chips2, sub16, S);
+        code_replica_avx2(out, n, q0, step, F, chips2, sub16, S);
     else
-        code_replica_scalar(out, n, q0, step, chips2, sub16, S);
+        code_replica_scalar(out, n, q0, step, F, chips2, sub16, S);
 }
 
 // w = x * carrier for n samples of interleaved I/Q (float or int16).
@@ -190,7 +199,7 @@ public:
             for (int j = 0; j < spec.sub_phases; ++j)
                 t.sub[j] = float(gnss_subcarrier(sys, j));
         }
-        d_code.resize(taps.size() * block);
+        d_code.resize(taps.size() / gnss_n_systems * block);
     }
 
     void execute(const std::vector<const void*>& antennas,
@@ -198,7 +207,7 @@ public:
                  std::complex<float>* out,
                  runtime::stream_handle) override
     {
-        const std::size_t L = d_taps.size();
+        const std::size_t L = d_taps.size() / gnss_n_systems;
         auto& acc = d_acc;
         acc.resize(2 * d_m * L);
         for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -224,7 +233,8 @@ private:
     {
         const auto& t = d_tables[job.system];
         const float* chips2 = t.chips2.data() + std::size_t(job.prn - 1) * 2 * t.length;
-        const std::size_t L = d_taps.size();
+        const std::size_t L = d_taps.size() / gnss_n_systems;
+        const int64_t* taps = d_taps.data() + std::size_t(job.system) * L;
         // The in-block carrier rotations exp(-2j pi step k), from float64.
         alignas(32) float rot_r[block], rot_i[block];
         // (One float64 rotation per sample from the exact step: after 128
@@ -240,8 +250,8 @@ private:
         auto& tap_offset = d_tap_offset;
         tap_offset.resize(L);
         for (std::size_t l = 0; l < L; ++l)
-            tap_offset[l] = d_taps[l] < 0 ? job.code_modulus - uint64_t(-d_taps[l])
-                                          : uint64_t(d_taps[l]);
+            tap_offset[l] = taps[l] < 0 ? job.code_modulus - uint64_t(-taps[l])
+                                        : uint64_t(taps[l]);
         const uint64_t block_advance =
             (uint64_t(block) * job.code_step) % job.code_modulus;
         alignas(32) float cr[block], ci[block], wr[block], wi[block];
@@ -261,7 +271,8 @@ private:
                 if (q0 >= job.code_modulus)
                     q0 -= job.code_modulus;
                 float* v = d_code.data() + l * block;
-                code_replica(v, n, q0, job.code_step, chips2, t.sub, t.sub_phases);
+                code_replica(
+                    v, n, q0, job.code_step, job.code_frac_bits, chips2, t.sub, t.sub_phases);
                 std::fill(v + n, v + padded, 0.0f);
             }
             for (int m = 0; m < d_m; ++m) {

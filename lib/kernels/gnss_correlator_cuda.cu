@@ -63,12 +63,13 @@ template <gnss_input I, int TG>
 __global__ void __launch_bounds__(threads)
     correlate_kernel(const gnss_fixed_job* __restrict__ jobs,
                      const void* const* __restrict__ antennas,
-                     const long long* __restrict__ taps, // chips * 2^32
-                     code_tables codes,
+                     const long long* __restrict__ taps, // [system][tap], chips * 2^F
+                     const code_tables* __restrict__ tables, // device memory
                      launch_shape shape,
                      float2* __restrict__ partials) // [job][chunk][antenna][tap]
 {
     __shared__ float code[max_code_length];
+    __shared__ float sub[12];
     __shared__ float2 red[threads / 32][group_antennas * TG];
 
     const gnss_fixed_job job = jobs[blockIdx.y];
@@ -79,19 +80,24 @@ __global__ void __launch_bounds__(threads)
     const int t0 = (blockIdx.z % shape.tap_groups) * TG;
     const int na = min(group_antennas, shape.n_antennas - a0);
     const int nt = min(TG, shape.n_taps - t0);
+    // The tables through the read-only path (a kernel parameter indexed by
+    // the job's system would be copied to local memory), the code and the
+    // subcarrier into shared memory.
     const int sys = job.system;
-    const int L = codes.length[sys];
-    const int S = codes.sub_phases[sys];
-    const float* chips = codes.chips[sys] + (long long)(job.prn - 1) * L;
+    const int L = __ldg(&tables->length[sys]);
+    const int S = __ldg(&tables->sub_phases[sys]);
+    const float* chips = tables->chips[sys] + (long long)(job.prn - 1) * L;
     for (int c = threadIdx.x; c < L; c += threads)
-        code[c] = chips[c];
+        code[c] = __ldg(chips + c);
+    if (threadIdx.x < 12)
+        sub[threadIdx.x] = __ldg(&tables->sub[sys][threadIdx.x]);
     __syncthreads();
 
     const unsigned long long mod = job.code_modulus;
     unsigned long long toff[TG];
 #pragma unroll
     for (int t = 0; t < TG; ++t) {
-        const long long d = t < nt ? taps[t0 + t] : 0;
+        const long long d = t < nt ? taps[sys * shape.n_taps + t0 + t] : 0;
         toff[t] = d < 0 ? mod - (unsigned long long)(-d) : (unsigned long long)d;
     }
     const void* in[group_antennas];
@@ -101,10 +107,9 @@ __global__ void __launch_bounds__(threads)
 
     long long i = first + threadIdx.x;
     const long long end = min((long long)(first + shape.chunk), (long long)job.length);
-    // i * step < 2^31 * 2^32: exact in 64 bits.
-    unsigned long long q =
-        (job.code_phase + ((unsigned long long)i * job.code_step) % mod) % mod;
-    const unsigned long long q_adv = ((unsigned long long)threads * job.code_step) % mod;
+    const int F = job.code_frac_bits;
+    unsigned long long q = gnss_code_phase_at(job.code_phase, job.code_step, mod, i);
+    const unsigned long long q_adv = gnss_code_phase_at(0, job.code_step, mod, threads);
     unsigned long long p = job.carrier_phase + job.carrier_step * (unsigned long long)i;
     const unsigned long long p_adv = job.carrier_step * threads;
 
@@ -133,14 +138,9 @@ __global__ void __launch_bounds__(threads)
                 unsigned long long qt = q + toff[t];
                 if (qt >= mod)
                     qt -= mod;
-                float v = code[qt >> 32];
-                if (S > 1) {
-                    // Sub-phase j of 12: BOC(1,1) flips at j = 6, BOC(6,1)
-                    // at every j.
-                    const unsigned j =
-                        unsigned(((unsigned long long)(unsigned)qt * 12ull) >> 32);
-                    v *= codes.sub[sys][j];
-                }
+                float v = code[gnss_chip(qt, F)];
+                if (S > 1) // sub-phase j of S: BOC(1,1) flips at 6, BOC(6,1) at every j
+                    v *= sub[gnss_sub_phase(qt, F, S)];
 #pragma unroll
                 for (int a = 0; a < group_antennas; ++a)
                     if (a < na) {
@@ -222,11 +222,12 @@ public:
                          runtime::device_context::sptr ctx,
                          const std::string& who)
         : d_m(n_antennas),
-          d_l(int(taps.size())),
+          d_l(int(taps.size()) / gnss_n_systems), // taps per job (taps holds each system's)
           d_input(input),
           d_ctx(std::move(ctx)),
           d_who(who),
-          d_taps(d_ctx, taps.size() * sizeof(long long), who)
+          d_taps(d_ctx, taps.size() * sizeof(long long), who),
+          d_tables(d_ctx, sizeof(code_tables), who)
     {
         d_ctx->make_current();
         runtime::device_stream stream(d_ctx, who);
@@ -254,6 +255,12 @@ public:
                 d_codes.sub[s][j] =
                     j < spec.sub_phases ? float(gnss_subcarrier(sys, j)) : 0.f;
         }
+        d_ctx->copy_async(d_tables.get(),
+                          &d_codes,
+                          sizeof(code_tables),
+                          runtime::copy_kind::host_to_device,
+                          stream.get(),
+                          who);
         std::vector<long long> t(taps.begin(), taps.end());
         d_ctx->copy_async(d_taps.get(),
                           t.data(),
@@ -325,6 +332,7 @@ public:
         const auto* dev_jobs =
             reinterpret_cast<const gnss_fixed_job*>(d_upload->get() + ptr_bytes);
         const auto* taps = reinterpret_cast<const long long*>(d_taps.get());
+        const auto* tables = reinterpret_cast<const code_tables*>(d_tables.get());
         auto* partials = reinterpret_cast<float2*>(d_partials->get());
         const dim3 grid(
             unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups));
@@ -333,7 +341,7 @@ public:
         cudaEventRecord(d_kernel_begin, stream);
 #define GPUDSP_GNSS(INPUT, TG)                                 \
     correlate_kernel<INPUT, TG><<<grid, threads, 0, stream>>>( \
-        dev_jobs, dev_ptrs, taps, d_codes, shape, partials)
+        dev_jobs, dev_ptrs, taps, tables, shape, partials)
         if (d_input == gnss_input::complex64) {
             if (tg == 4)
                 GPUDSP_GNSS(gnss_input::complex64, 4);
@@ -406,6 +414,7 @@ private:
     runtime::device_context::sptr d_ctx;
     std::string d_who;
     runtime::device_memory d_taps;
+    runtime::device_memory d_tables; // d_codes, read by the kernel
     std::vector<std::unique_ptr<runtime::device_memory>> d_code_memory;
     code_tables d_codes;
     int d_sms;

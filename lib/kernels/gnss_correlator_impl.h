@@ -4,7 +4,9 @@
  */
 
 // Internal: the backends behind gnss_correlator_plan. They receive jobs
-// already checked and in fixed point, and tap offsets in chips * 2^32.
+// already checked and in fixed point, and tap offsets per system in chips
+// * 2^F of that system's code ([system][tap]). The code-phase arithmetic
+// both backends run is here (host and device), so that CPU tests cover it.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_GNSS_CORRELATOR_IMPL_H
 #define INCLUDED_GPUDSP_KERNELS_GNSS_CORRELATOR_IMPL_H
@@ -16,6 +18,31 @@ namespace gpudsp {
 namespace kernels {
 
 constexpr int gnss_n_systems = 2;
+
+#ifdef __CUDACC__
+#define GNSS_HD __host__ __device__ __forceinline__
+#else
+#define GNSS_HD inline
+#endif
+
+/*! The code phase (chips * 2^F) of sample i of a job: (q0 + i step) mod
+ *  modulus, exact for any i (a 128-bit product). */
+GNSS_HD uint64_t gnss_code_phase_at(uint64_t q0, uint64_t step, uint64_t modulus, uint64_t i)
+{
+    return uint64_t((q0 + (unsigned __int128)i * step) % modulus);
+}
+
+/*! The chip of a code phase q in [0, 2 L 2^F) (a table holding the code
+ *  twice takes it without a wrap). */
+GNSS_HD uint32_t gnss_chip(uint64_t q, int frac_bits) { return uint32_t(q >> frac_bits); }
+
+/*! The sub-phase (0 .. S-1) of a code phase: from the top 32 fractional
+ *  bits, so every backend places sub-chip boundaries on the same 2^-32 chip
+ *  grid (at most 2^-32 chip from the exact boundary). */
+GNSS_HD uint32_t gnss_sub_phase(uint64_t q, int frac_bits, int S)
+{
+    return uint32_t((uint64_t(uint32_t(q >> (frac_bits - 32))) * uint64_t(S)) >> 32);
+}
 
 struct gnss_correlator_plan::impl {
     virtual ~impl() = default;

@@ -124,9 +124,10 @@ const std::vector<int8_t>& gnss_codes(gnss_system system)
 uint64_t gnss_code_phase_fixed(double chips, int code_length)
 {
     const double L = code_length;
+    const int F = gnss_code_frac_bits(code_length);
     const double tau = chips - std::floor(chips / L) * L;
-    const uint64_t q = uint64_t(std::llround(std::ldexp(tau, 32)));
-    const uint64_t modulus = uint64_t(code_length) << 32;
+    const uint64_t q = uint64_t(std::llround(std::ldexp(tau, F)));
+    const uint64_t modulus = uint64_t(code_length) << F;
     return q >= modulus ? q - modulus : q;
 }
 
@@ -181,9 +182,10 @@ gnss_correlator_plan::gnss_correlator_plan(int n_antennas,
       d_who(who)
 {
     validate(n_antennas, taps_chips, samp_rate, who);
-    std::vector<int64_t> fixed;
-    for (double t : d_taps)
-        fixed.push_back(std::llround(std::ldexp(t, 32)));
+    std::vector<int64_t> fixed; // [system][tap], chips * 2^F of the system
+    for (const auto& s : signals)
+        for (double t : d_taps)
+            fixed.push_back(std::llround(std::ldexp(t, gnss_code_frac_bits(s.code_length))));
     for (const auto& s : signals)
         gnss_codes(s.system); // fail here, not in the first work call
     if (where.kind == backend_kind::cuda) {
@@ -221,7 +223,8 @@ gnss_fixed_job gnss_correlator_plan::fix(const gnss_job& j, int64_t n_samples) c
     if (!std::isfinite(j.carrier_freq) || !std::isfinite(j.carrier_phase) ||
         !std::isfinite(j.code_phase))
         fail("frequencies and phases must be finite");
-    // At most one chip per sample keeps i * code_step below 2^63.
+    // At most one chip per sample: a step below L 2^F, and a table holding
+    // the code twice covers a block of samples without a wrap.
     if (!(j.code_freq > 0) || j.code_freq > d_samp_rate)
         fail("code_freq must lie in (0, samp_rate]");
     if (j.start < 0 || j.length < 0 || j.start > n_samples ||
@@ -232,9 +235,14 @@ gnss_fixed_job gnss_correlator_plan::fix(const gnss_job& j, int64_t n_samples) c
     if (j.length >= (int64_t(1) << 31))
         fail("integrations are limited to 2^31 - 1 samples");
     gnss_fixed_job f;
-    f.code_modulus = uint64_t(s.code_length) << 32;
-    f.code_phase = gnss_code_phase_fixed(j.code_phase, s.code_length);
-    f.code_step = gnss_code_step(j.code_freq, d_samp_rate);
+    f.code_frac_bits = gnss_code_frac_bits(s.code_length);
+    f.code_modulus = uint64_t(s.code_length) << f.code_frac_bits;
+    if (j.code_phase_fixed >= 0 && uint64_t(j.code_phase_fixed) >= f.code_modulus)
+        fail("code_phase_fixed must lie in [0, L 2^F)");
+    f.code_phase = j.code_phase_fixed >= 0
+                       ? uint64_t(j.code_phase_fixed)
+                       : gnss_code_phase_fixed(j.code_phase, s.code_length);
+    f.code_step = gnss_code_step(j.code_freq, d_samp_rate, f.code_frac_bits);
     f.carrier_phase = mixer_phase::cycles_to_fixed(j.carrier_phase);
     f.carrier_step = mixer_phase::cycles_to_fixed(j.carrier_freq / d_samp_rate);
     f.start = j.start;

@@ -10,6 +10,7 @@
 // integrations start at code epochs and continue each other exactly.
 
 #include "gnss_schedule.h"
+#include "kernels/gnss_correlator_impl.h"
 #include "qa_common.h"
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <cmath>
@@ -239,8 +240,9 @@ BOOST_AUTO_TEST_CASE(schedule_starts_at_epochs_and_continues_exactly)
         gnss_tracker t(sys, 3, fs, 2, f, fc, phi0, tau0, 1000);
         const double L = kernels::gnss_signal(sys).code_length;
         // The code rate the fixed point runs at: chips per sample in
-        // units of 2^-32 (the documented quantisation).
-        const double step = double(kernels::gnss_code_step(fc, fs)) * 0x1p-32;
+        // units of 2^-F (the documented quantisation).
+        const int F = kernels::gnss_code_frac_bits(int(L));
+        const double step = std::ldexp(double(kernels::gnss_code_step(fc, fs, F)), -F);
         uint64_t expect_start = t.next_start();
         for (int k = 0; k < 5; ++k) {
             const auto g = t.take();
@@ -306,6 +308,77 @@ BOOST_AUTO_TEST_CASE(schedule_is_the_same_at_2_40_and_beyond)
             same(5);
         }
     }
+}
+
+// The code-phase arithmetic both backends run (gnss_correlator_impl.h):
+// the fractional bits are the most that cannot overflow; the phase of
+// sample i is the phase advanced i times by the step (exhaustive for small
+// i, and at 2^40 against 128-bit arithmetic written out here); the chip
+// and the sub-phase are those of the exact rational phase, the sub-phase
+// edges within 2^-32 chip.
+BOOST_AUTO_TEST_CASE(code_phase_arithmetic)
+{
+    namespace k = gr::gpudsp::kernels;
+    BOOST_CHECK_EQUAL(k::gnss_code_frac_bits(1023), 53);
+    BOOST_CHECK_EQUAL(k::gnss_code_frac_bits(4092), 51);
+    BOOST_CHECK_EQUAL(k::gnss_code_frac_bits(10230), 49);
+    for (int L : { 1, 2, 3, 127, 1023, 1024, 1025, 4092, 10230 }) {
+        const int F = k::gnss_code_frac_bits(L);
+        const unsigned __int128 mod = (unsigned __int128)L << F;
+        BOOST_CHECK(2 * mod <= ((unsigned __int128)1 << 64)); // phase + step fits
+        BOOST_CHECK(4 * mod > ((unsigned __int128)1 << 64));  // and F is the most
+    }
+    std::mt19937_64 rng(3);
+    for (int L : { 1023, 4092 }) {
+        const int F = k::gnss_code_frac_bits(L), S = 12;
+        const uint64_t mod = uint64_t(L) << F;
+        for (int trial = 0; trial < 20; ++trial) {
+            const uint64_t q0 = rng() % mod, step = rng() % (uint64_t(1) << F) + 1;
+            uint64_t q = q0;
+            for (uint64_t i = 0; i < 3000; ++i) {
+                BOOST_REQUIRE_EQUAL(k::gnss_code_phase_at(q0, step, mod, i), q);
+                q += step;
+                if (q >= mod)
+                    q -= mod;
+            }
+            const uint64_t far = (uint64_t(1) << 40) + uint64_t(trial);
+            unsigned __int128 want = q0;
+            for (int b = 63; b >= 0; --b) // (q0 + far step) mod L 2^F, shift and add
+                if ((far >> b) & 1)
+                    want += (unsigned __int128)step << b;
+            BOOST_CHECK(k::gnss_code_phase_at(q0, step, mod, far) == uint64_t(want % mod));
+            // Chip and sub-phase of phases in [0, 2 L 2^F).
+            for (int r = 0; r < 200; ++r) {
+                const uint64_t v = rng() % (2 * mod);
+                BOOST_CHECK_EQUAL(k::gnss_chip(v, F), uint32_t(v >> F));
+                const double frac = std::ldexp(double(v & ((uint64_t(1) << F) - 1)), -F);
+                const uint32_t j = k::gnss_sub_phase(v, F, S);
+                BOOST_REQUIRE_LT(j, uint32_t(S));
+                BOOST_CHECK_LE(double(j) / S, frac + 0x1p-32);
+                BOOST_CHECK_GT(double(j + 1) / S, frac - 0x1p-32);
+            }
+        }
+    }
+}
+
+// A job's fixed-point code phase, when given, is used as it is (the
+// tracker passes its exact state); out of [0, L 2^F) it is refused.
+BOOST_AUTO_TEST_CASE(fixed_code_phase_is_used_exactly)
+{
+    kernels::gnss_correlator_plan plan(
+        1, { 0.0 }, 4e6, kernels::gnss_input::complex64, qa::test_device(), "qa");
+    kernels::gnss_job j;
+    j.system = gnss_system::galileo_e1b;
+    j.prn = 3;
+    j.code_phase = 100.0;
+    j.length = 10;
+    const uint64_t mod = uint64_t(4092) << kernels::gnss_code_frac_bits(4092);
+    j.code_phase_fixed = int64_t(mod - 1);
+    BOOST_CHECK_EQUAL(plan.fix(j, 10).code_phase, mod - 1);
+    j.code_phase_fixed = -1;
+    BOOST_CHECK_EQUAL(plan.fix(j, 10).code_phase, kernels::gnss_code_phase_fixed(100.0, 4092));
+    j.code_phase_fixed = int64_t(mod);
+    BOOST_CHECK_THROW(plan.fix(j, 10), std::invalid_argument);
 }
 
 BOOST_AUTO_TEST_CASE(missing_runs_count_each_sample_once)

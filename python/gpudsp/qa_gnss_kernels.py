@@ -66,6 +66,40 @@ class gnss_kernel_tests:
         err = np.abs(got - want).max() / np.abs(want[0, 0, 2])
         self.assertLess(err, 1e-4)
 
+    def test_within_1e_5_of_prompt_at_the_corners(self):
+        # The code phase's precision (docs/gnss.md): 100 000 samples of each
+        # system at Doppler near +-10 kHz (code Doppler included), sample
+        # rates 2, 25 and 100 MS/s and IF 0 and fs/4: every tap within 1e-5
+        # of |prompt| of the definition (reference_correlate). With 32
+        # fractional bits the same cases reach 2.0e-5 (L1) and 3.6e-5 (E1-B):
+        # the quantised code rate moves chip and sub-chip edges by up to
+        # 1.2e-5 chip over the run, and one sample on the wrong side of an
+        # E1-B sub-chip edge costs up to 2.5e-5 of the prompt. Now the rate
+        # is exact to 2^-52 chip per sample (2e-11 chip over the run). The
+        # Doppler and code phase are not round numbers: with rational ones
+        # (10 kHz exactly: code rate 1.023 MHz + 500/77 Hz) samples fall
+        # within 1e-13 chip of an edge, which no finite precision of the
+        # rate settles the same way as the exact phase.
+        n = 100000
+        taps = [0.5, 0.1, 0.0, -0.1, -0.5]
+        worst = 0.0
+        for system in ("gps_l1ca", "galileo_e1b"):
+            for fs in (2e6, 25e6, 100e6):
+                for doppler in (-9999.371, 9999.371):
+                    for f_if in (0.0, fs / 4):
+                        sat = dict(system=system, prn=19, carrier_freq=f_if + doppler,
+                                   carrier_phase=0.37,
+                                   code_freq=1.023e6 * (1 + doppler / 1575.42e6),
+                                   code_phase=811.31379)
+                        x = gnss.synthetic_signal(n, fs, [sat])
+                        got = self.correlate(x, [sat], taps, fs)
+                        want = gnss.reference_correlate(x, [sat], taps, fs)
+                        err = np.abs(got - want).max() / np.abs(want[0, 0, 2])
+                        worst = max(worst, err)
+                        self.assertLess(err, 1e-5, f"{system} fs {fs:g} Doppler {doppler:g} "
+                                                   f"IF {f_if:g}: {err:.3g}")
+        self.assertGreater(worst, 0.0)
+
     def test_noise_free_prompt_is_analytic(self):
         # A replica of the model with the same parameters: every product is
         # |c|^2, so the prompt is N for L1 and sum c^2 = N * mean(CBOC^2) = N

@@ -115,9 +115,10 @@ class qa_long_offsets(gr_unittest.TestCase):
         self.assertEqual(len(across), 1)  # one integration straddles 2^32
         L = 1023
         f = Fraction(G_SAT["carrier_freq"]) / Fraction(G_FS)
-        # The code rate the fixed point runs at: round(f_code / fs 2^32) / 2^32
-        # chips per sample (docs/gnss.md).
-        step = Fraction(round(G_SAT["code_freq"] / G_FS * 2**32), 2**32)
+        # The code rate the fixed point runs at: round(f_code / fs 2^F) / 2^F
+        # chips per sample, F = 53 for a 1023-chip code (docs/gnss.md).
+        F = 63 - (L - 1).bit_length()
+        step = Fraction(round(G_SAT["code_freq"] / G_FS * 2**F), 2**F)
         for a, b in zip(r[:-1], r[1:]):
             self.assertEqual(int(b["start"]), int(a["start"]) + int(a["length"]))
         for k in [0, int(across[0]), int(across[0]) + 1, len(r) // 2, len(r) - 1]:

@@ -64,33 +64,55 @@ struct GPUDSP_API gnss_job {
     double code_phase = 0;      //!< chips
     int64_t start = 0;          //!< first sample, counted in the plan's input
     int64_t length = 0;         //!< samples integrated
+    //! The code phase in the kernels' fixed point (gnss_fixed_job), used
+    //! instead of code_phase when >= 0: a scheduler that keeps the phase in
+    //! fixed point passes it exactly (a double holds 53 bits of it).
+    int64_t code_phase_fixed = -1;
 };
 
 /*!
+ * \brief Fractional bits F of the code phase of a code of L chips: the most
+ * that keep 2 L 2^F <= 2^64, so that a phase in [0, L 2^F) plus a step or a
+ * tap offset (each below L 2^F) never overflows before its conditional wrap:
+ * F = 63 - ceil(log2 L), 53 for GPS L1 C/A (1023 chips), 51 for Galileo
+ * E1-B (4092). The code rate is then exact to 2^-(F+1) chip per sample: over
+ * 10^5 samples the phase drifts by less than 10^-10 chip (docs/gnss.md).
+ */
+constexpr int gnss_code_frac_bits(int code_length)
+{
+    int bits = 0;
+    while ((int64_t(1) << bits) < code_length)
+        ++bits;
+    return 63 - bits;
+}
+
+/*!
  * \brief A job as the kernels evaluate it, in fixed point: the carrier phase
- * in cycles * 2^64 (wrapping) and the code phase in chips * 2^32 modulo
- * L * 2^32, so that every sample's phases are exact integer functions of its
- * index (no drift over any length).
+ * in cycles * 2^64 (wrapping) and the code phase in chips * 2^F modulo
+ * L * 2^F (F = gnss_code_frac_bits(L)), so that every sample's phases are
+ * exact integer functions of its index (no drift over any length).
  */
 struct gnss_fixed_job {
     uint64_t carrier_phase;
     uint64_t carrier_step;
     uint64_t code_phase; //!< in [0, code_modulus)
     uint64_t code_step;
-    uint64_t code_modulus; //!< L * 2^32
+    uint64_t code_modulus; //!< L * 2^F
     int64_t start;
     int64_t length;
     int32_t system;
     int32_t prn;
+    int32_t code_frac_bits; //!< F
 };
 
-/*! \brief The fixed-point code step, chips per sample * 2^32 (rounded). */
-inline uint64_t gnss_code_step(double code_freq, double samp_rate)
+/*! \brief The fixed-point code step, chips per sample * 2^F (rounded). */
+inline uint64_t gnss_code_step(double code_freq, double samp_rate, int frac_bits)
 {
-    return uint64_t(std::llround(std::ldexp(code_freq / samp_rate, 32)));
+    return uint64_t(std::llround(std::ldexp(code_freq / samp_rate, frac_bits)));
 }
 
-/*! \brief A code phase in chips * 2^32, reduced to [0, L 2^32). */
+/*! \brief A code phase in chips * 2^F, reduced to [0, L 2^F), F =
+ *  gnss_code_frac_bits(L). */
 GPUDSP_API uint64_t gnss_code_phase_fixed(double chips, int code_length);
 
 /*! \brief Sample formats the correlator reads. */
