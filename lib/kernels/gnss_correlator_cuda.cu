@@ -16,6 +16,7 @@
 #include "gnss_correlator_impl.h"
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <string>
 
 namespace gr {
 namespace gpudsp {
@@ -189,6 +190,23 @@ __global__ void __launch_bounds__(threads)
     }
 }
 
+using correlate_fn = void (*)(const gnss_fixed_job*,
+                              const void* const*,
+                              const long long*,
+                              const code_tables*,
+                              launch_shape,
+                              float2*);
+
+// The instance for an input format and a tap group of 4 or 8.
+correlate_fn correlate_kernel_for(gnss_input input, int tap_group)
+{
+    if (input == gnss_input::complex64)
+        return tap_group == 4 ? correlate_kernel<gnss_input::complex64, 4>
+                              : correlate_kernel<gnss_input::complex64, 8>;
+    return tap_group == 4 ? correlate_kernel<gnss_input::complex_int16, 4>
+                          : correlate_kernel<gnss_input::complex_int16, 8>;
+}
+
 // One thread per (job, antenna, tap): the job's chunks in order, in float64.
 constexpr int sum_threads = 128;
 
@@ -270,13 +288,19 @@ public:
                           who);
         stream.synchronize();
         // Timing events (the runtime's own events disable timing).
-        if (cudaEventCreate(&d_kernel_begin) != cudaSuccess ||
-            cudaEventCreate(&d_kernel_end) != cudaSuccess)
-            d_ctx->check_last_error("cudaEventCreate", who);
+        check(cudaEventCreate(&d_kernel_begin), "cudaEventCreate");
+        check(cudaEventCreate(&d_kernel_end), "cudaEventCreate");
         d_sms = 132;
         for (const auto& d : runtime::devices())
             if (d.index == d_ctx->device())
                 d_sms = std::max(1, d.multiprocessors);
+        // How many blocks of this plan's kernel an SM holds (registers and
+        // shared memory of this instance on this device), to size the grid.
+        d_kernel = correlate_kernel_for(d_input, d_l <= 4 ? 4 : 8);
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                  &d_blocks_per_sm, d_kernel, threads, 0),
+              "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+        d_blocks_per_sm = std::max(1, d_blocks_per_sm);
     }
 
     void execute(const std::vector<const void*>& antennas,
@@ -297,10 +321,11 @@ public:
         int64_t longest = 1;
         for (const auto& j : jobs)
             longest = std::max<int64_t>(longest, j.length);
-        // About four blocks per SM in all, each thread taking at least four
-        // samples so the reduction stays a small part of the work.
-        const int64_t blocks_per_job =
-            std::max<int64_t>(1, 4 * int64_t(d_sms) / (int64_t(jobs.size()) * groups));
+        // Every SM full (the occupancy the device reports for this kernel),
+        // each thread taking at least four samples so the reduction stays a
+        // small part of the work.
+        const int64_t blocks_per_job = std::max<int64_t>(
+            1, int64_t(d_blocks_per_sm) * d_sms / (int64_t(jobs.size()) * groups));
         int64_t chunk = (longest + blocks_per_job - 1) / blocks_per_job;
         chunk = std::max<int64_t>(4 * threads, (chunk + threads - 1) / threads * threads);
         shape.chunk = chunk;
@@ -338,22 +363,8 @@ public:
             unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups));
         if (jobs.size() > 65535)
             throw std::invalid_argument(d_who + ": at most 65535 satellites per call");
-        cudaEventRecord(d_kernel_begin, stream);
-#define GPUDSP_GNSS(INPUT, TG)                                 \
-    correlate_kernel<INPUT, TG><<<grid, threads, 0, stream>>>( \
-        dev_jobs, dev_ptrs, taps, tables, shape, partials)
-        if (d_input == gnss_input::complex64) {
-            if (tg == 4)
-                GPUDSP_GNSS(gnss_input::complex64, 4);
-            else
-                GPUDSP_GNSS(gnss_input::complex64, 8);
-        } else {
-            if (tg == 4)
-                GPUDSP_GNSS(gnss_input::complex_int16, 4);
-            else
-                GPUDSP_GNSS(gnss_input::complex_int16, 8);
-        }
-#undef GPUDSP_GNSS
+        check(cudaEventRecord(d_kernel_begin, stream), "cudaEventRecord");
+        d_kernel<<<grid, threads, 0, stream>>>(dev_jobs, dev_ptrs, taps, tables, shape, partials);
         d_ctx->check_last_error("gnss correlation kernel launch", d_who);
         const long long n_out = (long long)jobs.size() * d_m * d_l;
         sum_partials<<<unsigned((n_out + sum_threads - 1) / sum_threads),
@@ -362,7 +373,7 @@ public:
                        stream>>>(
             dev_jobs, partials, shape, reinterpret_cast<float2*>(d_results->get()));
         d_ctx->check_last_error("gnss partial sum kernel launch", d_who);
-        cudaEventRecord(d_kernel_end, stream);
+        check(cudaEventRecord(d_kernel_end, stream), "cudaEventRecord");
         d_ctx->copy_async(d_results_host->get(),
                           d_results->get(),
                           result_bytes,
@@ -371,7 +382,8 @@ public:
                           d_who);
         d_ctx->stream_synchronize(sh, d_who);
         float ms = 0;
-        cudaEventElapsedTime(&ms, d_kernel_begin, d_kernel_end);
+        check(cudaEventElapsedTime(&ms, d_kernel_begin, d_kernel_end),
+              "cudaEventElapsedTime");
         d_kernel_seconds = ms * 1e-3;
         std::copy_n(reinterpret_cast<const std::complex<float>*>(d_results_host->get()),
                     n_out,
@@ -388,6 +400,13 @@ public:
     double last_kernel_seconds() const override { return d_kernel_seconds; }
 
 private:
+    void check(cudaError_t e, const char* what) const
+    {
+        if (e != cudaSuccess)
+            throw runtime::device_error(d_who + ": " + what + " failed: " +
+                                        cudaGetErrorString(e));
+    }
+
     void reserve(std::unique_ptr<runtime::pinned_memory>& host,
                  std::unique_ptr<runtime::device_memory>& dev,
                  std::size_t bytes)
@@ -418,6 +437,8 @@ private:
     std::vector<std::unique_ptr<runtime::device_memory>> d_code_memory;
     code_tables d_codes;
     int d_sms;
+    correlate_fn d_kernel = nullptr;
+    int d_blocks_per_sm = 1;
     std::unique_ptr<runtime::pinned_memory> d_upload_host;
     std::unique_ptr<runtime::device_memory> d_upload, d_results, d_partials;
     std::unique_ptr<runtime::pinned_memory> d_results_host;
