@@ -118,8 +118,11 @@ public:
     {
         d_carrier += kernels::mixer_phase::cycles_to_fixed(carrier_cycles);
         // Shift within [0, L 2^F) and realign to the epoch that follows.
-        const int64_t shift = std::llround(std::ldexp(
-            std::fmod(code_chips, double(d_modulus >> d_frac)), d_frac)); // |shift| < L 2^F
+        // |shift| < L 2^F <= 2^63 (equal only for a power-of-two L, where
+        // a shift of a whole period is no shift).
+        const double scaled =
+            std::ldexp(std::fmod(code_chips, double(d_modulus >> d_frac)), d_frac);
+        const int64_t shift = std::fabs(scaled) >= 0x1p63 ? 0 : std::llround(scaled);
         d_code = uint64_t(((__int128)d_code + shift + d_modulus) % d_modulus);
         align();
     }

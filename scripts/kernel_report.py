@@ -283,6 +283,10 @@ def main():
             over = [l["config"] for l in configs
                     if f["static_shared"] + l["dynamic_shared"] > ARCH[arch]["smem_block"]]
             found = []
+            if matching and not configs:  # launches exist, none for this limit
+                found.append(("smem", "no documented launch for this architecture's "
+                                      f"{ARCH[arch]['smem_block']} B per block "
+                                      "(apps/kernel_launches.cc)"))
             if f["spill_stores"] or f["spill_loads"]:
                 found.append(("spill", f"{f['spill_stores']} B spill stores, "
                                        f"{f['spill_loads']} B spill loads"))

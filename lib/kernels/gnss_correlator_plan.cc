@@ -126,7 +126,12 @@ uint64_t gnss_code_phase_fixed(double chips, int code_length)
     const double L = code_length;
     const int F = gnss_code_frac_bits(code_length);
     const double tau = chips - std::floor(chips / L) * L;
-    const uint64_t q = uint64_t(std::llround(std::ldexp(tau, F)));
+    // L 2^F reaches 2^63 for a power-of-two L: a tau that rounds to L
+    // would overflow llround; it is the phase 0.
+    const double scaled = std::ldexp(tau, F);
+    if (scaled >= 0x1p63)
+        return 0;
+    const uint64_t q = uint64_t(std::llround(scaled));
     const uint64_t modulus = uint64_t(code_length) << F;
     return q >= modulus ? q - modulus : q;
 }

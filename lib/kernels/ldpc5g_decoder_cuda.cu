@@ -7,8 +7,9 @@
 // lift index z), every iteration inside one launch. The a-posteriori values
 // live in shared memory (float, or int16 in fixed point); the compressed
 // check messages (two minima, their edge, signs) per (row, z) in global
-// memory (global memory where shared memory cannot hold them: float BG1
-// Z=384 on sm_75/86/89; ldpc5g_impl.h). Layered schedule: rows in order, each row's Z checks in parallel
+// memory (global memory where shared memory cannot hold them: float with
+// BG1 Z >= 256 or BG2 Z >= 320 on sm_75, float BG1 Z=384 on sm_86/89;
+// ldpc5g_impl.h). Layered schedule: rows in order, each row's Z checks in parallel
 // (they touch distinct variables), a barrier between rows; flooding: all
 // checks, then every variable sums its messages in row order (the CPU's
 // order). The parity checks are evaluated in the kernel after every
@@ -26,6 +27,7 @@
 #include <cuda_runtime.h>
 #include <type_traits>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -277,7 +279,12 @@ public:
         check(cudaDeviceGetAttribute(
                   &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
               "cudaDeviceGetAttribute (shared memory per block, opt-in)");
-        d_smem = ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, l.c.fixed_point, optin);
+        // Tests lower the limit (GPUDSP_LDPC_SHARED_LIMIT, bytes) to run the
+        // global-memory path on GPUs whose shared memory holds every code.
+        int limit = optin;
+        if (const char* e = std::getenv("GPUDSP_LDPC_SHARED_LIMIT"))
+            limit = std::max(0, std::min(optin, std::atoi(e)));
+        d_smem = ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, l.c.fixed_point, limit);
         d_threads = ldpc5g_cuda_threads(p.Z);
         auto kernel =
             l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;

@@ -166,8 +166,10 @@ public:
     decode(const float* llrs, int batch, uint8_t* bits, int32_t* iterations, uint8_t* ok);
 
     /*! \brief Device time of the last decode(): from the start of its
-     *  first kernel to the end of its last (CUDA events; the two streams'
-     *  kernels overlap, so this is wall time, not a sum); 0 on the CPU. */
+     *  first kernel to the end of its last (CUDA events). A batch of
+     *  several chunks includes the uploads and host staging between them;
+     *  the two streams overlap, so this is wall time, not a sum of kernel
+     *  times. 0 on the CPU. */
     double last_kernel_seconds() const;
 
     struct impl;
