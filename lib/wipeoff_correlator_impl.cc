@@ -228,6 +228,14 @@ void wipeoff_correlator_impl::remove_satellite(const std::string& system, int pr
     d_sats.erase(k);
 }
 
+void wipeoff_correlator_impl::set_cpu_threads(int n)
+{
+    if (n < 1 || n > 256)
+        throw std::invalid_argument(identifier() + ": threads must lie in 1..256, got " +
+                                    std::to_string(n));
+    d_cpu_threads = n;
+}
+
 std::vector<std::string> wipeoff_correlator_impl::satellites() const
 {
     gr::thread::scoped_lock guard(const_cast<gr::thread::mutex&>(d_setlock));
@@ -457,6 +465,8 @@ int wipeoff_correlator_impl::general_work(int noutput_items,
     }
 
     if (!sched.empty()) {
+        if (d_cpu_threads.load() != d_plan.cpu_threads())
+            d_plan.set_cpu_threads(d_cpu_threads.load());
         if (d_io)
             d_io->begin(*this);
         std::vector<kernels::gnss_job> jobs;

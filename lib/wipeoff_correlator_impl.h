@@ -11,6 +11,7 @@
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <gnuradio/gpudsp/wipeoff_correlator.h>
 #include <pmt/pmt.h>
+#include <atomic>
 #include <map>
 
 namespace gr {
@@ -43,6 +44,7 @@ public:
                           double code_phase_correction) override;
     void remove_satellite(const std::string& system, int prn) override;
     std::vector<std::string> satellites() const override;
+    void set_cpu_threads(int n) override;
 
     bool start() override;
     bool stop() override;
@@ -67,6 +69,7 @@ private:
                       const std::complex<float>* sums,
                       uint64_t missing) const;
 
+    std::atomic<int> d_cpu_threads{ 1 }; // applied by work() (set from any thread)
     kernels::gnss_correlator_plan d_plan;
     int d_periods;
     int d_record_size;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 namespace gr {
 namespace gpudsp {
@@ -199,27 +200,59 @@ public:
             for (int j = 0; j < spec.sub_phases; ++j)
                 t.sub[j] = float(gnss_subcarrier(sys, j));
         }
-        d_code.resize(taps.size() / gnss_n_systems * block);
+        set_threads(1);
     }
 
+    void set_threads(int n) override { d_scratch.resize(std::size_t(n)); }
+
+    // Job j goes to worker j mod T: each job is summed by one thread in the
+    // same order whatever T, so the results do not depend on it.
     void execute(const std::vector<const void*>& antennas,
                  const std::vector<gnss_fixed_job>& jobs,
                  std::complex<float>* out,
                  runtime::stream_handle) override
     {
-        const std::size_t L = d_taps.size() / gnss_n_systems;
-        auto& acc = d_acc;
-        acc.resize(2 * d_m * L);
-        for (std::size_t j = 0; j < jobs.size(); ++j) {
-            std::fill(acc.begin(), acc.end(), 0.0);
-            correlate(antennas, jobs[j], acc.data());
-            for (std::size_t r = 0; r < d_m * L; ++r)
-                out[j * d_m * L + r] =
-                    std::complex<float>(float(acc[2 * r]), float(acc[2 * r + 1]));
+        const std::size_t T = std::min(d_scratch.size(), jobs.size());
+        auto run = [&](std::size_t w) {
+            for (std::size_t j = w; j < jobs.size(); j += T)
+                correlate_job(antennas, jobs[j], out, j, d_scratch[w]);
+        };
+        if (T <= 1) {
+            if (!jobs.empty())
+                run(0);
+            return;
         }
+        std::vector<std::thread> helpers;
+        for (std::size_t w = 1; w < T; ++w)
+            helpers.emplace_back(run, w);
+        run(0);
+        for (auto& h : helpers)
+            h.join();
     }
 
 private:
+    // One thread's working memory.
+    struct scratch {
+        std::vector<float> code; // [tap][block]
+        std::vector<uint64_t> tap_offset;
+        std::vector<double> acc;
+    };
+
+    void correlate_job(const std::vector<const void*>& antennas,
+                       const gnss_fixed_job& job,
+                       std::complex<float>* out,
+                       std::size_t j,
+                       scratch& s)
+    {
+        const std::size_t L = d_taps.size() / gnss_n_systems;
+        s.acc.assign(2 * d_m * L, 0.0);
+        s.code.resize(L * block);
+        correlate(antennas, job, s);
+        for (std::size_t r = 0; r < d_m * L; ++r)
+            out[j * d_m * L + r] =
+                std::complex<float>(float(s.acc[2 * r]), float(s.acc[2 * r + 1]));
+    }
+
     struct table {
         int length = 0;
         int sub_phases = 1;
@@ -229,8 +262,9 @@ private:
 
     void correlate(const std::vector<const void*>& antennas,
                    const gnss_fixed_job& job,
-                   double* acc)
+                   scratch& s)
     {
+        double* acc = s.acc.data();
         const auto& t = d_tables[job.system];
         const float* chips2 = t.chips2.data() + std::size_t(job.prn - 1) * 2 * t.length;
         const std::size_t L = d_taps.size() / gnss_n_systems;
@@ -247,7 +281,7 @@ private:
             rot_i[k] = float(r.imag());
             r *= per_sample;
         }
-        auto& tap_offset = d_tap_offset;
+        auto& tap_offset = s.tap_offset;
         tap_offset.resize(L);
         for (std::size_t l = 0; l < L; ++l)
             tap_offset[l] = taps[l] < 0 ? job.code_modulus - uint64_t(-taps[l])
@@ -270,7 +304,7 @@ private:
                 uint64_t q0 = q + tap_offset[l];
                 if (q0 >= job.code_modulus)
                     q0 -= job.code_modulus;
-                float* v = d_code.data() + l * block;
+                float* v = s.code.data() + l * block;
                 code_replica(
                     v, n, q0, job.code_step, job.code_frac_bits, chips2, t.sub, t.sub_phases);
                 std::fill(v + n, v + padded, 0.0f);
@@ -296,7 +330,7 @@ private:
                 for (std::size_t l = 0; l < L; ++l)
                     dot2(wr,
                          wi,
-                         d_code.data() + l * block,
+                         s.code.data() + l * block,
                          padded,
                          &acc[2 * (m * L + l)],
                          &acc[2 * (m * L + l) + 1]);
@@ -311,9 +345,7 @@ private:
     std::vector<int64_t> d_taps;
     gnss_input d_input;
     table d_tables[gnss_n_systems];
-    std::vector<float> d_code; // [tap][block]
-    std::vector<uint64_t> d_tap_offset;
-    std::vector<double> d_acc;
+    std::vector<scratch> d_scratch; // one per thread
 };
 
 } // namespace

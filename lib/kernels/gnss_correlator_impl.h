@@ -51,6 +51,7 @@ struct gnss_correlator_plan::impl {
                          std::complex<float>* out,
                          runtime::stream_handle stream) = 0;
     virtual double last_kernel_seconds() const { return 0; }
+    virtual void set_threads(int) {} // CPU work only
 };
 
 std::unique_ptr<gnss_correlator_plan::impl> make_gnss_correlator_cpu(

@@ -33,9 +33,10 @@ public:
     gnss_correlator_emulated(std::unique_ptr<gnss_correlator_plan::impl> cpu,
                              runtime::device_context::sptr ctx,
                              const std::string& who)
-        : d_work(std::move(cpu), std::move(ctx), who)
+        : d_cpu(cpu.get()), d_work(std::move(cpu), std::move(ctx), who)
     {
     }
+    void set_threads(int n) override { d_cpu->set_threads(n); } // between calls
     void execute(const std::vector<const void*>& antennas,
                  const std::vector<gnss_fixed_job>& jobs,
                  std::complex<float>* out,
@@ -48,6 +49,7 @@ public:
     }
 
 private:
+    gnss_correlator_plan::impl* d_cpu; // owned by d_work
     emulated_work<gnss_correlator_plan::impl> d_work;
 };
 
@@ -278,6 +280,15 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
 double gnss_correlator_plan::last_kernel_seconds() const
 {
     return d_impl->last_kernel_seconds();
+}
+
+void gnss_correlator_plan::set_cpu_threads(int n)
+{
+    if (n < 1 || n > 256)
+        throw std::invalid_argument(d_who + ": threads must lie in 1..256, got " +
+                                    std::to_string(n));
+    d_cpu_threads = n;
+    d_impl->set_threads(n);
 }
 
 std::vector<std::complex<float>> gnss_correlator_plan::execute_host(

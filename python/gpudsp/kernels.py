@@ -97,7 +97,7 @@ def ddc(x, decimation, taps, center_freq, samp_rate, first_sample_index=0,
 
 
 def correlate(x, satellites, taps_chips=(0.5, 0.0, -0.5), samp_rate=None,
-              input_format="complex", backend="auto", device=0):
+              input_format="complex", backend="auto", device=0, threads=1):
     """GNSS carrier wipe-off and code correlation (docs/gnss.md).
 
     x: complex64 [n_antennas, n_samples] (int16 [n_antennas, n_samples, 2]
@@ -110,14 +110,15 @@ def correlate(x, satellites, taps_chips=(0.5, 0.0, -0.5), samp_rate=None,
     n_antennas, n_taps]:
     R[k][m][l] = sum_i x[m, start + i] exp(-2j pi (carrier_phase +
     carrier_freq i / samp_rate)) c_k(code_phase + taps_chips[l] +
-    code_freq i / samp_rate)."""
+    code_freq i / samp_rate). threads: CPU threads the satellites are
+    spread over (1..256; the results do not depend on it)."""
     if samp_rate is None:
         raise ValueError("correlate: samp_rate is required")
     if not hasattr(x, "__cuda_array_interface__"):
         x = np.asarray(x)
     return _kernels.correlate(x, [dict(s) for s in satellites],
                               [float(t) for t in taps_chips], float(samp_rate),
-                              input_format, backend, int(device))
+                              input_format, backend, int(device), int(threads))
 
 
 def gnss_code(system, prn):

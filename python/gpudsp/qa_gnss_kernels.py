@@ -100,6 +100,22 @@ class gnss_kernel_tests:
                                                    f"IF {f_if:g}: {err:.3g}")
         self.assertGreater(worst, 0.0)
 
+    def test_threads_give_the_same_sums(self):
+        # Satellites spread over CPU threads: bit-identical to one thread.
+        rng = np.random.default_rng(14)
+        fs = 4.092e6
+        x = noise(rng, (2, 20011))
+        sats = [dict(system=("gps_l1ca", "galileo_e1b")[k % 2], prn=k + 1,
+                     carrier_freq=-3000.0 + 701.3 * k, code_phase=37.1 * k,
+                     start=k, length=19000 - 17 * k) for k in range(9)]
+        one = self.correlate(x, sats, [0.5, 0.0, -0.5], fs)
+        for t in (2, 3, 8, 16):
+            np.testing.assert_array_equal(
+                self.correlate(x, sats, [0.5, 0.0, -0.5], fs, threads=t), one)
+        for bad in (0, -1, 257):
+            with self.assertRaisesRegex(ValueError, "threads"):
+                self.correlate(x, sats, [0.0], fs, threads=bad)
+
     def test_noise_free_prompt_is_analytic(self):
         # A replica of the model with the same parameters: every product is
         # |c|^2, so the prompt is N for L1 and sum c^2 = N * mean(CBOC^2) = N

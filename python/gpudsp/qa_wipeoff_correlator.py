@@ -239,6 +239,16 @@ class wipeoff_block_tests:
         cut = self.run_records(x, chop=777)
         self.assertEqual(whole.tobytes(), cut.tobytes())
 
+    def test_cpu_threads_give_identical_records(self):
+        # Satellites spread over threads (set while the block exists, applied
+        # from its next call): the same bytes as one thread.
+        x = signal(30011)
+        one = self.run_records(x)
+        three = self.run_records(x, setup=lambda d: d.set_cpu_threads(3))
+        self.assertEqual(one.tobytes(), three.tobytes())
+        with self.assertRaisesRegex(ValueError, "threads"):
+            self.make().set_cpu_threads(0)
+
     def test_messages_equal_records(self):
         n = 30011
         x = signal(n)

@@ -81,6 +81,11 @@ public:
 
     /*! \brief The satellites correlated now, as "system:prn". */
     virtual std::vector<std::string> satellites() const = 0;
+
+    /*! \brief CPU backend: spread each call's satellites over \p n threads
+     *  (1..256, default 1; the results do not depend on it), from the next
+     *  call. Throws std::invalid_argument outside 1..256. */
+    virtual void set_cpu_threads(int n) = 0;
 };
 
 } // namespace gpudsp

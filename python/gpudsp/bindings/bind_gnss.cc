@@ -56,7 +56,8 @@ py::array correlate_array(py::object x,
                           double samp_rate,
                           const std::string& input_format,
                           const std::string& backend,
-                          int device)
+                          int device,
+                          int threads)
 {
     const std::string who = "kernels.correlate";
     const auto input = kernels::parse_gnss_input(input_format, who);
@@ -101,6 +102,7 @@ py::array correlate_array(py::object x,
         jobs.push_back(job_from_dict(s.cast<py::dict>(), n, who));
     auto where = runtime::resolve_backend(on_gpu ? "cuda" : backend, device, who);
     kernels::gnss_correlator_plan plan(M, taps, samp_rate, input, where, who);
+    plan.set_cpu_threads(threads);
     std::vector<std::complex<float>> r(jobs.size() * M * taps.size());
     {
         py::gil_scoped_release release;
@@ -197,7 +199,8 @@ void bind_wipeoff_correlator(py::module& m)
              &wipeoff_correlator::remove_satellite,
              py::arg("system"),
              py::arg("prn"))
-        .def("satellites", &wipeoff_correlator::satellites);
+        .def("satellites", &wipeoff_correlator::satellites)
+        .def("set_cpu_threads", &wipeoff_correlator::set_cpu_threads, py::arg("n"));
 }
 
 void bind_gnss(py::module& m, py::module& k)
@@ -210,7 +213,8 @@ void bind_gnss(py::module& m, py::module& k)
           py::arg("samp_rate"),
           py::arg("input_format"),
           py::arg("backend"),
-          py::arg("device"));
+          py::arg("device"),
+          py::arg("threads") = 1);
     k.def("gnss_code", &code_array, py::arg("system"), py::arg("prn"));
     k.def("gnss_signal", &signal_dict, py::arg("system"));
     bind_wipeoff_correlator(m);

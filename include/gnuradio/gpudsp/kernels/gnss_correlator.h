@@ -174,6 +174,14 @@ public:
      *  (CUDA events); 0 on the CPU. */
     double last_kernel_seconds() const;
 
+    /*! \brief CPU backend (and the emulated device): spread the jobs of
+     *  each execute() over \p n threads, 1..256. The results do not depend
+     *  on \p n (each job is summed by one thread, in a fixed order). The
+     *  CUDA backend ignores it. Throws std::invalid_argument outside
+     *  1..256. Not to be called while execute() runs. */
+    void set_cpu_threads(int n);
+    int cpu_threads() const { return d_cpu_threads; }
+
     /*! \brief Host input [antenna][sample] (any backend): the results
      *  [job][antenna][tap]. */
     std::vector<std::complex<float>>
@@ -188,6 +196,7 @@ private:
     gnss_input d_input;
     runtime::backend_choice d_where;
     std::string d_who;
+    int d_cpu_threads = 1;
     std::unique_ptr<impl> d_impl;
 };
 
