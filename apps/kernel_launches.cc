@@ -59,7 +59,7 @@ int main()
     // columns used), in float and in fixed point, for each per-block
     // shared-memory limit of sm_75, sm_86/89, sm_80 and sm_90: where the
     // a-posteriori values do not fit, the launch keeps them in global memory.
-    for (const std::size_t limit : { 65536, 101376, 166912, 232448 })
+    for (const std::size_t limit : ldpc5g_cuda_smem_limits)
         for (const int bg : { 1, 2 })
             for (const int Z : ldpc5g_lifting_sizes())
                 for (const bool fixed : { false, true }) {

@@ -230,9 +230,7 @@ void wipeoff_correlator_impl::remove_satellite(const std::string& system, int pr
 
 void wipeoff_correlator_impl::set_cpu_threads(int n)
 {
-    if (n < 1 || n > 256)
-        throw std::invalid_argument(identifier() + ": threads must lie in 1..256, got " +
-                                    std::to_string(n));
+    kernels::gnss_correlator_plan::check_cpu_threads(n, identifier());
     d_cpu_threads = n;
 }
 

@@ -182,7 +182,7 @@ public:
     gnss_correlator_cpu(int n_antennas,
                         const std::vector<int64_t>& taps,
                         gnss_input input)
-        : d_m(n_antennas), d_taps(taps), d_input(input)
+        : d_m(n_antennas), d_l(taps.size() / gnss_n_systems), d_taps(taps), d_input(input)
     {
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
@@ -244,7 +244,7 @@ private:
                        std::size_t j,
                        scratch& s)
     {
-        const std::size_t L = d_taps.size() / gnss_n_systems;
+        const std::size_t L = d_l;
         s.acc.assign(2 * d_m * L, 0.0);
         s.code.resize(L * block);
         correlate(antennas, job, s);
@@ -267,7 +267,7 @@ private:
         double* acc = s.acc.data();
         const auto& t = d_tables[job.system];
         const float* chips2 = t.chips2.data() + std::size_t(job.prn - 1) * 2 * t.length;
-        const std::size_t L = d_taps.size() / gnss_n_systems;
+        const std::size_t L = d_l;
         const int64_t* taps = d_taps.data() + std::size_t(job.system) * L;
         // The in-block carrier rotations exp(-2j pi step k), from float64.
         alignas(32) float rot_r[block], rot_i[block];
@@ -342,7 +342,8 @@ private:
     }
 
     int d_m;
-    std::vector<int64_t> d_taps;
+    std::size_t d_l;             // taps per job
+    std::vector<int64_t> d_taps; // [system][tap]
     gnss_input d_input;
     table d_tables[gnss_n_systems];
     std::vector<scratch> d_scratch; // one per thread

@@ -14,6 +14,7 @@
 // fixed order, so results do not depend on scheduling.
 
 #include "gnss_correlator_impl.h"
+#include "../runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <string>
@@ -402,9 +403,7 @@ public:
 private:
     void check(cudaError_t e, const char* what) const
     {
-        if (e != cudaSuccess)
-            throw runtime::device_error(d_who + ": " + what + " failed: " +
-                                        cudaGetErrorString(e));
+        runtime::cuda_check(e, what, d_ctx->device(), d_who);
     }
 
     void reserve(std::unique_ptr<runtime::pinned_memory>& host,

@@ -282,11 +282,16 @@ double gnss_correlator_plan::last_kernel_seconds() const
     return d_impl->last_kernel_seconds();
 }
 
-void gnss_correlator_plan::set_cpu_threads(int n)
+void gnss_correlator_plan::check_cpu_threads(int n, const std::string& who)
 {
     if (n < 1 || n > 256)
-        throw std::invalid_argument(d_who + ": threads must lie in 1..256, got " +
+        throw std::invalid_argument(who + ": threads must lie in 1..256, got " +
                                     std::to_string(n));
+}
+
+void gnss_correlator_plan::set_cpu_threads(int n)
+{
+    check_cpu_threads(n, d_who);
     d_cpu_threads = n;
     d_impl->set_threads(n);
 }

@@ -24,6 +24,7 @@
 // plan made later for a smaller code cannot shrink it under a live one.
 
 #include "ldpc5g_impl.h"
+#include "../runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <type_traits>
 #include <algorithm>
@@ -274,10 +275,9 @@ public:
                             ptrs[8] };
         static_assert(sizeof(S) == (std::is_same<T, float>::value ? 4 : 2),
                       "ldpc5g_cuda_shared_bytes counts float or int16 values");
-        int device = 0, optin = 0;
-        check(cudaGetDevice(&device), "cudaGetDevice");
+        int optin = 0;
         check(cudaDeviceGetAttribute(
-                  &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                  &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_ctx->device()),
               "cudaDeviceGetAttribute (shared memory per block, opt-in)");
         // Tests lower the limit (GPUDSP_LDPC_SHARED_LIMIT, bytes) to run the
         // global-memory path on GPUs whose shared memory holds every code.
@@ -431,9 +431,7 @@ private:
 
     void check(cudaError_t e, const char* what) const
     {
-        if (e != cudaSuccess)
-            throw runtime::device_error(d_who + ": " + what + " failed: " +
-                                        cudaGetErrorString(e));
+        runtime::cuda_check(e, what, d_ctx->device(), d_who);
     }
 
     void launch(int n, lane_t& lane, cudaStream_t s)

@@ -184,6 +184,9 @@ std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cpu(const ldpc5g_layout& 
 // and BG2 Z >= 320 on sm_75's 64 KiB): slower, but every (BG, Z) decodes
 // everywhere with the same arithmetic.
 constexpr int ldpc5g_cuda_max_threads = 384;
+/*! Per-block shared-memory opt-in limits (bytes) of sm_75, sm_86/89, sm_80
+ *  and sm_90: the launches the static report and the tests check. */
+constexpr std::size_t ldpc5g_cuda_smem_limits[] = { 65536, 101376, 166912, 232448 };
 constexpr int ldpc5g_cuda_threads(int Z) { return Z <= 32 ? 32 : (Z + 31) / 32 * 32; }
 constexpr std::size_t ldpc5g_cuda_app_bytes(int Z, int cols_used, bool fixed_point)
 {

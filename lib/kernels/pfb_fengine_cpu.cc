@@ -117,7 +117,10 @@ public:
     }
     void set_drift(const std::vector<float>& rates, uint64_t reference) override
     {
-        d_drift = rates;
+        // (delay rate, phase rate in half turns) per input, as the GPU keeps it.
+        d_drift.assign(rates.begin(), rates.end());
+        for (std::size_t j = 1; j < d_drift.size(); j += 2)
+            d_drift[j] /= M_PI;
         d_reference = reference;
     }
 
@@ -287,7 +290,7 @@ private:
     {
         const int N = d_c.n_channels;
         const bool cplx = d_c.complex_input();
-        const double rd = d_drift[2 * i], rp = d_drift[2 * i + 1] / M_PI;
+        const double rd = d_drift[2 * i], rp = d_drift[2 * i + 1];
         const double d = double(int64_t(m - d_reference));
         const std::complex<double> step = std::polar(
             1.0, M_PI * fmath::drift_halfturns<double>(rd, 0.0, d, 1, N, false) * (cplx ? 2.0 : 1.0));
@@ -357,7 +360,7 @@ private:
     fftw_array<fftwf_complex> d_spec;
     std::vector<float> d_samples;
     std::vector<std::complex<float>> d_rot;
-    std::vector<float> d_drift; // [input] (delay rate, phase rate); empty: none
+    std::vector<double> d_drift; // [input] (delay rate, phase rate / pi); empty: none
     uint64_t d_reference = 0;
     std::vector<std::complex<float>> d_phasor; // one spectrum's drift
     std::vector<float> d_post;   // one spectrum, rotated, as float pairs

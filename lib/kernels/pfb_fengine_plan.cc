@@ -68,10 +68,6 @@ pfb_weights(int n_channels, int n_taps, double w_cutoff, bool complex_input)
     return w;
 }
 
-namespace {
-
-} // namespace
-
 // gain * exp(1j (-pi tau k / N + phi)) per (channel, input), in float64;
 // complex input uses -2 pi tau k' / N with k' the signed channel index.
 std::vector<std::complex<float>>
@@ -280,7 +276,7 @@ void fengine_plan::set_corrections(const fengine_corrections& c)
         full.phases.assign(n_in, 0.0);
     d_impl->set_rotations(rotations(full));
     d_impl->set_drift(drift(full), full.reference_spectrum);
-    d_corrections = full;
+    d_corrections = std::move(full);
 }
 
 std::size_t fengine_plan::input_bytes(std::size_t n) const

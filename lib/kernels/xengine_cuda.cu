@@ -389,33 +389,18 @@ public:
         const bool ci32 = d_c.output == xengine_output::ci32;
         const long long nb = (long long)d_c.n_baselines();
         if (blocks) {
-            if (d_ci8 && ci32)
-                xdump<true, true><<<blocks, threads, 0, stream>>>(total64(),
-                                                                  nullptr,
-                                                                  n_values,
-                                                                  d_c.n_inputs(),
-                                                                  d_c.n_pols,
-                                                                  nb,
-                                                                  out,
-                                                                  sat);
-            else if (d_ci8)
-                xdump<true, false><<<blocks, threads, 0, stream>>>(total64(),
-                                                                   nullptr,
-                                                                   n_values,
-                                                                   d_c.n_inputs(),
-                                                                   d_c.n_pols,
-                                                                   nb,
-                                                                   out,
-                                                                   nullptr);
-            else
-                xdump<false, false><<<blocks, threads, 0, stream>>>(nullptr,
-                                                                    total32(),
-                                                                    n_values,
-                                                                    d_c.n_inputs(),
-                                                                    d_c.n_pols,
-                                                                    nb,
-                                                                    out,
-                                                                    nullptr);
+            // ci8 sums are the int64 totals, cf32 ones float; only ci32
+            // output counts saturation.
+            auto* kernel = d_ci8 ? (ci32 ? xdump<true, true> : xdump<true, false>)
+                                 : xdump<false, false>;
+            kernel<<<blocks, threads, 0, stream>>>(d_ci8 ? total64() : nullptr,
+                                                   d_ci8 ? nullptr : total32(),
+                                                   n_values,
+                                                   d_c.n_inputs(),
+                                                   d_c.n_pols,
+                                                   nb,
+                                                   out,
+                                                   d_ci8 && ci32 ? sat : nullptr);
             d_ctx->check_last_error("xengine dump kernel launch", d_who);
         }
         // The partials were promoted (and cleared) by the plan before the dump.

@@ -32,6 +32,14 @@ using namespace gr::gpudsp;
 
 namespace {
 
+// Blocks connected in a line, output 0 to input 0.
+void connect_line(const gr::top_block_sptr& tb,
+                  const std::vector<gr::basic_block_sptr>& blocks)
+{
+    for (std::size_t k = 1; k < blocks.size(); ++k)
+        tb->connect(blocks[k - 1], 0, blocks[k], 0);
+}
+
 struct small_buffers : qa::skip_without_device {
     // Default-sized GNU Radio buffers (no 4 MiB floor), so a few hundred
     // thousand items wrap each buffer many times.
@@ -112,10 +120,7 @@ BOOST_AUTO_TEST_CASE(chain_host_device_device_host)
     auto c2 = make_copy(sizeof(float));
     auto c3 = make_copy(sizeof(float));
     auto sink = gr::blocks::vector_sink_f::make();
-    tb->connect(src, 0, c1, 0);
-    tb->connect(c1, 0, c2, 0);
-    tb->connect(c2, 0, c3, 0);
-    tb->connect(c3, 0, sink, 0);
+    connect_line(tb, { src, c1, c2, c3, sink });
     tb->run();
     BOOST_REQUIRE_EQUAL(sink->data().size(), n);
     BOOST_CHECK(sink->data() == data);
@@ -146,10 +151,7 @@ BOOST_AUTO_TEST_CASE(history_on_device_edges_and_wraps)
     auto c = make_copy(sizeof(float));
     auto d2 = make_delay(sizeof(float), 5); // history on a device->device edge
     auto sink = gr::blocks::vector_sink_f::make();
-    tb->connect(src, 0, d1, 0);
-    tb->connect(d1, 0, c, 0);
-    tb->connect(c, 0, d2, 0);
-    tb->connect(d2, 0, sink, 0);
+    connect_line(tb, { src, d1, c, d2, sink });
     tb->run();
     const std::size_t delay = (history - 1) + 4;
     const auto& out = sink->data();
@@ -176,9 +178,7 @@ BOOST_AUTO_TEST_CASE(vlen_three_with_history)
     auto c = make_copy(vlen * sizeof(float));
     auto d = make_delay(vlen * sizeof(float), 4);
     auto sink = gr::blocks::vector_sink_f::make(vlen);
-    tb->connect(src, 0, c, 0);
-    tb->connect(c, 0, d, 0);
-    tb->connect(d, 0, sink, 0);
+    connect_line(tb, { src, c, d, sink });
     tb->run();
     const auto& out = sink->data();
     BOOST_REQUIRE_EQUAL(out.size(), n * vlen);
@@ -206,9 +206,7 @@ BOOST_AUTO_TEST_CASE(tags_pass_with_their_offsets)
     auto c1 = make_copy(sizeof(float));
     auto c2 = make_copy(sizeof(float));
     auto sink = gr::blocks::vector_sink_f::make();
-    tb->connect(src, 0, c1, 0);
-    tb->connect(c1, 0, c2, 0);
-    tb->connect(c2, 0, sink, 0);
+    connect_line(tb, { src, c1, c2, sink });
     tb->run();
     auto got = sink->tags();
     BOOST_REQUIRE_EQUAL(got.size(), tags.size());
@@ -230,9 +228,7 @@ BOOST_AUTO_TEST_CASE(unpack10_on_device_feeds_device_blocks)
     auto up = unpack10::make("float", qa::test_backend(), 0);
     auto c = make_copy(sizeof(float));
     auto sink = gr::blocks::vector_sink_f::make();
-    tb->connect(src, 0, up, 0);
-    tb->connect(up, 0, c, 0);
-    tb->connect(c, 0, sink, 0);
+    connect_line(tb, { src, up, c, sink });
     tb->run();
     const std::size_t n = n_bytes / 5 * 4;
     const auto& out = sink->data();
@@ -344,9 +340,7 @@ BOOST_AUTO_TEST_CASE(hundred_flowgraphs_leak_nothing)
         auto c1 = make_copy(sizeof(float));
         auto d = make_delay(sizeof(float), 3);
         auto sink = gr::blocks::vector_sink_f::make();
-        tb->connect(src, 0, c1, 0);
-        tb->connect(c1, 0, d, 0);
-        tb->connect(d, 0, sink, 0);
+        connect_line(tb, { src, c1, d, sink });
         tb->run();
         BOOST_REQUIRE_EQUAL(sink->data().size(), data.size());
     };
@@ -383,9 +377,7 @@ BOOST_AUTO_TEST_CASE(host_writer_waits_only_for_uploads_it_overwrites)
     chop->set_max_noutput_items(100);
     auto c1 = make_copy(sizeof(float));
     auto sink = gr::blocks::vector_sink_f::make();
-    tb->connect(src, 0, chop, 0);
-    tb->connect(chop, 0, c1, 0);
-    tb->connect(c1, 0, sink, 0);
+    connect_line(tb, { src, chop, c1, sink });
     auto ctx = runtime::device_context::get(qa::test_device().kind, 0);
     const std::string who = "device_buffer of " + c1->identifier();
     const auto before = ctx->activity(who);
@@ -408,10 +400,7 @@ BOOST_AUTO_TEST_CASE(pinned_mirror_only_on_host_edges)
     auto c2 = make_copy(sizeof(float));
     auto c3 = make_copy(sizeof(float));
     auto sink = gr::blocks::vector_sink_f::make();
-    tb->connect(src, 0, c1, 0);
-    tb->connect(c1, 0, c2, 0);
-    tb->connect(c2, 0, c3, 0);
-    tb->connect(c3, 0, sink, 0);
+    connect_line(tb, { src, c1, c2, c3, sink });
     auto ctx = runtime::device_context::get(qa::test_device().kind, 0);
     auto allocations = [&](const gr::block_sptr& b) {
         return ctx->activity("device_buffer of " + b->identifier()).allocations;
@@ -442,11 +431,7 @@ BOOST_AUTO_TEST_CASE(host_device_host_with_random_call_sizes)
         auto out = gr::blocks::copy::make(sizeof(float));
         out->set_max_noutput_items(1 + rng() % 3000);
         auto sink = gr::blocks::vector_sink_f::make();
-        tb->connect(src, 0, in, 0);
-        tb->connect(in, 0, c1, 0);
-        tb->connect(c1, 0, d, 0);
-        tb->connect(d, 0, out, 0);
-        tb->connect(out, 0, sink, 0);
+        connect_line(tb, { src, in, c1, d, out, sink });
         tb->run();
         const unsigned h = d->history() - 1;
         const auto got = sink->data();
@@ -498,9 +483,7 @@ BOOST_AUTO_TEST_CASE(flowgraph_stopped_and_restarted)
         auto c1 = make_copy(sizeof(float));
         auto d = make_delay(sizeof(float), 1);
         auto sink = gr::blocks::vector_sink_f::make();
-        tb->connect(src, 0, c1, 0);
-        tb->connect(c1, 0, d, 0);
-        tb->connect(d, 0, sink, 0);
+        connect_line(tb, { src, c1, d, sink });
         tb->start();
         while (sink->data().size() < 1000)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -542,10 +525,7 @@ BOOST_AUTO_TEST_CASE(stopped_mid_stream_and_destroyed_leaks_nothing)
         auto d = make_delay(sizeof(float), 3);
         auto c2 = make_copy(sizeof(float));
         auto sink = gr::blocks::vector_sink_f::make();
-        tb->connect(src, 0, c1, 0);
-        tb->connect(c1, 0, d, 0);
-        tb->connect(d, 0, c2, 0);
-        tb->connect(c2, 0, sink, 0);
+        connect_line(tb, { src, c1, d, c2, sink });
         tb->start();
         while (sink->data().size() < 20000)
             std::this_thread::sleep_for(std::chrono::milliseconds(1));

@@ -290,7 +290,7 @@ BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
 // memory on sm_75 and sm_86/89 only.
 BOOST_AUTO_TEST_CASE(cuda_launch_fits_every_architecture)
 {
-    for (const std::size_t limit : { 65536, 101376, 166912, 232448 })
+    for (const std::size_t limit : kernels::ldpc5g_cuda_smem_limits)
         for (const int bg : { 1, 2 })
             for (const int Z : kernels::ldpc5g_lifting_sizes())
                 for (const bool fixed : { false, true }) {

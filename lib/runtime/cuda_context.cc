@@ -7,6 +7,7 @@
 // goes through here, checked, with an error message that names the
 // operation, the block and CUDA's own error text.
 
+#include "cuda_check.h"
 #include "context_factories.h"
 #include <cuda_runtime.h>
 #include <map>
@@ -20,16 +21,6 @@ namespace runtime {
 namespace detail {
 
 namespace {
-
-void check(cudaError_t err, const char* op, int device, const std::string& who)
-{
-    if (err == cudaSuccess)
-        return;
-    std::ostringstream msg;
-    msg << who << ": " << op << " failed on CUDA device " << device << ": "
-        << cudaGetErrorName(err) << " (" << cudaGetErrorString(err) << ")";
-    throw device_error(msg.str());
-}
 
 cudaMemcpyKind to_cuda(copy_kind kind)
 {
@@ -50,7 +41,7 @@ public:
     explicit cuda_context(int device) : device_context(backend_kind::cuda, device)
     {
         int count = 0;
-        check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", device, "device_context");
+        cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount", device, "device_context");
         if (device >= count)
             throw device_error("device_context: CUDA device " + std::to_string(device) +
                                " is absent (" + std::to_string(count) + " found)");
@@ -58,7 +49,7 @@ public:
 
     void make_current() const override
     {
-        check(cudaSetDevice(device()), "cudaSetDevice", device(), "device_context");
+        cuda_check(cudaSetDevice(device()), "cudaSetDevice", device(), "device_context");
     }
     bool try_make_current() const noexcept override
     {
@@ -69,7 +60,7 @@ public:
     {
         make_current();
         void* p = nullptr;
-        check(cudaMalloc(&p, bytes), "cudaMalloc", device(), who);
+        cuda_check(cudaMalloc(&p, bytes), "cudaMalloc", device(), who);
         remember(p, bytes);
         note_alloc(true, bytes, who);
         return p;
@@ -86,7 +77,7 @@ public:
     {
         make_current();
         void* p = nullptr;
-        check(cudaMallocHost(&p, bytes), "cudaMallocHost", device(), who);
+        cuda_check(cudaMallocHost(&p, bytes), "cudaMallocHost", device(), who);
         remember(p, bytes);
         note_alloc(false, bytes, who);
         return p;
@@ -106,7 +97,7 @@ public:
                       const std::string& who) override
     {
         make_current();
-        check(cudaMemsetAsync(device_ptr, value, bytes, cuda(stream)),
+        cuda_check(cudaMemsetAsync(device_ptr, value, bytes, cuda(stream)),
               "cudaMemsetAsync",
               device(),
               who);
@@ -117,7 +108,7 @@ public:
         make_current();
         cudaStream_t s = nullptr;
         // Non-blocking: never serialised behind the legacy default stream.
-        check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+        cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
               "cudaStreamCreateWithFlags",
               device(),
               who);
@@ -131,14 +122,14 @@ public:
     void stream_synchronize(stream_handle stream, const std::string& who) override
     {
         note_synchronization(who);
-        check(
+        cuda_check(
             cudaStreamSynchronize(cuda(stream)), "cudaStreamSynchronize", device(), who);
     }
     event_handle event_create(const std::string& who) override
     {
         make_current();
         cudaEvent_t e = nullptr;
-        check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),
+        cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming),
               "cudaEventCreateWithFlags",
               device(),
               who);
@@ -153,7 +144,7 @@ public:
                       stream_handle stream,
                       const std::string& who) override
     {
-        check(cudaEventRecord(static_cast<cudaEvent_t>(event), cuda(stream)),
+        cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(event), cuda(stream)),
               "cudaEventRecord",
               device(),
               who);
@@ -162,7 +153,7 @@ public:
                            event_handle event,
                            const std::string& who) override
     {
-        check(cudaStreamWaitEvent(cuda(stream), static_cast<cudaEvent_t>(event), 0),
+        cuda_check(cudaStreamWaitEvent(cuda(stream), static_cast<cudaEvent_t>(event), 0),
               "cudaStreamWaitEvent",
               device(),
               who);
@@ -170,7 +161,7 @@ public:
     void event_synchronize(event_handle event, const std::string& who) override
     {
         note_synchronization(who);
-        check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)),
+        cuda_check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)),
               "cudaEventSynchronize",
               device(),
               who);
@@ -180,7 +171,7 @@ public:
         const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
         if (err == cudaErrorNotReady)
             return false;
-        check(err, "cudaEventQuery", device(), who);
+        cuda_check(err, "cudaEventQuery", device(), who);
         return true;
     }
     void enqueue_host_work(stream_handle stream,
@@ -209,19 +200,19 @@ public:
             fn);
         if (err != cudaSuccess)
             delete fn;
-        check(err, "cudaLaunchHostFunc", device(), who);
+        cuda_check(err, "cudaLaunchHostFunc", device(), who);
     }
     std::size_t free_memory() override
     {
         make_current();
         std::size_t free = 0, total = 0;
-        check(
+        cuda_check(
             cudaMemGetInfo(&free, &total), "cudaMemGetInfo", device(), "device_context");
         return free;
     }
     void check_last_error(const std::string& operation, const std::string& who) override
     {
-        check(cudaGetLastError(), operation.c_str(), device(), who);
+        cuda_check(cudaGetLastError(), operation.c_str(), device(), who);
         std::string host_error;
         {
             std::lock_guard<std::mutex> lock(d_mutex);
@@ -241,7 +232,7 @@ protected:
                        const std::string& who) override
     {
         make_current();
-        check(cudaMemcpyAsync(dst, src, bytes, to_cuda(kind), cuda(stream)),
+        cuda_check(cudaMemcpyAsync(dst, src, bytes, to_cuda(kind), cuda(stream)),
               "cudaMemcpyAsync",
               device(),
               who);

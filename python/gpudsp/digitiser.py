@@ -225,11 +225,11 @@ class digitiser_source(gr.sync_block):
                                       n_samples < 0):
             raise ValueError(f"digitiser: n_samples must be None or an integer >= 0 "
                              f"(got {n_samples!r})")
-        _validate(n_antennas, band, sources, noise_power, offset, rfi, seed)
+        # Made (and its arguments checked) before the ports depend on them.
+        signal = digitiser_signal(n_antennas, band, sources, noise_power, offset, rfi, seed)
         gr.sync_block.__init__(self, name="digitiser_source", in_sig=None,
                                out_sig=[np.uint8] * (2 * n_antennas))
-        self.signal = digitiser_signal(n_antennas, band, sources, noise_power, offset, rfi,
-                                       seed)
+        self.signal = signal
         self.pending = [np.zeros(0, np.uint8) for _ in range(2 * n_antennas)]
         self.n_bytes = None if n_samples is None else \
             formats.packed10_bytes(int(n_samples) // 4 * 4)

@@ -26,9 +26,9 @@ import pmt
 from gnuradio import gr
 
 from . import sky
-from .digitiser import FILTER_CENTRE, digitiser_source, spectral_shape_filter, zone_turn
+from .digitiser import digitiser_source, spectral_shape_filter, zone_turn
 from .gpudsp_python import buffer_counters, pfb_fengine, xengine
-from .xengine_helpers import xengine_to_matrix
+from .xengine_helpers import xengine_baseline_index, xengine_to_matrix
 
 SPEED_OF_LIGHT = sky.SPEED_OF_LIGHT
 
@@ -93,8 +93,8 @@ class simulation:
     phase_centre: tuple             # (ra_deg, dec_deg)
     sources: list                   # sky.sky_source
     units_per_jy: float             # digitiser units^2 per Jy
-    offset: float                   # s, the digitiser's common delay
-    compensation: float             # s, the F-engine's common delay
+    offset: float                   # s, the digitiser's common delay, which the
+                                    # F-engine's delay model compensates
 
     @staticmethod
     def make(p):
@@ -109,7 +109,7 @@ class simulation:
         total = sum(s.flux_jy for s in srcs) + p.sefd_jy
         bound = array.max_baseline() / SPEED_OF_LIGHT  # |geometric delay| <= this
         return simulation(p, array, geom, (ra0, p.dec_deg), srcs, p.rms ** 2 / total,
-                          offset=bound + 1e-7, compensation=bound + 1e-7)
+                          offset=bound + 1e-7)
 
     def fengine_delay_model(self, seconds):
         """The delay model message (docs/fengine.md) valid from the sample at
@@ -121,7 +121,7 @@ class simulation:
         tau = self.geometry.delays(*self.phase_centre)
         t = np.array([at / fs, at / fs + 1e-3])
         d = tau(t)                                   # [2, antenna]
-        delay = (self.compensation - d[0]) * fs      # samples, >= 0
+        delay = (self.offset - d[0]) * fs            # samples, >= 0
         rate = -(d[1] - d[0]) / 1e-3                 # samples per sample
         turn = zone_turn(p.nyquist_zone)
         msg = {"delay": np.repeat(delay, 2), "delay_rate": np.repeat(rate, 2),
@@ -133,7 +133,7 @@ class simulation:
         return pmt.dict_add(out, pmt.intern("at_sample"), pmt.from_long(at))
 
     def max_coarse_delay(self):
-        return int(math.ceil(2 * self.compensation * self.params.samp_rate)) + 64
+        return int(math.ceil(2 * self.offset * self.params.samp_rate)) + 64
 
     def digitiser(self, n_samples=None):
         """The digitiser source: n_samples per input (default: the run's)."""
@@ -272,15 +272,15 @@ def channel_response(p, half_width=2.0, points=33):
     return d, weights / weights.sum()
 
 
-def model_visibilities(sim, uvw, channels):
+def model_visibilities(sim, uvw, channels, response=None):
     """[row, channel] visibilities (Jy) of the point-source sky for baselines
     of the given UVW (m, MS convention) in the given F-engine channels, as
     the correlator measures them: sum_j S_j(nu) exp(+2 pi i (u l + v m +
     w (n - 1)) nu / c) averaged over each channel's power response (the
     phase of an off-axis source turns across a channel: bandwidth
-    smearing)."""
+    smearing). response: channel_response(p), when the caller has it."""
     p = sim.params
-    d, wq = channel_response(p)
+    d, wq = channel_response(p) if response is None else response
     base = (np.asarray(channels)[:, None] + d[None, :]) * p.samp_rate / (2 * p.channels)
     nu = p.band().sky_frequency(base)  # [channel, point]
     out = np.zeros((len(uvw), len(channels)), complex)
@@ -296,7 +296,7 @@ def model_visibilities(sim, uvw, channels):
 def ms_rows(result, dump):
     """One dump in the MS convention: (ANTENNA1, ANTENNA2, DATA [row, channel,
     corr] in Jy, in the F-engine's channel order, sky frequencies, UVW)."""
-    from .ms_sink import dump_to_rows
+    from .ms_sink import dump_to_rows, spectrum_centre_seconds
     p, sim = result["params"], result["sim"]
     V = result["visibilities"][dump]
     Vc = V[..., 0].astype(np.float64) + 1j * V[..., 1].astype(np.float64)
@@ -304,7 +304,8 @@ def ms_rows(result, dump):
     a1, a2, data = dump_to_rows(Vc, p.antennas, p.band().inverted)
     data = data * sim.jy_per_unit() / max(used, 1)
     start = result["meta"][dump].get("gpudsp.dump_start", dump * p.integration)
-    centre = ((start + (p.integration - 1) / 2) - p.taps + 1 + p.taps / 2) * p.step() / p.samp_rate
+    centre = spectrum_centre_seconds(start + (p.integration - 1) / 2, p.taps,
+                                     p.step() / p.samp_rate)
     uvw_ant = sim.geometry.uvw(centre, *sim.phase_centre)[0]
     return a1, a2, data, p.band().channel_frequencies(p.channels), uvw_ant[a1] - uvw_ant[a2]
 
@@ -340,10 +341,11 @@ def sky_model_ratio(result, channels=None):
     p = result["params"]
     k = np.arange(p.channels) if channels is None else np.asarray(channels)
     Vs, Ms = [], []
+    response = channel_response(p)
     for dmp in range(result["visibilities"].shape[0]):
         a1, a2, data, freqs, uvw = ms_rows(result, dmp)
         cross = a1 != a2
-        M = model_visibilities(result["sim"], uvw[cross], k)
+        M = model_visibilities(result["sim"], uvw[cross], k, response)
         for corr in (0, 3):
             Vs.append(data[cross][:, k, corr])
             Ms.append(M)
@@ -397,7 +399,7 @@ def verify(result):
     expected = g2 * (power + 1.0 / 12) + (1.0 / 3 if p.dither else 1.0 / 6)
     worst = 0.0
     for a in range(p.antennas):
-        b = a * (a + 1) // 2 + a
+        b = xengine_baseline_index(a, a)
         for pol in range(2):
             level = np.mean(autos[k, b, pol, pol] / expected[k])
             worst = max(worst, abs(level - 1))
@@ -406,7 +408,7 @@ def verify(result):
                      f"power (tolerance 3%)"))
     rc = p.rfi_channel()
     if rc is not None:
-        mean_auto = np.mean([autos[:, a * (a + 1) // 2 + a, pol, pol]
+        mean_auto = np.mean([autos[:, xengine_baseline_index(a, a), pol, pol]
                              for a in range(p.antennas) for pol in range(2)], axis=0)
         excess = mean_auto / np.median(mean_auto)
         peak = int(np.argmax(excess[2:])) + 2
@@ -425,6 +427,7 @@ def verify(result):
 
 def write_visibilities(result, folder):
     """HDF5 (h5py) or .npz: the dumps with axes and metadata. Returns the path."""
+    from .ms_sink import spectrum_centre_seconds
     p, sim = result["params"], result["sim"]
     N = p.channels
     baselines = np.array([(i, j) for i in range(p.antennas) for j in range(i + 1)], np.int32)
@@ -435,10 +438,9 @@ def write_visibilities(result, folder):
         channel_frequencies=p.band().channel_frequencies(N),
         baselines=baselines,
         dump_start_spectrum=starts,
-        # Centre of each dump, s from the first sample (spectrum m's window
-        # centre is (m - T + 1 + T/2) 2N, docs/fengine.md).
-        dump_timestamps=((starts.astype(float) + (p.integration - 1) / 2 - p.taps + 1 +
-                          p.taps / 2) * 2 * N / p.samp_rate),
+        # Centre of each dump, s from the first sample.
+        dump_timestamps=spectrum_centre_seconds(starts.astype(float) + (p.integration - 1) / 2,
+                                                p.taps, p.step() / p.samp_rate),
         spectra_used=used,
         antenna_enu=sim.array.enu,
         antenna_itrf=sim.array.itrf(),
@@ -521,7 +523,7 @@ def write_plots(result, folder):
     fig, ax = plt.subplots(figsize=(9, 4))
     for a in range(min(p.antennas, 8)):
         for pol in range(2):
-            y = Vc[:, a * (a + 1) // 2 + a, pol, pol].real
+            y = Vc[:, xengine_baseline_index(a, a), pol, pol].real
             ax.plot(freqs[order], 10 * np.log10(np.maximum(y[order], 1e-3)), lw=0.8,
                     label=f"ant {a} pol {pol}")
     ax.set_xlabel("sky frequency (MHz)")

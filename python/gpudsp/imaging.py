@@ -19,7 +19,6 @@ above 5 sigma of the residual (1.4826 x its median absolute deviation)
 more than 3 beams from every model source. A mirrored or rotated image
 moves the off-axis sources and fails."""
 
-import json
 import math
 import os
 import shutil
@@ -106,19 +105,23 @@ def _quadratic_peak(img, yi, xi):
     return yi + step[1], xi + step[0], float(value)
 
 
+def _read_image(path):
+    """A WSClean FITS image: (header, the [y, x] plane, its celestial WCS)."""
+    import warnings
+    from astropy.io import fits
+    from astropy.wcs import WCS
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # WSClean's header keywords astropy frowns on
+        head = fits.getheader(path)
+        return head, fits.getdata(path)[0, 0], WCS(head).celestial
+
+
 def check_image(fits_paths, sky_model, position_beams=0.1, flux_fraction=0.05,
                 sigma_limit=5.0):
     """The image against the model: (list of source_result, dict of the
     image's figures, list of (name, passed, detail) checks)."""
-    from astropy.io import fits
-    from astropy.wcs import WCS
-    import warnings
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        head = fits.getheader(fits_paths["image"])
-        img = fits.getdata(fits_paths["image"])[0, 0]
-        res = fits.getdata(fits_paths["residual"])[0, 0]
-        wcs = WCS(head).celestial
+    head, img, wcs = _read_image(fits_paths["image"])
+    res = _read_image(fits_paths["residual"])[1]
     bmaj, bmin, bpa = head["BMAJ"] * 3600, head["BMIN"] * 3600, math.radians(head["BPA"])
     freq = head["CRVAL3"]
     pix = abs(head["CDELT1"]) * 3600
@@ -173,17 +176,10 @@ def check_image(fits_paths, sky_model, position_beams=0.1, flux_fraction=0.05,
 
 def plot_sky(fits_paths, sky_model, results, path):
     """sky.png: the restored image with the model positions marked."""
-    import warnings
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from astropy.io import fits
-    from astropy.wcs import WCS
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        head = fits.getheader(fits_paths["image"])
-        img = fits.getdata(fits_paths["image"])[0, 0]
-        wcs = WCS(head).celestial
+    head, img, wcs = _read_image(fits_paths["image"])
     fig = plt.figure(figsize=(7, 6.2))
     ax = fig.add_subplot(projection=wcs)
     im = ax.imshow(img, origin="lower", cmap="inferno",
@@ -204,7 +200,3 @@ def plot_sky(fits_paths, sky_model, results, path):
     plt.close(fig)
     return path
 
-
-def load_sky_model(path):
-    with open(path) as f:
-        return json.load(f)

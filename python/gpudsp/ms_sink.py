@@ -33,10 +33,20 @@ import numpy as np
 import pmt
 from gnuradio import gr
 
-__all__ = ["ms_writer", "ms_sink", "make_ms_sink", "dump_to_rows", "CORR_TYPES"]
+from .xengine_helpers import xengine_baseline_index
+
+__all__ = ["ms_writer", "ms_sink", "make_ms_sink", "dump_to_rows", "spectrum_centre_seconds",
+           "CORR_TYPES"]
 
 CORR_TYPES = [9, 10, 11, 12]  # XX, XY, YX, YY (casacore Stokes::StokesTypes)
 INT32_LIMITS = (-(2 ** 31), 2 ** 31 - 1)
+
+
+def spectrum_centre_seconds(m, n_taps, spectrum_seconds):
+    """Seconds from the stream's first sample to the centre of F-engine
+    spectrum m's window (it covers spectra m - T + 1 .. m: docs/fengine.md).
+    m may be fractional (a dump's centre)."""
+    return ((m - n_taps + 1) + n_taps / 2) * spectrum_seconds
 
 
 def dump_to_rows(V, n_stations, inverted):
@@ -50,7 +60,7 @@ def dump_to_rows(V, n_stations, inverted):
         for i in range(j, n_stations):
             a1.append(j)
             a2.append(i)
-            cols.append(i * (i + 1) // 2 + j)
+            cols.append(xengine_baseline_index(i, j))
     block = V[:, cols]                        # [channel, row, p, q]
     block = np.swapaxes(block, 2, 3)          # [channel, row, q, p]: (p, q) <- V[q][p]
     if not inverted:
@@ -89,7 +99,6 @@ class ms_writer:
         # F-engine channels land.
         bad = {0} | {int(k) for k in flag_channels if 0 <= int(k) < self.n_channels}
         self.flagged = np.isin(self.order, sorted(bad))
-        self.rows = 0
         self.times = []
         if os.path.exists(path):
             shutil.rmtree(path)
@@ -183,9 +192,6 @@ class ms_writer:
             t.putcol("SCHEDULE_TYPE", [""])
 
     # -- dumps ----------------------------------------------------------------
-    def spectrum_time(self, m):
-        """Seconds from the observation's start of spectrum m's window centre."""
-        return ((m - self.n_taps + 1) + self.n_taps / 2) * self.spectrum_seconds
 
     def write_dump(self, sums, dump_start, spectra_used, saturated_inputs=()):
         """sums: the X-engine's dump [channel, baseline, p, q] (complex or
@@ -210,7 +216,8 @@ class ms_writer:
         bad = {i // 2 for i in saturated_inputs}
         if bad:
             flag[np.isin(a1, list(bad)) | np.isin(a2, list(bad))] = True
-        centre = self.spectrum_time(dump_start + (self.n_integrate - 1) / 2)
+        centre = spectrum_centre_seconds(dump_start + (self.n_integrate - 1) / 2,
+                                         self.n_taps, self.spectrum_seconds)
         interval = self.n_integrate * self.spectrum_seconds
         uvw_ant = self.geometry.uvw(centre, self.ra0, self.dec0)[0]
         mjd_s = self.geometry.start_mjd * 86400.0 + centre
@@ -240,7 +247,6 @@ class ms_writer:
             put("FLAG_ROW", flag.all(axis=(1, 2)))
             put("WEIGHT", np.full((n, 4), max(weight, 1e-9), np.float32))
             put("SIGMA", np.full((n, 4), 1 / math.sqrt(max(weight, 1e-9)), np.float32))
-        self.rows += n
 
     def close(self):
         """Fills the time ranges once every dump is in."""
@@ -275,7 +281,6 @@ class ms_sink(gr.sync_block):
         self.writer = ms_writer(path, array, band, n_channels, geometry, phase_centre,
                                 spectrum_seconds, n_taps, n_integrate, jy_per_unit,
                                 flag_channels=flag_channels)
-        self.dumps = 0
 
     def work(self, input_items, output_items):
         x = input_items[0]
@@ -302,7 +307,6 @@ class ms_sink(gr.sync_block):
                 used = self.writer.n_integrate
             self.writer.write_dump(np.asarray(x[d]).reshape(self.shape), int(start), int(used),
                                    sat_inputs)
-            self.dumps += 1
         return len(x)
 
     def stop(self):

@@ -10,7 +10,6 @@ DATA from random dumps through the conjugation and channel-order rules for
 both an inverted and an upright band, the Jy scale, WEIGHT and every FLAG
 rule; the GNU Radio block fed by an X-engine with missing spectra."""
 
-import math
 import os
 import shutil
 import tempfile

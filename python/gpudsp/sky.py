@@ -157,9 +157,6 @@ class sky_source:
     def flux(self, freq, ref_freq):
         return self.flux_jy * (np.asarray(freq, float) / ref_freq) ** self.spectral_index
 
-    def unit_vector(self):
-        return radec_unit_vector(self.ra_deg, self.dec_deg)
-
 
 def radec_unit_vector(ra_deg, dec_deg):
     ra, dec = math.radians(ra_deg), math.radians(dec_deg)
@@ -175,12 +172,17 @@ def _mjd_utc(iso):
     return (t - epoch).total_seconds() / 86400.0
 
 
+def _era_turns(mjd):
+    """The Earth rotation angle in turns (IERS Conventions 2010, eq. 5.15),
+    UT1 = UTC."""
+    du = mjd - 51544.5
+    return (0.7790572732640 + 0.00273781191135448 * du + du) % 1.0
+
+
 def lst_deg(array, iso):
     """Local (mean) sidereal angle of the array at a UTC time, in degrees,
     from the Earth rotation angle: the RA that transits then (to 0.3 deg)."""
-    du = _mjd_utc(iso) - 51544.5
-    era = 360.0 * ((0.7790572732640 + 0.00273781191135448 * du + du) % 1.0)
-    return (era + array.longitude_deg) % 360.0
+    return (360.0 * _era_turns(_mjd_utc(iso)) + array.longitude_deg) % 360.0
 
 
 def direction_cosines(ra_deg, dec_deg, ra0_deg, dec0_deg):
@@ -246,6 +248,7 @@ class geometry:
         self.points_per_segment = per
         self.baselines = (self._astropy_baselines if engine == "astropy"
                           else self._simple_baselines)(self.grid)  # [time, antenna, 3] m
+        self._fits = {}  # fitted delays / UVW per direction
 
     def _astropy_baselines(self, seconds):
         import warnings
@@ -273,9 +276,7 @@ class geometry:
         b = self.array.itrf() - self.array.reference_itrf()  # [antenna, 3], ITRF
         out = np.empty((len(seconds), len(b), 3))
         for k, s in enumerate(seconds):
-            # Earth rotation angle (IERS Conventions 2010, eq. 5.15), UT1 = UTC.
-            du = self.start_mjd + s / 86400.0 - 51544.5
-            era = 2 * math.pi * ((0.7790572732640 + 0.00273781191135448 * du + du) % 1.0)
+            era = 2 * math.pi * _era_turns(self.start_mjd + s / 86400.0)
             c, sn = math.cos(era), math.sin(era)
             out[k] = b @ np.array([[c, sn, 0.0], [-sn, c, 0.0], [0.0, 0.0, 1.0]])
         return out
@@ -311,17 +312,24 @@ class geometry:
 
     def delays(self, ra_deg, dec_deg):
         """A function of seconds from start (array) -> [time, antenna] geometric
-        delays (s) of the source at (ra, dec), relative to the reference."""
-        s = radec_unit_vector(ra_deg, dec_deg)
-        return self._fit(-(self.baselines @ s) / SPEED_OF_LIGHT)
+        delays (s) of the source at (ra, dec), relative to the reference.
+        Fitted once per direction (callers ask per message and per dump)."""
+        key = ("delays", ra_deg, dec_deg)
+        if key not in self._fits:
+            s = radec_unit_vector(ra_deg, dec_deg)
+            self._fits[key] = self._fit(-(self.baselines @ s) / SPEED_OF_LIGHT)
+        return self._fits[key]
 
     def uvw(self, seconds, ra0_deg, dec0_deg):
         """[time, antenna, 3] (u, v, w) in m of each antenna relative to the
         reference, for the phase centre (ra0, dec0): J2000 (ICRS) axes."""
-        ra0, dec0 = math.radians(ra0_deg), math.radians(dec0_deg)
-        s = radec_unit_vector(ra0_deg, dec0_deg)
-        e = np.array([-math.sin(ra0), math.cos(ra0), 0.0])
-        nv = np.array([-math.sin(dec0) * math.cos(ra0), -math.sin(dec0) * math.sin(ra0),
-                       math.cos(dec0)])
-        basis = np.stack([e, nv, s], 1)  # columns: u, v, w directions
-        return self._fit(self.baselines @ basis)(seconds)
+        key = ("uvw", ra0_deg, dec0_deg)
+        if key not in self._fits:
+            ra0, dec0 = math.radians(ra0_deg), math.radians(dec0_deg)
+            s = radec_unit_vector(ra0_deg, dec0_deg)
+            e = np.array([-math.sin(ra0), math.cos(ra0), 0.0])
+            nv = np.array([-math.sin(dec0) * math.cos(ra0), -math.sin(dec0) * math.sin(ra0),
+                           math.cos(dec0)])
+            basis = np.stack([e, nv, s], 1)  # columns: u, v, w directions
+            self._fits[key] = self._fit(self.baselines @ basis)
+        return self._fits[key](seconds)

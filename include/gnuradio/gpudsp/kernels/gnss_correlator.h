@@ -181,6 +181,8 @@ public:
      *  1..256. Not to be called while execute() runs. */
     void set_cpu_threads(int n);
     int cpu_threads() const { return d_cpu_threads; }
+    //! The check set_cpu_threads makes (the block checks before it applies).
+    static void check_cpu_threads(int n, const std::string& who);
 
     /*! \brief Host input [antenna][sample] (any backend): the results
      *  [job][antenna][tap]. */
