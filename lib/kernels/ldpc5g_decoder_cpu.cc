@@ -224,13 +224,18 @@ quantise_avx2(const float* llr, int n, float sign, float scale, int16_t* q)
     const __m256 f = _mm256_set1_ps(sign * scale);
     const __m256 lim = _mm256_set1_ps(float(ldpc_msg_max));
     const __m256 nlim = _mm256_set1_ps(-float(ldpc_msg_max));
+    const __m256 certain = _mm256_set1_ps(ldpc_float_certain);
+    const __m256 ncertain = _mm256_set1_ps(-ldpc_float_certain);
     int e = 0;
     for (; e + 8 <= n; e += 8) {
-        // Clamping before rounding gives the same result as after (the
-        // limit is an integer) and keeps the conversion in range; NaN (an
-        // erasure, ldpc_llr_in) becomes 0, infinities certainty.
-        __m256 v = _mm256_mul_ps(_mm256_loadu_ps(llr + e), f);
+        // ldpc_llr_in: NaN (an erasure) becomes 0, anything beyond
+        // certainty (infinities) certainty, before the scale (a scale below
+        // 127 / 1e4 leaves certainty below the message limit). Clamping to
+        // the message limit before rounding gives the same result as after
+        // (the limit is an integer) and keeps the conversion in range.
+        __m256 v = _mm256_loadu_ps(llr + e);
         v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
+        v = _mm256_mul_ps(_mm256_min_ps(_mm256_max_ps(v, ncertain), certain), f);
         v = _mm256_min_ps(_mm256_max_ps(v, nlim), lim);
         const __m256i i = _mm256_cvtps_epi32(
             _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));

@@ -224,16 +224,19 @@ class fuzz_ldpc_tests:
            arithmetic=st.sampled_from(["float", "fixed"]),
            sign=st.sampled_from(["positive_is_zero", "positive_is_one"]),
            kinds=st.lists(st.sampled_from(["nan", "inf", "-inf", "huge", "-huge"]),
-                          min_size=1, max_size=40))
-    def test_ldpc_llr_rule(self, K, inv_rate, seed, algorithm, arithmetic, sign, kinds):
+                          min_size=1, max_size=40),
+           fixed_scale=st.sampled_from([4.0, 0.01]))
+    def test_ldpc_llr_rule(self, K, inv_rate, seed, algorithm, arithmetic, sign, kinds,
+                           fixed_scale):
         # LLRs holding NaN, +-inf and |x| > 1e4 decode exactly as the same
         # LLRs with the documented rule applied by hand: bits, iterations
-        # and pass flags equal.
+        # and pass flags equal. A fixed-point scale below 127 / 1e4 (with
+        # LLRs to match) makes the certainty clamp visible after scaling.
         E = int(K * inv_rate) // 2 * 2
         rng = np.random.default_rng(seed)
         bits = rng.integers(0, 2, (3, K)).astype(np.uint8)
         tx = kernels.ldpc5g_encode(bits, E, Qm=2)
-        llr = ((1 - 2.0 * tx) + 0.8 * rng.standard_normal(tx.shape)) * 3.0
+        llr = ((1 - 2.0 * tx) + 0.8 * rng.standard_normal(tx.shape)) * 12.0 / fixed_scale
         flat = llr.reshape(-1)
         where = rng.choice(flat.size, len(kinds), replace=False)
         values = {"nan": np.nan, "inf": np.inf, "-inf": -np.inf}
@@ -242,7 +245,7 @@ class fuzz_ldpc_tests:
                                              10 ** rng.uniform(4.0001, 38))
         llr = llr.astype(np.float32)
         kw = dict(Qm=2, algorithm=algorithm, arithmetic=arithmetic, llr_sign=sign,
-                  max_iterations=12, backend=self.backend)
+                  max_iterations=12, fixed_scale=fixed_scale, backend=self.backend)
         got = kernels.ldpc5g_decode(llr, K, **kw)
         want = kernels.ldpc5g_decode(ldpc_llr_rule(llr), K, **kw)
         for g, w, what in zip(got, want, ("bits", "iterations", "ok")):
