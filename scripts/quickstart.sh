@@ -18,6 +18,10 @@
 #                                GPU present, else 90; CUDA is built when the
 #                                toolkit is in /usr/local/cuda or on PATH)
 #   GPUDSP_ENABLE_CUDA           ON or OFF (default: ON when nvcc is found)
+#   GPUDSP_PYDEPS                where spead2 (PyPI, pinned) is installed for the
+#                                SPEAD blocks (default /usr/local/lib/gpudsp/python);
+#                                GPUDSP_SPEAD2=0 skips it (those blocks then refuse
+#                                to construct, saying how to install it)
 #   GPUDSP_SANITIZERS            0 skips the ASan/UBSan build of `test`
 #                                (scripts/sanitizers.sh; on by default)
 set -euo pipefail
@@ -39,7 +43,7 @@ packages=(build-essential cmake pkg-config git
           gnuradio-dev libvolk2-dev libfftw3-dev libboost-test-dev libspdlog-dev
           libgmp-dev pybind11-dev python3-numpy python3-yaml python3-h5py
           python3-matplotlib python3-pyqt5 python3-hypothesis
-          python3-astropy python3-casacore casacore-data wsclean)
+          python3-astropy python3-casacore casacore-data wsclean python3-pip)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -48,6 +52,18 @@ if ((${#missing[@]})); then
     echo "== installing: ${missing[*]}"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- 1b. spead2 for the SPEAD blocks (docs/spead.md): a pinned wheel from
+# PyPI into a folder gr-gpudsp adds to its path (Debian 12 refuses pip
+# installs into the system Python; --target is not one).
+spead2_version=4.5.1
+pydeps=${GPUDSP_PYDEPS:-/usr/local/lib/gpudsp/python}
+if [[ "${GPUDSP_SPEAD2:-1}" != 0 ]] && ! PYTHONPATH="$pydeps" /usr/bin/python3 -c \
+        "import spead2, sys; sys.exit(spead2.__version__ != '$spead2_version')" 2>/dev/null; then
+    echo "== installing spead2 $spead2_version into $pydeps"
+    $sudo /usr/bin/python3 -m pip install -q --no-deps --upgrade --target "$pydeps" \
+        "spead2==$spead2_version"
 fi
 
 # --- 2. Configure, build, install ------------------------------------------

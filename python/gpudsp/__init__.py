@@ -17,3 +17,7 @@ from . import kernels  # noqa: F401
 from .xengine_helpers import xengine_baseline_index, xengine_to_matrix  # noqa: F401
 from .digitiser import digitiser_source  # noqa: F401
 from . import gnss  # noqa: F401
+# SPEAD blocks (spead2 needed only when one is constructed)
+from .spead_digitiser import spead_digitiser_source  # noqa: F401,E402
+from .spead_fengine import spead_fengine_sink, spead_fengine_source  # noqa: F401,E402
+from .spead_xengine import spead_xengine_sink  # noqa: F401,E402

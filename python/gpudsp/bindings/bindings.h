@@ -25,5 +25,6 @@ void bind_ddc(py::module& m, py::module& kernels);
 void bind_gnss(py::module& m, py::module& kernels);
 void bind_wipeoff_correlator(py::module& m);
 void bind_ldpc5g(py::module& m, py::module& kernels);
+void bind_spead(py::module& m);
 
 #endif

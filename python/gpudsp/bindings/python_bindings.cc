@@ -25,4 +25,5 @@ PYBIND11_MODULE(gpudsp_python, m)
     bind_ddc(m, kernels);
     bind_gnss(m, kernels);
     bind_ldpc5g(m, kernels);
+    bind_spead(m);
 }
