@@ -79,17 +79,23 @@ class sender:
             self.stream.send_heap(spead2.send.ItemGroup().get_end(), substream_index=s)
 
 
-def run_source(tb, src, sender_fn, timeout=60):
-    """Run tb while sender_fn sends from a thread; the source ends by stop heaps."""
+def run_until_done(tb, sender_fn, timeout=60):
+    """Run tb while sender_fn sends from a thread, until its sources end (by
+    stop heaps) and every block has drained; a watchdog stops a stalled run
+    (which then fails the test)."""
     tb.start()
     t = threading.Thread(target=sender_fn)
     t.start()
-    t.join(timeout)
-    deadline = time.monotonic() + timeout
-    while not getattr(src, "_done", False) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    tb.stop()
+    fired = []
+    watchdog = threading.Timer(timeout, lambda: (fired.append(True), tb.stop()))
+    watchdog.start()
+    # wait(), not stop(): stopping as soon as a source has ended would drop
+    # what is still on its way to the sinks.
     tb.wait()
+    watchdog.cancel()
+    t.join()
+    if fired:
+        raise AssertionError(f"the flowgraph did not end within {timeout} s")
 
 
 def tags_of(sink, key):
@@ -215,7 +221,7 @@ class qa_spead_digitiser(gr_unittest.TestCase):
                     tx.send(heap, s)
             time.sleep(0.2)
             tx.stop()
-        run_source(tb, src, send)
+        run_until_done(tb, send)
         return [np.array(s.data(), np.uint8) for s in sinks], sinks, src
 
     def test_bit_exact_two_pols(self):
@@ -385,7 +391,7 @@ class qa_spead_fengine(gr_unittest.TestCase):
             time.sleep(0.2)
             for tx in txs:
                 tx.stop()
-        run_source(tb, src, send)
+        run_until_done(tb, send)
         got = np.array(sink.data(), np.int8).reshape(-1, C, A, 2, 2)
         # t0 is heap time 1 of a 2-heap chunk: the last chunk is output whole,
         # its heap time after the end of the stream flagged
@@ -491,7 +497,7 @@ class qa_spead_end_to_end(gr_unittest.TestCase):
             xe = gpudsp.xengine(A, 2, N // R, n_int, "ci8", backend="cpu")
             xsink = blocks.vector_sink_b(N // R * A * (A + 1) // 2 * 4 * 8)
             tb.connect(xsrc, xe, xsink)
-            xsrcs.append(xsrc)
+            xsrcs.append(xsrc)  # Python blocks must outlive the run
             xsinks.append(xsink)
         for a in range(A):
             dig = gpudsp.spead_digitiser_source(f"127.0.0.1:{dig_ports[a]}",
@@ -519,13 +525,7 @@ class qa_spead_end_to_end(gr_unittest.TestCase):
             time.sleep(0.3)
             for tx in txs:
                 tx.stop()
-        tb.start()
-        threading.Thread(target=send).start()
-        deadline = time.monotonic() + 120
-        while not all(s._done for s in xsrcs) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        tb.stop()
-        tb.wait()
+        run_until_done(tb, send, timeout=120)
         # Direct: the same bytes, one F-engine per antenna, one X-engine.
         tb2 = gr.top_block()
         direct = blocks.vector_sink_b(N * A * (A + 1) // 2 * 4 * 8)
