@@ -106,6 +106,29 @@ void finish(spead2_chunk_place_data* d,
     }
 }
 
+// The checks every data heap passes: its length, and a timestamp on the
+// heap grid. -1 if it passes, else the stat slot to drop it under.
+int grid_check(std::int64_t length, std::int64_t heap_bytes, std::int64_t timestamp, std::int64_t step)
+{
+    if (length != heap_bytes)
+        return c_stat_bad_size;
+    if (timestamp % step != 0)
+        return c_stat_bad_timestamp;
+    return -1;
+}
+
+// A heap in `slot` of the chunk its raw chunk id maps to (or dropped).
+placement in_chunk(std::int64_t* params, std::int64_t raw_chunk, std::int64_t slot, std::int64_t heap_bytes)
+{
+    placement p;
+    p.chunk_id = map_chunk(params, raw_chunk, p.stat);
+    if (p.chunk_id >= 0) {
+        p.heap_index = slot;
+        p.heap_offset = slot * heap_bytes;
+    }
+    return p;
+}
+
 } // namespace
 
 placement place_digitiser_heap(std::int64_t* params, const std::int64_t* items)
@@ -117,10 +140,9 @@ placement place_digitiser_heap(std::int64_t* params, const std::int64_t* items)
     const std::int64_t per_chunk = params[dig_heaps_per_chunk];
     if (absent(timestamp) || absent(items[dig_item_length]))
         return drop(c_stat_missing_items);
-    if (items[dig_item_length] != params[dig_heap_bytes])
-        return drop(c_stat_bad_size);
-    if (timestamp % samples != 0)
-        return drop(c_stat_bad_timestamp);
+    if (const int bad = grid_check(items[dig_item_length], params[dig_heap_bytes], timestamp, samples);
+        bad >= 0)
+        return drop(bad);
     std::int64_t pol = 0;
     if (params[dig_n_pols] == 2) {
         if (absent(items[dig_item_id]))
@@ -128,13 +150,8 @@ placement place_digitiser_heap(std::int64_t* params, const std::int64_t* items)
         pol = items[dig_item_id] & 1;
     }
     const std::int64_t heap = timestamp / samples;
-    placement p;
-    p.chunk_id = map_chunk(params, heap / per_chunk, p.stat);
-    if (p.chunk_id < 0)
-        return p;
-    p.heap_index = pol * per_chunk + heap % per_chunk;
-    p.heap_offset = p.heap_index * params[dig_heap_bytes];
-    return p;
+    return in_chunk(params, heap / per_chunk, pol * per_chunk + heap % per_chunk,
+                    params[dig_heap_bytes]);
 }
 
 placement place_fengine_heap(std::int64_t* params, const std::int64_t* items)
@@ -149,22 +166,16 @@ placement place_fengine_heap(std::int64_t* params, const std::int64_t* items)
     if (absent(timestamp) || absent(feng) || absent(items[feng_item_frequency]) ||
         absent(items[feng_item_length]))
         return drop(c_stat_missing_items);
-    if (items[feng_item_length] != params[feng_heap_bytes])
-        return drop(c_stat_bad_size);
-    if (timestamp % step != 0)
-        return drop(c_stat_bad_timestamp);
+    if (const int bad = grid_check(items[feng_item_length], params[feng_heap_bytes], timestamp, step);
+        bad >= 0)
+        return drop(bad);
     if (feng >= n_feng)
         return drop(c_stat_bad_id);
     if (items[feng_item_frequency] != params[feng_first_channel])
         return drop(c_stat_bad_frequency);
     const std::int64_t heap_time = timestamp / step;
-    placement p;
-    p.chunk_id = map_chunk(params, heap_time / per_chunk, p.stat);
-    if (p.chunk_id < 0)
-        return p;
-    p.heap_index = (heap_time % per_chunk) * n_feng + feng;
-    p.heap_offset = p.heap_index * params[feng_heap_bytes];
-    return p;
+    return in_chunk(params, heap_time / per_chunk, (heap_time % per_chunk) * n_feng + feng,
+                    params[feng_heap_bytes]);
 }
 
 void spead2_place_digitiser(void* data, std::size_t size, void* user_data)

@@ -52,22 +52,18 @@ SLOTS = _spead.SLOTS
 def import_spead2():
     """spead2, from the system or from PYDEPS; ImportError saying how to
     install it otherwise."""
+    if os.path.isdir(PYDEPS) and PYDEPS not in sys.path:
+        sys.path.append(PYDEPS)  # after the system's own: a system spead2 wins
     try:
-        import spead2  # noqa: F401
+        import spead2
+        import spead2.recv
+        import spead2.send
     except ImportError:
-        if os.path.isdir(PYDEPS) and PYDEPS not in sys.path:
-            sys.path.append(PYDEPS)
-        try:
-            import spead2  # noqa: F401
-        except ImportError:
-            raise ImportError(
-                f"gr-gpudsp's SPEAD blocks need spead2 {SPEAD2_VERSION}, which is not installed: "
-                f"run scripts/quickstart.sh (it installs it into {PYDEPS}), or "
-                f"/usr/bin/python3 -m pip install --no-deps --target {PYDEPS} "
-                f"spead2=={SPEAD2_VERSION}") from None
-    import spead2
-    import spead2.recv
-    import spead2.send
+        raise ImportError(
+            f"gr-gpudsp's SPEAD blocks need spead2 {SPEAD2_VERSION}, which is not installed: "
+            f"run scripts/quickstart.sh (it installs it into {PYDEPS}), or "
+            f"/usr/bin/python3 -m pip install --no-deps --target {PYDEPS} "
+            f"spead2=={SPEAD2_VERSION}") from None
     if int(spead2.__version__.split(".")[0]) != 4:
         raise ImportError(f"gr-gpudsp needs spead2 4.x (found {spead2.__version__}): "
                           f"install spead2=={SPEAD2_VERSION}")
@@ -291,7 +287,6 @@ class udp_sender:
             self._stream = spead2.send.UdpStream(spead2.ThreadPool(1), endpoints, config,
                                                  buffer_size, interface_address)
         self.flavour = spead2.Flavour(*FLAVOUR)
-        self.heaps_sent = 0
 
     def heap(self, immediates, raw_id=None, raw=None):
         """A heap of immediate items {id: value} (48-bit) and one array item."""
@@ -314,7 +309,6 @@ class udp_sender:
                 for h, cnt, s in heaps]
         for i in range(0, len(refs), self.GROUP):
             self._stream.send_heaps(refs[i:i + self.GROUP], sp.send.GroupMode.SERIAL)
-        self.heaps_sent += len(refs)
 
     def send_stop(self, substreams):
         sp = self._spead2

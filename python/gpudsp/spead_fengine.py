@@ -12,7 +12,7 @@ import pmt
 from gnuradio import gr
 
 from . import spead
-from .spead_digitiser import MISSING, TIMESTAMP, _runs
+from .spead_source import MISSING, TIMESTAMP, chunk_source, runs
 
 __all__ = ["spead_fengine_sink", "spead_fengine_source"]
 
@@ -123,7 +123,7 @@ class spead_fengine_sink(gr.sync_block):
         return True
 
 
-class spead_fengine_source(gr.sync_block):
+class spead_fengine_source(chunk_source):
     """Receives katgpucbf F-engine heaps of one channel range (frequency item
     = first_channel, n_channels channels) from n_antennas F-engines (feng_id
     0 .. n_antennas - 1) and outputs the X-engine's item, one spectrum of
@@ -155,7 +155,7 @@ class spead_fengine_source(gr.sync_block):
         self.A, self.C, self.SPH, self.T = int(n_antennas), int(n_channels), \
             int(spectra_per_heap), int(heaps_per_chunk)
         self.item = self.C * self.A * 2 * 2
-        gr.sync_block.__init__(self, who, in_sig=None, out_sig=[(np.int8, self.item)])
+        chunk_source.__init__(self, who, [(np.int8, self.item)])
         self.hb = self.C * self.SPH * 2 * 2
         self.step = self.SPH * int(samples_between_spectra)
         sp = spead.import_spead2()
@@ -173,108 +173,42 @@ class spead_fengine_source(gr.sync_block):
             logger=self.logger)
         self._out = np.zeros((self.T, self.SPH, self.C, self.A, 2, 2), np.int8)
         self._zeros = np.zeros((self.T * self.SPH, self.item), np.int8)
-        self._seg, self._pending, self._next, self._next_ts = None, None, None, None
-        self._gap, self._done = True, False
-        self.counts = dict(heaps_received=0, missing_heaps=0, missing_spectra=0, discontinuities=0)
+        self.slots_per_chunk, self.slot_ticks, self.slot_items = self.T, self.step, self.SPH
+        self.counts.update(heaps_received=0, missing_heaps=0, missing_spectra=0)
 
     def _fill(self, times):
+        """`times` lost heap times: zeros, flagged, every F-engine missing."""
         n = times * self.SPH
         self.counts["missing_spectra"] += n
         self.counts["missing_heaps"] += times * self.A
-        self._next_ts += times * self.step
-        self._gap = True
         ids = pmt.init_u32vector(self.A, list(range(self.A)))
-        return self._zeros[:n], [(0, MISSING, pmt.from_uint64(n)), (0, MISSING_FENGINES, ids)]
+        return [self._zeros[:n]], [(0, 0, MISSING, pmt.from_uint64(n)),
+                                   (0, 0, MISSING_FENGINES, ids)]
 
-    def _segment(self, chunk):
-        T, A, SPH = self.T, self.A, self.SPH
-        present = np.asarray(chunk.present).reshape(T, A).astype(bool)
-        raw_ts = np.asarray(chunk.extra).reshape(T, A)
-        any_present = present.any(axis=1)
-        if self._next is None:
-            if not any_present.any():
-                return None
-            t = int(np.argmax(any_present))
-            self._next = (chunk.chunk_id, t)
-            self._next_ts = int(raw_ts[t, np.argmax(present[t])])
-        c, t0 = self._next
-        if chunk.chunk_id < c:
-            return None
-        if chunk.chunk_id > c:  # chunk c lost
-            self._pending, self._next = chunk, (c + 1, 0)
-            return self._fill(T - t0)
-        got = np.flatnonzero(any_present[t0:])
-        if got.size:
-            t = t0 + int(got[0])
-            ts = int(raw_ts[t, np.argmax(present[t])]) - (t - t0) * self.step
-            if ts != self._next_ts:
-                self.logger.warn(f"spead_fengine_source: timestamps jump from "
-                                    f"{self._next_ts} to {ts} (a restart or a jump): continuing")
-                self.counts["discontinuities"] += 1
-                self._next_ts, self._gap = ts, True
-        data = np.asarray(chunk.data).reshape(T, A, self.C, SPH, 2, 2)
+    def _heaps(self, chunk):
+        return (np.asarray(chunk.present).reshape(self.T, self.A).astype(bool),
+                np.asarray(chunk.extra).reshape(self.T, self.A))
+
+    def _output(self, chunk, t0, present):
+        """Heap times t0.. of the chunk as spectra: lost heaps zeroed, every
+        spectrum of a heap time with a lost heap flagged."""
+        SPH = self.SPH
+        data = np.asarray(chunk.data).reshape(self.T, self.A, self.C, SPH, 2, 2)
         data[~present] = 0
         # [time][feng][ch][spectrum][pol][2] -> [time][spectrum][ch][feng][pol][2]
         np.copyto(self._out[t0:], data[t0:].transpose(0, 3, 2, 1, 4, 5))
+        self._rx.release(chunk)
         tags = []
         lost = ~present[t0:].all(axis=1)
-        for start, n in _runs(lost):
-            tags.append((int(start) * SPH, MISSING, pmt.from_uint64(int(n) * SPH)))
+        for start, n in runs(lost):
+            tags.append((0, int(start) * SPH, MISSING, pmt.from_uint64(int(n) * SPH)))
         for t in np.flatnonzero(lost):
             ids = [int(a) for a in np.flatnonzero(~present[t0 + t])]
-            tags.append((int(t) * SPH, MISSING_FENGINES, pmt.init_u32vector(len(ids), ids)))
-        for t in range(T - t0):
-            if self._gap and not lost[t]:
-                tags.append((t * SPH, TIMESTAMP, pmt.from_uint64(self._next_ts + t * self.step)))
-                self._gap = False
-            elif lost[t]:
-                self._gap = True
+            tags.append((0, int(t) * SPH, MISSING_FENGINES, pmt.init_u32vector(len(ids), ids)))
         self.counts["heaps_received"] += int(present[t0:].sum())
         self.counts["missing_heaps"] += int((~present[t0:]).sum())
         self.counts["missing_spectra"] += int(lost.sum()) * SPH
-        self._next = (c + 1, 0)
-        self._next_ts += (T - t0) * self.step
-        self._rx.release(chunk)
-        return self._out[t0:].reshape(-1, self.item), tags
+        return [self._out[t0:].reshape(-1, self.item)], tags, None
 
-    def work(self, input_items, output_items):
-        out = output_items[0]
-        produced = 0
-        while produced < len(out):
-            if self._seg is None:
-                chunk, self._pending = self._pending, None
-                try:
-                    if chunk is None:
-                        chunk = self._rx.get(0.05 if produced == 0 else 0)
-                except EOFError:
-                    self._done = True
-                    break
-                if chunk is None:
-                    break
-                self._rx.warn_bad_heaps("spead_fengine_source")
-                seg = self._segment(chunk)
-                if seg is None:
-                    self._rx.release(chunk)
-                    continue
-                self._seg, self._pos = seg, 0
-            items, tags = self._seg
-            k = min(len(out) - produced, len(items) - self._pos)
-            out[produced:produced + k] = items[self._pos:self._pos + k]
-            for at, key, value in tags:
-                if self._pos <= at < self._pos + k:
-                    self.add_item_tag(0, self.nitems_written(0) + produced + at - self._pos,
-                                      key, value)
-            self._pos += k
-            produced += k
-            if self._pos == len(items):
-                self._seg = None
-        if produced == 0 and self._done:
-            return -1
-        return produced
-
-    def stats(self):
-        return dict(self.counts, **self._rx.stats())
-
-    def stop(self):
-        self._rx.stop()
-        return True
+    def _time_tags(self, ts, at):
+        return [(0, at, TIMESTAMP, pmt.from_uint64(ts))]
