@@ -246,13 +246,15 @@ public:
           d_ctx(std::move(ctx)),
           d_who(who),
           d_taps(d_ctx, taps.size() * sizeof(long long), who),
-          d_tables(d_ctx, sizeof(code_tables), who)
+          d_tables(d_ctx, sizeof(code_tables), who),
+          d_tap_group(d_l <= 4 ? 4 : 8)
     {
         d_ctx->make_current();
         runtime::device_stream stream(d_ctx, who);
         // Float copies of the tables, kept until the stream is synchronised
         // below.
         std::vector<float> staged[gnss_n_systems];
+        code_tables codes{}; // staged here, read by the kernel from d_tables
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
             const auto& spec = gnss_signal(sys);
@@ -266,16 +268,16 @@ public:
                               runtime::copy_kind::host_to_device,
                               stream.get(),
                               who);
-            d_codes.chips[s] =
+            codes.chips[s] =
                 reinterpret_cast<const float*>(d_code_memory.back()->get());
-            d_codes.length[s] = spec.code_length;
-            d_codes.sub_phases[s] = spec.sub_phases;
+            codes.length[s] = spec.code_length;
+            codes.sub_phases[s] = spec.sub_phases;
             for (int j = 0; j < 12; ++j)
-                d_codes.sub[s][j] =
+                codes.sub[s][j] =
                     j < spec.sub_phases ? float(gnss_subcarrier(sys, j)) : 0.f;
         }
         d_ctx->copy_async(d_tables.get(),
-                          &d_codes,
+                          &codes,
                           sizeof(code_tables),
                           runtime::copy_kind::host_to_device,
                           stream.get(),
@@ -297,7 +299,7 @@ public:
                 d_sms = std::max(1, d.multiprocessors);
         // How many blocks of this plan's kernel an SM holds (registers and
         // shared memory of this instance on this device), to size the grid.
-        d_kernel = correlate_kernel_for(d_input, d_l <= 4 ? 4 : 8);
+        d_kernel = correlate_kernel_for(d_input, d_tap_group);
         check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                   &d_blocks_per_sm, d_kernel, threads, 0),
               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -311,7 +313,7 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        const int tg = d_l <= 4 ? 4 : 8;
+        const int tg = d_tap_group;
         launch_shape shape;
         shape.n_jobs = int(jobs.size());
         shape.n_antennas = d_m;
@@ -432,9 +434,9 @@ private:
     runtime::device_context::sptr d_ctx;
     std::string d_who;
     runtime::device_memory d_taps;
-    runtime::device_memory d_tables; // d_codes, read by the kernel
+    runtime::device_memory d_tables; // the code_tables the kernel reads
     std::vector<std::unique_ptr<runtime::device_memory>> d_code_memory;
-    code_tables d_codes;
+    int d_tap_group; // taps per thread group: 4 up to 4 taps, else 8
     int d_sms;
     correlate_fn d_kernel = nullptr;
     int d_blocks_per_sm = 1;

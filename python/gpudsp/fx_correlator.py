@@ -28,7 +28,7 @@ from gnuradio import gr
 from . import sky
 from .digitiser import digitiser_source, spectral_shape_filter, zone_turn
 from .gpudsp_python import buffer_counters, pfb_fengine, xengine
-from .xengine_helpers import xengine_baseline_index, xengine_to_matrix
+from .xengine_helpers import xengine_baseline_index, xengine_complex, xengine_to_matrix
 
 SPEED_OF_LIGHT = sky.SPEED_OF_LIGHT
 
@@ -295,19 +295,17 @@ def model_visibilities(sim, uvw, channels, response=None):
 
 def ms_rows(result, dump):
     """One dump in the MS convention: (ANTENNA1, ANTENNA2, DATA [row, channel,
-    corr] in Jy, in the F-engine's channel order, sky frequencies, UVW)."""
-    from .ms_sink import dump_to_rows, spectrum_centre_seconds
+    corr] in Jy, in the F-engine's channel order, UVW)."""
+    from .ms_sink import dump_centre_seconds, dump_to_rows
     p, sim = result["params"], result["sim"]
-    V = result["visibilities"][dump]
-    Vc = V[..., 0].astype(np.float64) + 1j * V[..., 1].astype(np.float64)
+    Vc = xengine_complex(result["visibilities"][dump])
     used = result["meta"][dump].get("gpudsp.spectra_used", p.integration)
     a1, a2, data = dump_to_rows(Vc, p.antennas, p.band().inverted)
     data = data * sim.jy_per_unit() / max(used, 1)
     start = result["meta"][dump].get("gpudsp.dump_start", dump * p.integration)
-    centre = spectrum_centre_seconds(start + (p.integration - 1) / 2, p.taps,
-                                     p.step() / p.samp_rate)
+    centre = dump_centre_seconds(start, p.integration, p.taps, p.step() / p.samp_rate)
     uvw_ant = sim.geometry.uvw(centre, *sim.phase_centre)[0]
-    return a1, a2, data, p.band().channel_frequencies(p.channels), uvw_ant[a1] - uvw_ant[a2]
+    return a1, a2, data, uvw_ant[a1] - uvw_ant[a2]
 
 
 # ---------------------------------------------------------------------------
@@ -343,7 +341,7 @@ def sky_model_ratio(result, channels=None):
     Vs, Ms = [], []
     response = channel_response(p)
     for dmp in range(result["visibilities"].shape[0]):
-        a1, a2, data, freqs, uvw = ms_rows(result, dmp)
+        a1, a2, data, uvw = ms_rows(result, dmp)
         cross = a1 != a2
         M = model_visibilities(result["sim"], uvw[cross], k, response)
         for corr in (0, 3):
@@ -427,7 +425,7 @@ def verify(result):
 
 def write_visibilities(result, folder):
     """HDF5 (h5py) or .npz: the dumps with axes and metadata. Returns the path."""
-    from .ms_sink import spectrum_centre_seconds
+    from .ms_sink import dump_centre_seconds
     p, sim = result["params"], result["sim"]
     N = p.channels
     baselines = np.array([(i, j) for i in range(p.antennas) for j in range(i + 1)], np.int32)
@@ -439,8 +437,8 @@ def write_visibilities(result, folder):
         baselines=baselines,
         dump_start_spectrum=starts,
         # Centre of each dump, s from the first sample.
-        dump_timestamps=spectrum_centre_seconds(starts.astype(float) + (p.integration - 1) / 2,
-                                                p.taps, p.step() / p.samp_rate),
+        dump_timestamps=dump_centre_seconds(starts.astype(float), p.integration, p.taps,
+                                            p.step() / p.samp_rate),
         spectra_used=used,
         antenna_enu=sim.array.enu,
         antenna_itrf=sim.array.itrf(),
@@ -505,8 +503,7 @@ def write_plots(result, folder):
         fig.savefig(paths[-1], dpi=100)
         plt.close(fig)
 
-    V = result["visibilities"].astype(np.float64)
-    Vc = (V[..., 0] + 1j * V[..., 1]).sum(0)
+    Vc = xengine_complex(result["visibilities"]).sum(0)
     c = p.channels // 2
     M = xengine_to_matrix(Vc[c:c + 1], p.antennas, 2)[0]
     d = np.sqrt(np.abs(np.diag(M)))

@@ -33,9 +33,12 @@ import numpy as np
 import pmt
 from gnuradio import gr
 
-from .xengine_helpers import xengine_baseline_index
+import functools
+
+from .xengine_helpers import xengine_baseline_index, xengine_complex
 
 __all__ = ["ms_writer", "ms_sink", "make_ms_sink", "dump_to_rows", "spectrum_centre_seconds",
+           "dump_centre_seconds",
            "CORR_TYPES"]
 
 CORR_TYPES = [9, 10, 11, 12]  # XX, XY, YX, YY (casacore Stokes::StokesTypes)
@@ -49,24 +52,38 @@ def spectrum_centre_seconds(m, n_taps, spectrum_seconds):
     return ((m - n_taps + 1) + n_taps / 2) * spectrum_seconds
 
 
-def dump_to_rows(V, n_stations, inverted):
-    """X-engine dump V [channel, baseline, p, q] (complex; baseline i(i+1)/2
-    + j for stations i >= j) -> (ANTENNA1, ANTENNA2, DATA [row, channel,
-    corr]) in the MS convention, rows ordered by (ANTENNA1, ANTENNA2),
-    channels still in the X-engine's order."""
-    V = np.asarray(V)
+def dump_centre_seconds(dump_start, n_integrate, n_taps, spectrum_seconds):
+    """Seconds from the stream's first sample to the centre of the dump of
+    n_integrate spectra from spectrum dump_start (an array or a number)."""
+    return spectrum_centre_seconds(dump_start + (n_integrate - 1) / 2, n_taps, spectrum_seconds)
+
+
+@functools.lru_cache(maxsize=None)
+def _ms_baselines(n_stations):
+    """(ANTENNA1, ANTENNA2, X-engine baseline index) of each MS row, rows
+    ordered by (ANTENNA1, ANTENNA2): computed once per array size."""
     a1, a2, cols = [], [], []
     for j in range(n_stations):
         for i in range(j, n_stations):
             a1.append(j)
             a2.append(i)
             cols.append(xengine_baseline_index(i, j))
+    return np.array(a1, np.int32), np.array(a2, np.int32), cols
+
+
+def dump_to_rows(V, n_stations, inverted):
+    """X-engine dump V [channel, baseline, p, q] (complex; baseline i(i+1)/2
+    + j for stations i >= j) -> (ANTENNA1, ANTENNA2, DATA [row, channel,
+    corr]) in the MS convention, rows ordered by (ANTENNA1, ANTENNA2),
+    channels still in the X-engine's order."""
+    V = np.asarray(V)
+    a1, a2, cols = _ms_baselines(int(n_stations))
     block = V[:, cols]                        # [channel, row, p, q]
     block = np.swapaxes(block, 2, 3)          # [channel, row, q, p]: (p, q) <- V[q][p]
     if not inverted:
         block = np.conj(block)
     data = block.reshape(V.shape[0], len(cols), 4).transpose(1, 0, 2)
-    return np.array(a1, np.int32), np.array(a2, np.int32), data
+    return a1.copy(), a2.copy(), data
 
 
 class ms_writer:
@@ -201,7 +218,7 @@ class ms_writer:
         sat_cells = None
         if sums.dtype.kind in "iu":
             sat_cells = np.isin(sums, INT32_LIMITS).any(-1)
-            sums = sums[..., 0].astype(np.float64) + 1j * sums[..., 1].astype(np.float64)
+            sums = xengine_complex(sums)
         a1, a2, data = dump_to_rows(sums, self.n_stations, self.band.inverted)
         n = len(a1)
         weight = float(spectra_used)
@@ -216,8 +233,8 @@ class ms_writer:
         bad = {i // 2 for i in saturated_inputs}
         if bad:
             flag[np.isin(a1, list(bad)) | np.isin(a2, list(bad))] = True
-        centre = spectrum_centre_seconds(dump_start + (self.n_integrate - 1) / 2,
-                                         self.n_taps, self.spectrum_seconds)
+        centre = dump_centre_seconds(dump_start, self.n_integrate, self.n_taps,
+                                     self.spectrum_seconds)
         interval = self.n_integrate * self.spectrum_seconds
         uvw_ant = self.geometry.uvw(centre, self.ra0, self.dec0)[0]
         mjd_s = self.geometry.start_mjd * 86400.0 + centre

@@ -6,7 +6,7 @@
 
 import numpy as np
 
-__all__ = ["xengine_baseline_index", "xengine_to_matrix"]
+__all__ = ["xengine_baseline_index", "xengine_complex", "xengine_to_matrix"]
 
 
 def xengine_baseline_index(i, j):
@@ -18,14 +18,21 @@ def xengine_baseline_index(i, j):
     return i * (i + 1) // 2 + j
 
 
+def xengine_complex(V):
+    """X-engine values as complex128: int32 (re, im) pairs [..., 2] are
+    converted (exactly), complex values passed through."""
+    V = np.asarray(V)
+    if V.dtype.kind in "iu":
+        return V[..., 0].astype(np.float64) + 1j * V[..., 1].astype(np.float64)
+    return V
+
+
 def xengine_to_matrix(V, n_stations, n_pols):
     """Packed visibilities [n_channels, n_baselines, n_pols, n_pols] (complex,
     or int32 [..., 2]) to full Hermitian matrices [n_channels, n_inputs,
     n_inputs] (complex128), M[c, a, b] = sum_t x_a conj(x_b) with
     a = station * n_pols + pol."""
-    V = np.asarray(V)
-    if V.dtype.kind in "iu":
-        V = V[..., 0].astype(np.float64) + 1j * V[..., 1].astype(np.float64)
+    V = xengine_complex(V)
     n_channels = V.shape[0]
     P = int(n_pols)
     n_inputs = int(n_stations) * P
