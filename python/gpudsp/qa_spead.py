@@ -23,6 +23,7 @@ from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpudsp
 from gnuradio.gpudsp import formats
 from gnuradio.gpudsp import spead as S
+from gnuradio.gpudsp.spead_xengine import katgpucbf_baseline_order
 from gnuradio.gpudsp.gpudsp_python import _spead
 
 try:
@@ -465,6 +466,54 @@ class qa_spead_fengine(gr_unittest.TestCase):
                 np.testing.assert_array_equal(got[k][1], want[k][1])
         self.assertEqual(sink.counts["heap_times_skipped"], 1)
         self.assertEqual(sink.counts["spectra_dropped_at_end"], 3)
+
+
+@needs_spead2
+class qa_spead_xengine(gr_unittest.TestCase):
+    def test_sink_heaps_are_katgpucbf_products(self):
+        """F-engine spectra -> xengine -> spead_xengine_sink -> a plain spead2
+        receiver: every dump one heap (timestamp, frequency, xeng_raw) whose
+        products, in katgpucbf's order and sign, equal sum x[a1,p1]
+        conj(x[a2,p2]) computed here from the spectra in int64 (-128
+        included)."""
+        A, C, n_int, dumps, f0 = 3, 5, 8, 3, 40
+        rng = np.random.default_rng(5)
+        x = rng.integers(-128, 128, (dumps * n_int, C, A, 2, 2), dtype=np.int8)
+        x[0, 0, 0, 0] = (-128, -128)
+        q = port()
+        rx = spead2.recv.Stream(spead2.ThreadPool(), spead2.recv.StreamConfig(max_heaps=4),
+                                spead2.recv.RingStreamConfig(heaps=64))
+        rx.add_udp_reader(q, max_size=9200, buffer_size=4 << 20, bind_hostname="127.0.0.1")
+        step, ts0 = n_int * 2 * 1024, 7 * n_int * 2 * 1024
+        sink = gpudsp.spead_xengine_sink(f"127.0.0.1:{q}", n_antennas=A, n_channels=C,
+                                         first_channel=f0, dump_timestamp_step=step,
+                                         timestamp0=ts0, max_packet_size=512)
+        tb = gr.top_block()
+        tb.connect(blocks.vector_source_b(x.reshape(-1).view(np.uint8).tolist(), False,
+                                          C * A * 4),
+                   gpudsp.xengine(A, 2, C, n_int, "ci8", backend="cpu"), sink)
+        tb.run()
+        got = []
+        for heap in rx:  # ends at the sink's stop heap
+            items = {i.id: i for i in heap.get_items()}
+            self.assertTrue(items[S.TIMESTAMP_ID].is_immediate)
+            self.assertTrue(items[S.FREQUENCY_ID].is_immediate)
+            got.append((items[S.TIMESTAMP_ID].immediate_value,
+                        items[S.FREQUENCY_ID].immediate_value,
+                        np.frombuffer(items[S.XENG_RAW_ID], np.int32)))
+        self.assertEqual(len(got), dumps)
+        z = x[..., 0].astype(np.int64) + 1j * x[..., 1].astype(np.int64)  # [s][c][a][p]
+        order = katgpucbf_baseline_order(A)
+        self.assertEqual(len(order), A * (A + 1) // 2 * 4)
+        for d, (ts, freq, raw) in enumerate(got):
+            self.assertEqual((ts, freq), (ts0 + d * step, f0))
+            zd = z[d * n_int:(d + 1) * n_int]
+            want = np.zeros((C, len(order), 2), np.int64)
+            for k, (a1, a2, p1, p2) in enumerate(order):
+                v = (zd[:, :, a1, p1] * np.conj(zd[:, :, a2, p2])).sum(axis=0)
+                want[:, k, 0], want[:, k, 1] = v.real, v.imag
+            np.testing.assert_array_equal(raw.reshape(C, len(order), 2), want)
+        self.assertEqual(sink.dumps_sent, dumps)
 
 
 @needs_spead2
