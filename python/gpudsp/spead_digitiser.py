@@ -78,6 +78,7 @@ class spead_digitiser_source(chunk_source):
             jump_chunks=jump_chunks, logger=self.logger)
         self._zeros = np.zeros(self.H * self.hb, np.uint8)
         self.slots_per_chunk, self.slot_ticks, self.slot_items = self.H, self.S, self.hb
+        self._chunk_buffers()
         self.counts.update(heaps_received=0, missing_heaps=[0] * n_pols, saturated_heaps=0,
                            gap_heaps=0)
 

@@ -172,8 +172,11 @@ class spead_fengine_source(chunk_source):
             max_packet_size=max_packet_size, stop_heaps=stop_heaps, jump_chunks=jump_chunks,
             logger=self.logger)
         self._out = np.zeros((self.T, self.SPH, self.C, self.A, 2, 2), np.int8)
+        self._out32 = self._out.reshape(-1).view(np.uint32).reshape(self.T, self.SPH, self.C,
+                                                                    self.A)
         self._zeros = np.zeros((self.T * self.SPH, self.item), np.int8)
         self.slots_per_chunk, self.slot_ticks, self.slot_items = self.T, self.step, self.SPH
+        self._chunk_buffers()
         self.counts.update(heaps_received=0, missing_heaps=0, missing_spectra=0)
 
     def _fill(self, times):
@@ -193,10 +196,12 @@ class spead_fengine_source(chunk_source):
         """Heap times t0.. of the chunk as spectra: lost heaps zeroed, every
         spectrum of a heap time with a lost heap flagged."""
         SPH = self.SPH
-        data = np.asarray(chunk.data).reshape(self.T, self.A, self.C, SPH, 2, 2)
+        # One uint32 per (pol, re/im) quartet: numpy moves 4-byte elements
+        # several times faster than the int8 view's 4-element runs.
+        data = np.asarray(chunk.data).view(np.uint32).reshape(self.T, self.A, self.C, SPH)
         data[~present] = 0
-        # [time][feng][ch][spectrum][pol][2] -> [time][spectrum][ch][feng][pol][2]
-        np.copyto(self._out[t0:], data[t0:].transpose(0, 3, 2, 1, 4, 5))
+        # [time][feng][ch][spectrum] -> [time][spectrum][ch][feng] (of [pol][2])
+        np.copyto(self._out32[t0:], data[t0:].transpose(0, 3, 2, 1))
         self._rx.release(chunk)
         tags = []
         lost = ~present[t0:].all(axis=1)

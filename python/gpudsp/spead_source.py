@@ -48,6 +48,13 @@ class chunk_source(gr.sync_block):
         self._done = False
         self.counts = dict(discontinuities=0)
 
+    def _chunk_buffers(self):
+        """Output buffers of two chunks each, set once the subclass knows its
+        chunk: GNU Radio's default (tens of KB) would split every chunk over
+        dozens of work calls, each costing Python time per call."""
+        for p in range(self.output_signature().max_streams()):
+            self.set_min_output_buffer(p, 2 * self.slots_per_chunk * self.slot_items)
+
     def _segment(self, chunk):
         """The output segment of one chunk (None: nothing of it to output)."""
         present, raw_ts = self._heaps(chunk)

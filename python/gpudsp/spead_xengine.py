@@ -6,10 +6,12 @@
 XB-engine output layout (docs/spead.md)."""
 
 import numpy as np
+import pmt
 from gnuradio import gr
 
 from . import spead
 from .spead_fengine import _check
+from .spead_source import TIMESTAMP
 
 __all__ = ["spead_xengine_sink", "katgpucbf_baseline_order"]
 
@@ -28,7 +30,10 @@ def katgpucbf_baseline_order(n_antennas):
 class spead_xengine_sink(gr.sync_block):
     """Sends each X-engine dump (item [channel][baseline][p][q] ci32 of
     n_antennas dual-pol antennas) as one SPEAD heap: timestamp 0x1600
-    (timestamp0 + dump x dump_timestamp_step, ADC samples), frequency
+    (timestamp0 + dump x dump_timestamp_step, ADC samples; timestamp0 < 0:
+    the value of the `gpudsp.timestamp` tag on the first dump, which
+    spead_fengine_source puts on its first spectrum and the X-engine moves
+    to the dump holding it, else 0), frequency
     0x4103 (first_channel) and xeng_raw 0x1800 = int32 [channel][baseline x
     4][re, im] in katgpucbf's order (katgpucbf_baseline_order). gr-gpudsp's
     baseline k = i(i+1)/2 + j (i >= j) with [p][q] = x_(i,p) conj(x_(j,q)) is
@@ -37,7 +42,7 @@ class spead_xengine_sink(gr.sync_block):
     exact. Heap cnt = dump x n_senders + sender_index."""
 
     def __init__(self, destination=f"127.0.0.1:{spead.DEFAULT_PORT}", n_antennas=1,
-                 n_channels=1024, first_channel=0, dump_timestamp_step=1, timestamp0=0,
+                 n_channels=1024, first_channel=0, dump_timestamp_step=1, timestamp0=-1,
                  sender_index=0, n_senders=1, max_packet_size=8192 + 64, rate=0.0,
                  interface_address="", send_stop=True):
         who = "spead_xengine_sink"
@@ -62,6 +67,9 @@ class spead_xengine_sink(gr.sync_block):
     def work(self, input_items, output_items):
         x = input_items[0]
         first = self.nitems_read(0)
+        if self.ts0 < 0:
+            tags = self.get_tags_in_window(0, 0, 1, TIMESTAMP) if first == 0 else []
+            self.ts0 = pmt.to_uint64(tags[0].value) if tags else 0
         heaps = []
         for i in range(len(x)):
             v = x[i].reshape(self.C, self.nb * 4, 2).copy()
