@@ -178,6 +178,38 @@ class qa_spead_placement(gr_unittest.TestCase):
             self.assertEqual(_spead.place_fengine_heap(p, items)[::3], (-1, S.SLOTS[stat]))
 
 
+class qa_spead_corner_turn(gr_unittest.TestCase):
+    """_spead.fengine_corner_turn against numpy's transpose, odd sizes
+    around its 16 x 64 blocks, every start time, lost heaps zero, the
+    output poisoned first; wrong sizes refused."""
+
+    def test_against_numpy(self):
+        rng = np.random.default_rng(3)
+        for T, F, C, SPH in [(1, 1, 1, 1), (2, 3, 5, 7), (3, 4, 17, 65), (2, 2, 33, 130)]:
+            chunk = rng.integers(0, 2**32, (T, F, C, SPH), dtype=np.uint32)
+            present = (rng.random((T, F)) < 0.7).astype(np.uint8)
+            want = chunk * present[:, :, None, None]
+            want = want.transpose(0, 3, 2, 1)  # [t][s][c][f]
+            for t0 in range(T + 1):
+                out = np.full((T - t0) * SPH * C * F + 5, 0xDEADBEEF, np.uint32)
+                _spead.fengine_corner_turn(chunk.reshape(-1), present.reshape(-1), out, t0, T,
+                                           F, C, SPH)
+                np.testing.assert_array_equal(out[:out.size - 5], want[t0:].reshape(-1))
+                self.assertTrue((out[out.size - 5:] == 0xDEADBEEF).all())
+
+    def test_refuses_wrong_sizes(self):
+        chunk = np.zeros(2 * 3 * 4 * 5, np.uint32)
+        with self.assertRaises(ValueError):
+            _spead.fengine_corner_turn(chunk, np.zeros(5, np.uint8),
+                                       np.zeros(chunk.size, np.uint32), 0, 2, 3, 4, 5)
+        with self.assertRaises(ValueError):
+            _spead.fengine_corner_turn(chunk, np.zeros(6, np.uint8),
+                                       np.zeros(chunk.size - 1, np.uint32), 0, 2, 3, 4, 5)
+        with self.assertRaises(TypeError):  # never a converted copy of the output
+            _spead.fengine_corner_turn(chunk, np.zeros(6, np.uint8),
+                                       np.zeros(chunk.size, np.int64), 0, 2, 3, 4, 5)
+
+
 class qa_spead_without_spead2(gr_unittest.TestCase):
     def test_blocks_refuse_with_advice(self):
         code = ("import sys; sys.modules['spead2'] = None\n"

@@ -9,6 +9,7 @@
 // tuple). spead2 itself is not needed to build this.
 
 #include "bindings.h"
+#include <gnuradio/gpudsp/network/spead_corner_turn.h>
 #include <gnuradio/gpudsp/network/spead_place.h>
 
 #include <stdexcept>
@@ -86,6 +87,40 @@ void bind_spead(py::module& m)
     GPUDSP_SLOT(feng_first_channel);
 #undef GPUDSP_SLOT
     s.attr("SLOTS") = slots;
+
+    s.def(
+        "fengine_corner_turn",
+        [](py::array_t<std::uint32_t, py::array::c_style> chunk,
+           py::array_t<std::uint8_t, py::array::c_style> present,
+           py::array_t<std::uint32_t, py::array::c_style> out,
+           std::size_t t0,
+           std::size_t n_times,
+           std::size_t n_fengines,
+           std::size_t n_channels,
+           std::size_t spectra_per_heap) {
+            const std::size_t heap = n_channels * spectra_per_heap;
+            if (t0 > n_times || std::size_t(chunk.size()) != n_times * n_fengines * heap ||
+                std::size_t(present.size()) != n_times * n_fengines ||
+                std::size_t(out.size()) < (n_times - t0) * n_fengines * heap)
+                throw std::invalid_argument("fengine_corner_turn: array sizes do not match "
+                                            "the chunk shape");
+            const auto* c = chunk.data();
+            const auto* p = present.data();
+            auto* o = out.mutable_data();
+            py::gil_scoped_release release;
+            fengine_corner_turn(
+                c, p, o, t0, n_times, n_fengines, n_channels, spectra_per_heap);
+        },
+        py::arg("chunk"),
+        py::arg("present"),
+        py::arg("out").noconvert(), // written in place: never a converted copy
+        py::arg("t0"),
+        py::arg("n_times"),
+        py::arg("n_fengines"),
+        py::arg("n_channels"),
+        py::arg("spectra_per_heap"),
+        "heap times t0.. of a chunk of F-engine heaps [time][feng][channel][spectrum] "
+        "(uint32 quartets) -> [time][spectrum][channel][feng]; lost heaps zero");
     s.attr("DIG_N_PARAMS") = int(dig_n_params);
     s.attr("FENG_N_PARAMS") = int(feng_n_params);
     s.attr("DIG_N_ITEMS") = int(dig_n_items);
