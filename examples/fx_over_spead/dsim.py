@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 from gnuradio import blocks, gr
+from gnuradio.gpudsp import formats
 from gnuradio.gpudsp import fx_correlator as fx
 from gnuradio.gpudsp import spead
 
@@ -45,7 +46,7 @@ def main():
     packed = [np.array(s.data(), np.uint8) for s in sinks]
 
     host, port = a.dest.rsplit(":", 1)
-    hb = a.heap_samples * 10 // 8
+    hb = formats.packed10_bytes(a.heap_samples)
     txs = [spead.udp_sender([(host, int(port) + 2 * ant + pol) for pol in range(2)],
                             hb + spead.PREAMBLE_BYTES + 64, rate=a.rate)
            for ant in range(a.antennas)]

@@ -75,8 +75,7 @@ def spectral_shape_filter(band, ref_freq, spectral_index, n_taps=255):
 
 
 def _finite(value, low=None):
-    return isinstance(value, (int, float, np.number)) and math.isfinite(value) and \
-        (low is None or value >= low)
+    return formats.finite_number(value) and (low is None or value >= low)
 
 
 def _validate(n_antennas, band, sources, noise_power, offset, rfi, seed):

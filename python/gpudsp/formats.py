@@ -14,6 +14,11 @@ import numpy as np
 __all__ = ["pack10", "unpack10", "packed10_bytes"]
 
 
+def finite_number(value):
+    """True for a finite int, float or numpy number (parameter checks)."""
+    return isinstance(value, (int, float, np.number)) and bool(np.isfinite(value))
+
+
 def packed10_bytes(n_samples):
     """Bytes that hold ``n_samples`` packed samples: ceil(10 n / 8)."""
     return (10 * int(n_samples) + 7) // 8

@@ -35,6 +35,7 @@ from gnuradio import gr
 
 import functools
 
+from . import formats
 from .xengine_helpers import xengine_baseline_index, xengine_complex
 
 __all__ = ["ms_writer", "ms_sink", "make_ms_sink", "dump_to_rows", "spectrum_centre_seconds",
@@ -357,11 +358,9 @@ def make_ms_sink(path, n_channels, n_taps, n_integrate, array="meerkat", n_anten
                              f"(got {value!r})")
     for name, value in (("samp_rate", samp_rate), ("duration_s", duration_s),
                         ("jy_per_unit", jy_per_unit)):
-        if not isinstance(value, (int, float, np.number)) or not \
-                (math.isfinite(value) and value > 0):
+        if not (formats.finite_number(value) and value > 0):
             raise ValueError(f"ms_sink: {name} must be finite and > 0 (got {value!r})")
-    if not isinstance(dec_deg, (int, float, np.number)) or not \
-            (math.isfinite(dec_deg) and -90 <= dec_deg <= 90):
+    if not (formats.finite_number(dec_deg) and -90 <= dec_deg <= 90):
         raise ValueError(f"ms_sink: dec_deg must be within [-90, 90] (got {dec_deg!r})")
     if not isinstance(ra_deg, (int, float, np.number)) or math.isinf(ra_deg):
         raise ValueError(f"ms_sink: ra_deg must be finite, or NaN for the RA transiting "

@@ -76,6 +76,13 @@ def warn(logger, message):
     (getattr(logger, "warning", None) or logger.warn)(message)
 
 
+def check_positive(who, **values):
+    """Raise ValueError naming the first value that is not a positive integer."""
+    for name, v in values.items():
+        if int(v) != v or v <= 0:
+            raise ValueError(f"{who}: {name} must be a positive integer, got {v}")
+
+
 def parse_endpoints(spec, default_port=DEFAULT_PORT):
     """'239.10.0.0+7:7148,127.0.0.1:7149' -> [(host, port), ...]; 'A+N'
     is N + 1 consecutive addresses (MeerKAT's eight groups per
@@ -152,6 +159,9 @@ _STAT_NAMES = {  # our stat slot -> spead2 stat name
     "c_stat_epochs": "gpudsp_epochs",
     "c_stat_stop_heaps": "gpudsp_stop_heaps",
 }
+_REPORTED_STATS = ("heaps", "packets", "too_old_heaps", "rejected_heaps",
+                   "incomplete_heaps_evicted", "incomplete_heaps_flushed") + \
+    tuple(_STAT_NAMES.values())
 _BAD_STATS = ("gpudsp_bad_timestamp", "gpudsp_bad_size", "gpudsp_missing_items",
               "gpudsp_bad_id", "gpudsp_bad_frequency", "gpudsp_out_of_window", "too_old_heaps")
 
@@ -233,7 +243,7 @@ class chunk_receiver:
         if terminal < 0:
             return False
         last = terminal - self.params[SLOTS["c_window"]]
-        return self._last_id >= last or last < 0
+        return self._last_id >= last
 
     def release(self, chunk):
         try:
@@ -244,26 +254,42 @@ class chunk_receiver:
     def stats(self):
         """spead2's counters and this module's (gpudsp_*), by name."""
         s = self._stream.stats
-        names = ["heaps", "packets", "too_old_heaps", "rejected_heaps", "incomplete_heaps_evicted",
-                 "incomplete_heaps_flushed"] + list(_STAT_NAMES.values())
-        return {name: int(s[name]) for name in names}
+        return {name: int(s[name]) for name in _REPORTED_STATS}
 
     def warn_bad_heaps(self, who):
-        """Log a warning for every kind of dropped heap whose count grew."""
-        s = self.stats()
+        """Log a warning for every kind of dropped heap whose count grew
+        (once per chunk: reads only the drop counters)."""
+        s = self._stream.stats
         for name in _BAD_STATS:
-            grown = s[name] - self._reported.get(name, 0)
+            count = int(s[name])
+            grown = count - self._reported.get(name, 0)
             if grown > 0:
                 warn(self.logger, f"{who}: dropped {grown} heap(s): "
                                   f"{name.replace('gpudsp_', '').replace('_', ' ')} "
-                                  f"({s[name]} in all)")
-                self._reported[name] = s[name]
-        return s
+                                  f"({count} in all)")
+                self._reported[name] = count
 
     def stop(self):
         if not self._stopped:
             self._stopped = True
             self._stream.stop()
+
+
+def make_heap(flavour, immediates, raw_id=None, raw=None):
+    """A send heap of immediate items {id: value} (48-bit), repeated in every
+    packet, and one array item `raw` (referenced, not copied, when it is a
+    contiguous numpy array)."""
+    sp = import_spead2()
+    heap = sp.send.Heap(flavour)
+    heap.repeat_pointers = True
+    for item_id, value in immediates.items():
+        heap.add_item(sp.Item(item_id, f"0x{item_id:x}", "", (), format=[("u", 48)],
+                              value=int(value)))
+    if raw is not None:
+        raw = np.ascontiguousarray(raw)
+        heap.add_item(sp.Item(raw_id, f"0x{raw_id:x}", "", raw.shape, dtype=raw.dtype,
+                              value=raw))
+    return heap
 
 
 class udp_sender:
@@ -290,17 +316,7 @@ class udp_sender:
 
     def heap(self, immediates, raw_id=None, raw=None):
         """A heap of immediate items {id: value} (48-bit) and one array item."""
-        sp = self._spead2
-        heap = sp.send.Heap(self.flavour)
-        heap.repeat_pointers = True
-        for item_id, value in immediates.items():
-            heap.add_item(sp.Item(item_id, f"0x{item_id:x}", "", (), format=[("u", 48)],
-                                  value=int(value)))
-        if raw is not None:
-            raw = np.ascontiguousarray(raw)
-            heap.add_item(sp.Item(raw_id, f"0x{raw_id:x}", "", raw.shape, dtype=raw.dtype,
-                                  value=raw))
-        return heap
+        return make_heap(self.flavour, immediates, raw_id, raw)
 
     def send(self, heaps):
         """Send [(heap, cnt, substream)] as one group, in order."""

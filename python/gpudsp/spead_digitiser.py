@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pmt
 
-from . import spead
+from . import formats, spead
 from .spead_source import MISSING, TIMESTAMP, chunk_source, runs
 
 __all__ = ["spead_digitiser_source"]
@@ -62,7 +62,7 @@ class spead_digitiser_source(chunk_source):
                                                    else [])
         sp = spead.import_spead2()
         self.n_pols, self.S, self.H = n_pols, int(heap_samples), int(heaps_per_chunk)
-        self.hb = self.S * 10 // 8
+        self.hb = formats.packed10_bytes(self.S)
         self.rate, self.sync_time = float(adc_sample_rate), float(sync_time)
         # Bind now, so that a sender started right after construction is heard.
         self._rx = spead.chunk_receiver(

@@ -20,12 +20,6 @@ __all__ = ["spead_fengine_sink", "spead_fengine_source"]
 MISSING_FENGINES = pmt.intern("gpudsp.missing_fengines")
 
 
-def _check(who, **values):
-    for name, v in values.items():
-        if int(v) != v or v <= 0:
-            raise ValueError(f"{who}: {name} must be a positive integer, got {v}")
-
-
 class spead_fengine_sink(gr.sync_block):
     """Sends F-engine spectra (items [channel][input] ci8, input = antenna x
     2 + pol, n_antennas dual-pol antennas) as katgpucbf F-engine heaps: per
@@ -47,7 +41,7 @@ class spead_fengine_sink(gr.sync_block):
                  first_feng_id=0, array_size=65536, timestamp0=0, max_packet_size=8192 + 72,
                  rate=0.0, interface_address="", send_stop=True):
         who = "spead_fengine_sink"
-        _check(who, n_antennas=n_antennas, n_channels=n_channels,
+        spead.check_positive(who, n_antennas=n_antennas, n_channels=n_channels,
                spectra_per_heap=spectra_per_heap, array_size=array_size)
         self.dests = spead.parse_endpoints(destinations)
         R = len(self.dests)
@@ -148,7 +142,7 @@ class spead_fengine_source(chunk_source):
                  samples_between_spectra=2048, heaps_per_chunk=4, max_chunks=4, ring_chunks=4,
                  buffer_size=16 << 20, stop_heaps=0, jump_chunks=64, max_packet_size=9200):
         who = "spead_fengine_source"
-        _check(who, n_antennas=n_antennas, n_channels=n_channels,
+        spead.check_positive(who, n_antennas=n_antennas, n_channels=n_channels,
                spectra_per_heap=spectra_per_heap, samples_between_spectra=samples_between_spectra,
                heaps_per_chunk=heaps_per_chunk)
         if first_channel < 0:

@@ -10,7 +10,6 @@ import pmt
 from gnuradio import gr
 
 from . import spead
-from .spead_fengine import _check
 from .spead_source import TIMESTAMP
 
 __all__ = ["spead_xengine_sink", "katgpucbf_baseline_order"]
@@ -46,7 +45,7 @@ class spead_xengine_sink(gr.sync_block):
                  sender_index=0, n_senders=1, max_packet_size=8192 + 64, rate=0.0,
                  interface_address="", send_stop=True):
         who = "spead_xengine_sink"
-        _check(who, n_antennas=n_antennas, n_channels=n_channels,
+        spead.check_positive(who, n_antennas=n_antennas, n_channels=n_channels,
                dump_timestamp_step=dump_timestamp_step, n_senders=n_senders)
         self.A, self.C = int(n_antennas), int(n_channels)
         self.nb = self.A * (self.A + 1) // 2
