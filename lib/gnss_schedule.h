@@ -34,6 +34,7 @@ struct gnss_integration {
     double code_freq;
     uint64_t carrier_phase; // cycles * 2^64 at start
     uint64_t code_phase;    // chips * 2^F at start
+    int secondary_chip;     // of the first primary period; -1: primary code only
 
     double carrier_cycles() const { return double(int64_t(carrier_phase)) * 0x1p-64; }
     double code_chips() const
@@ -54,6 +55,7 @@ struct gnss_integration {
         j.code_phase_fixed = int64_t(code_phase); // what the kernels use: exact
         j.start = int64_t(start - first_sample_given);
         j.length = length;
+        j.secondary_chip = secondary_chip;
         return j;
     }
 };
@@ -93,6 +95,22 @@ public:
     /*! Code phase (chips) at next_start(). */
     double code_chips() const { return std::ldexp(double(d_code), -d_frac); }
 
+    /*! The secondary code from the next integration on: its first primary
+     *  period carries secondary chip \p chip (taken modulo the code's
+     *  length); -1 correlates with the primary code alone. The chip then
+     *  follows every primary epoch the replica crosses (integrations,
+     *  skipped samples, code corrections). */
+    void set_secondary_chip(int chip)
+    {
+        const int n = kernels::gnss_signal(d_system).secondary_length;
+        if (chip < -1 || (chip >= 0 && n == 0))
+            throw std::invalid_argument(
+                std::string(kernels::gnss_signal(d_system).name) +
+                (n == 0 ? " has no secondary code" : ": secondary_chip must be >= -1"));
+        d_secondary = chip < 0 ? -1 : chip % n;
+    }
+    int secondary_chip() const { return d_secondary; }
+
     /*! Samples of the next integration: those whose code phase, counted
      *  from its start, stays below periods * L chips (128-bit: periods
      *  L 2^F exceeds 64 bits). */
@@ -123,7 +141,9 @@ public:
         const double scaled =
             std::ldexp(std::fmod(code_chips, double(d_modulus >> d_frac)), d_frac);
         const int64_t shift = std::fabs(scaled) >= 0x1p63 ? 0 : std::llround(scaled);
-        d_code = uint64_t(((__int128)d_code + shift + d_modulus) % d_modulus);
+        const __int128 moved = (__int128)d_code + shift; // in (-L 2^F, 2 L 2^F)
+        cross_epochs(moved < 0 ? -1 : moved >= __int128(d_modulus) ? 1 : 0);
+        d_code = uint64_t((moved + d_modulus) % d_modulus);
         align();
     }
 
@@ -135,8 +155,9 @@ public:
             return;
         const uint64_t k = sample - d_next;
         d_carrier += d_carrier_step * k;
-        d_code = uint64_t(
-            (unsigned __int128)(d_code + (unsigned __int128)k * d_code_step) % d_modulus);
+        const unsigned __int128 reach = d_code + (unsigned __int128)k * d_code_step;
+        cross_epochs(int64_t(reach / d_modulus));
+        d_code = uint64_t(reach % d_modulus);
         d_next = sample;
         align();
     }
@@ -145,7 +166,9 @@ public:
     {
         gnss_integration g{ d_system,      d_prn,     d_next,
                             next_length(), d_count++, d_carrier_freq,
-                            d_code_freq,   d_carrier, d_code };
+                            d_code_freq,   d_carrier, d_code,
+                            d_secondary };
+        cross_epochs(int64_t(d_periods));
         d_next += uint64_t(g.length);
         d_carrier += d_carrier_step * uint64_t(g.length);
         // In 64-bit modular arithmetic: the true result lies in [0, step).
@@ -160,9 +183,19 @@ private:
         if (d_code < d_code_step)
             return;
         const uint64_t k = (d_modulus - d_code + d_code_step - 1) / d_code_step;
+        cross_epochs(1);
         d_next += k;
         d_carrier += d_carrier_step * k;
         d_code = d_code + k * d_code_step - d_modulus;
+    }
+
+    // The replica moved across \p n primary epochs (n < 0: back).
+    void cross_epochs(int64_t n)
+    {
+        if (d_secondary < 0)
+            return;
+        const int64_t len = kernels::gnss_signal(d_system).secondary_length;
+        d_secondary = int(((d_secondary + n) % len + len) % len);
     }
 
     kernels::gnss_system d_system;
@@ -177,6 +210,7 @@ private:
     uint64_t d_carrier = 0; // at d_next
     uint64_t d_code = 0;    // at d_next, in [0, L 2^F)
     uint64_t d_count = 0;
+    int d_secondary = -1; // chip of the primary period holding d_next
 };
 
 /*! Sample runs announced lost (gpudsp.missing tags), as [begin, end). */

@@ -48,7 +48,7 @@ void check_control_keys(const pmt::pmt_t& msg)
 {
     static const char* const known[] = { "system",        "prn",        "remove",
                                          "carrier_freq",  "code_freq",  "carrier_phase",
-                                         "code_phase",    "sample" };
+                                         "code_phase",    "sample",     "secondary_chip" };
     for (pmt::pmt_t ks = pmt::dict_keys(msg); !pmt::is_null(ks); ks = pmt::cdr(ks)) {
         const pmt::pmt_t k = pmt::car(ks);
         const bool ok = pmt::is_symbol(k) &&
@@ -58,7 +58,8 @@ void check_control_keys(const pmt::pmt_t& msg)
         if (!ok)
             throw std::invalid_argument("unknown key " + pmt::write_string(k) +
                                         " (known: system, prn, remove, carrier_freq, "
-                                        "code_freq, carrier_phase, code_phase, sample)");
+                                        "code_freq, carrier_phase, code_phase, sample, "
+                                        "secondary_chip)");
     }
 }
 
@@ -103,9 +104,8 @@ wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
     // The longest integration: E1-B's 4 ms code periods with code Doppler
     // (the code rate may sit 1% below nominal).
     double longest = 0;
-    for (auto sys :
-         { kernels::gnss_system::gps_l1ca, kernels::gnss_system::galileo_e1b }) {
-        const auto& s = kernels::gnss_signal(sys);
+    for (int sys = 0; sys < kernels::gnss_n_systems; ++sys) {
+        const auto& s = kernels::gnss_signal(kernels::gnss_system(sys));
         longest = std::max(longest, s.code_length / s.chip_rate);
     }
     const double samples = longest * integration_periods * samp_rate * 1.01;
@@ -221,6 +221,23 @@ void wipeoff_correlator_impl::update_satellite(const std::string& system,
         t.correct(carrier_phase_correction, code_phase_correction);
 }
 
+void wipeoff_correlator_impl::set_secondary_chip(const std::string& system,
+                                                 int prn,
+                                                 int chip)
+{
+    const key k = key_of(system, prn);
+    gr::thread::scoped_lock guard(d_setlock);
+    auto it = d_sats.find(k);
+    if (it == d_sats.end())
+        throw std::invalid_argument("wipeoff_correlator: " + system + " PRN " +
+                                    std::to_string(prn) + " is not being correlated");
+    try {
+        it->second.set_secondary_chip(chip);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("wipeoff_correlator: ") + e.what());
+    }
+}
+
 void wipeoff_correlator_impl::remove_satellite(const std::string& system, int prn)
 {
     const key k = key_of(system, prn);
@@ -313,6 +330,12 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
                 dict_double(msg, "code_phase", 0),
                 at_sample);
         }
+        if (pmt::dict_has_key(msg, pmt::intern("secondary_chip"))) {
+            const pmt::pmt_t c = pmt::dict_ref(msg, pmt::intern("secondary_chip"), pmt::PMT_NIL);
+            if (!pmt::is_integer(c) || pmt::to_long(c) < -1 || pmt::to_long(c) > INT_MAX)
+                throw std::invalid_argument("\"secondary_chip\" must be an integer >= -1");
+            set_secondary_chip(system, p, int(pmt::to_long(c)));
+        }
     } catch (const std::exception& e) {
         d_logger->error("ignored a control message: {}", e.what());
     }
@@ -367,6 +390,7 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
                             code_phase = pmt::intern("code_phase"),
                             correlations = pmt::intern("correlations"),
                             missing_samples = pmt::intern("missing"),
+                            secondary = pmt::intern("secondary_chip"),
                             time = pmt::intern("time");
     pmt::pmt_t d = d_message_base;
     d = pmt::dict_add(d, system, pmt::intern(kernels::gnss_signal(g.system).name));
@@ -383,6 +407,7 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
         correlations,
         pmt::init_c32vector(std::size_t(d_plan.n_antennas()) * d_plan.n_taps(), sums));
     d = pmt::dict_add(d, missing_samples, pmt::from_uint64(missing));
+    d = pmt::dict_add(d, secondary, pmt::from_long(g.secondary_chip));
     if (d_have_time)
         d = pmt::dict_add(
             d,

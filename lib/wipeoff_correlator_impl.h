@@ -45,6 +45,7 @@ public:
     void remove_satellite(const std::string& system, int prn) override;
     std::vector<std::string> satellites() const override;
     void set_cpu_threads(int n) override;
+    void set_secondary_chip(const std::string& system, int prn, int chip) override;
 
     bool start() override;
     bool stop() override;

@@ -184,22 +184,6 @@ public:
                         gnss_input input)
         : d_m(n_antennas), d_l(taps.size() / gnss_n_systems), d_taps(taps), d_input(input)
     {
-        for (int s = 0; s < gnss_n_systems; ++s) {
-            const auto sys = gnss_system(s);
-            const auto& spec = gnss_signal(sys);
-            const auto& codes = gnss_codes(sys);
-            auto& t = d_tables[s];
-            t.length = spec.code_length;
-            // (+8: the AVX2 replica loads 8 entries from any chip)
-            t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length + 8);
-            for (int p = 0; p < spec.n_prns; ++p)
-                for (int c = 0; c < 2 * spec.code_length; ++c)
-                    t.chips2[std::size_t(p) * 2 * spec.code_length + c] =
-                        codes[std::size_t(p) * spec.code_length + c % spec.code_length];
-            t.sub_phases = spec.sub_phases;
-            for (int j = 0; j < spec.sub_phases; ++j)
-                t.sub[j] = float(gnss_subcarrier(sys, j));
-        }
         set_threads(1);
     }
 
@@ -212,6 +196,8 @@ public:
                  std::complex<float>* out,
                  runtime::stream_handle) override
     {
+        for (const auto& j : jobs)
+            prepare_table(j.system); // before the workers start
         const std::size_t T = std::min(d_scratch.size(), jobs.size());
         auto run = [&](std::size_t w) {
             for (std::size_t j = w; j < jobs.size(); j += T)
@@ -253,8 +239,30 @@ private:
                 std::complex<float>(float(s.acc[2 * r]), float(s.acc[2 * r + 1]));
     }
 
+    // A system's table, made when a job first needs it (the L5 and E5a
+    // tables are 4-5 MB each as float).
+    void prepare_table(int system)
+    {
+        auto& t = d_tables[system];
+        if (t.length)
+            return;
+        const auto sys = gnss_system(system);
+        const auto& spec = gnss_signal(sys);
+        const auto& codes = gnss_codes(sys);
+        // (+8: the AVX2 replica loads 8 entries from any chip)
+        t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length + 8);
+        for (int p = 0; p < spec.n_prns; ++p)
+            for (int c = 0; c < 2 * spec.code_length; ++c)
+                t.chips2[std::size_t(p) * 2 * spec.code_length + c] =
+                    codes[std::size_t(p) * spec.code_length + c % spec.code_length];
+        t.sub_phases = spec.sub_phases;
+        for (int j = 0; j < spec.sub_phases; ++j)
+            t.sub[j] = float(gnss_subcarrier(sys, j));
+        t.length = spec.code_length;
+    }
+
     struct table {
-        int length = 0;
+        int length = 0; // 0 until prepared
         int sub_phases = 1;
         std::vector<float> chips2; // per PRN: the code twice
         float sub[16] = {};        // 12 used; padded for the AVX2 lane permutation

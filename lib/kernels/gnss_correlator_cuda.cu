@@ -27,10 +27,10 @@ namespace {
 
 constexpr int threads = 256;
 constexpr int group_antennas = 4;
-constexpr int max_code_length = 4092;
+constexpr int max_code_length = 10230; // L5, E5a
 
 struct code_tables {
-    const float* chips[gnss_n_systems]; // [prn][chip]
+    const signed char* chips[gnss_n_systems]; // [prn][chip], +1/-1
     int length[gnss_n_systems];
     int sub_phases[gnss_n_systems];
     float sub[gnss_n_systems][12];
@@ -70,7 +70,8 @@ __global__ void __launch_bounds__(threads)
                      launch_shape shape,
                      float2* __restrict__ partials) // [job][chunk][antenna][tap]
 {
-    __shared__ float code[max_code_length];
+    // int8 (10 KB for the longest code; float would need 40 KB).
+    __shared__ signed char code[max_code_length];
     __shared__ float sub[12];
     __shared__ float2 red[threads / 32][group_antennas * TG];
 
@@ -88,7 +89,7 @@ __global__ void __launch_bounds__(threads)
     const int sys = job.system;
     const int L = __ldg(&tables->length[sys]);
     const int S = __ldg(&tables->sub_phases[sys]);
-    const float* chips = tables->chips[sys] + (long long)(job.prn - 1) * L;
+    const signed char* chips = tables->chips[sys] + (long long)(job.prn - 1) * L;
     for (int c = threadIdx.x; c < L; c += threads)
         code[c] = __ldg(chips + c);
     if (threadIdx.x < 12)
@@ -140,7 +141,7 @@ __global__ void __launch_bounds__(threads)
                 unsigned long long qt = q + toff[t];
                 if (qt >= mod)
                     qt -= mod;
-                float v = code[gnss_chip(qt, F)];
+                float v = float(code[gnss_chip(qt, F)]);
                 if (S > 1) // sub-phase j of S: BOC(1,1) flips at 6, BOC(6,1) at every j
                     v *= sub[gnss_sub_phase(qt, F, S)];
 #pragma unroll
@@ -251,25 +252,21 @@ public:
     {
         d_ctx->make_current();
         runtime::device_stream stream(d_ctx, who);
-        // Float copies of the tables, kept until the stream is synchronised
-        // below.
-        std::vector<float> staged[gnss_n_systems];
         code_tables codes{}; // staged here, read by the kernel from d_tables
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
             const auto& spec = gnss_signal(sys);
             const auto& chips = gnss_codes(sys);
-            staged[s].assign(chips.begin(), chips.end());
             d_code_memory.emplace_back(std::make_unique<runtime::device_memory>(
-                d_ctx, chips.size() * sizeof(float), who));
+                d_ctx, chips.size(), who));
             d_ctx->copy_async(d_code_memory.back()->get(),
-                              staged[s].data(),
-                              chips.size() * sizeof(float),
+                              chips.data(), // lives as long as the process
+                              chips.size(),
                               runtime::copy_kind::host_to_device,
                               stream.get(),
                               who);
             codes.chips[s] =
-                reinterpret_cast<const float*>(d_code_memory.back()->get());
+                reinterpret_cast<const signed char*>(d_code_memory.back()->get());
             codes.length[s] = spec.code_length;
             codes.sub_phases[s] = spec.sub_phases;
             for (int j = 0; j < 12; ++j)

@@ -17,8 +17,6 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-constexpr int gnss_n_systems = 2;
-
 #ifdef __CUDACC__
 #define GNSS_HD __host__ __device__ __forceinline__
 #else

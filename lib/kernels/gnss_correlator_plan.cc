@@ -9,11 +9,9 @@
 #include "emulated_work.h"
 #include "gnss_correlator_impl.h"
 #include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
-#include <gnuradio/gpudsp/runtime/data_dir.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -57,35 +55,15 @@ private:
 
 namespace {
 
+// Carrier frequencies: L1/E1 1575.42 MHz, L5/E5a 1176.45 MHz.
 const gnss_signal_spec signals[gnss_n_systems] = {
-    { gnss_system::gps_l1ca, "gps_l1ca", 1023, 37, 1.023e6, 1 },
-    { gnss_system::galileo_e1b, "galileo_e1b", 4092, 50, 1.023e6, 12 },
+    { gnss_system::gps_l1ca, "gps_l1ca", 1023, 37, 1.023e6, 1, 0, 1575.42e6 },
+    { gnss_system::galileo_e1b, "galileo_e1b", 4092, 50, 1.023e6, 12, 0, 1575.42e6 },
+    { gnss_system::gps_l5i, "gps_l5i", 10230, 63, 10.23e6, 1, 10, 1176.45e6 },
+    { gnss_system::gps_l5q, "gps_l5q", 10230, 63, 10.23e6, 1, 20, 1176.45e6 },
+    { gnss_system::galileo_e5ai, "galileo_e5ai", 10230, 50, 10.23e6, 1, 20, 1176.45e6 },
+    { gnss_system::galileo_e5aq, "galileo_e5aq", 10230, 50, 10.23e6, 1, 100, 1176.45e6 },
 };
-
-const char* code_files[gnss_n_systems] = { "gnss/codes_gps_l1ca.bin",
-                                           "gnss/codes_galileo_e1b.bin" };
-
-std::vector<int8_t> read_codes(gnss_system system)
-{
-    const auto& s = gnss_signal(system);
-    const std::string path = runtime::data_dir() + "/" + code_files[int(system)];
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-        throw std::runtime_error("gnss code table " + path +
-                                 " cannot be read (set GPUDSP_DATA_DIR to the folder "
-                                 "holding gnss/)");
-    std::vector<int8_t> codes(std::size_t(s.code_length) * s.n_prns);
-    f.read(reinterpret_cast<char*>(codes.data()), std::streamsize(codes.size()));
-    if (std::size_t(f.gcount()) != codes.size() || f.peek() != EOF)
-        throw std::runtime_error("gnss code table " + path + " does not hold " +
-                                 std::to_string(s.n_prns) + " x " +
-                                 std::to_string(s.code_length) + " chips");
-    for (auto c : codes)
-        if (c != 1 && c != -1)
-            throw std::runtime_error("gnss code table " + path +
-                                     " holds values other than +1/-1");
-    return codes;
-}
 
 } // namespace
 
@@ -96,8 +74,11 @@ gnss_system parse_gnss_system(const std::string& name, const std::string& who)
     for (const auto& s : signals)
         if (name == s.name)
             return s.system;
-    throw std::invalid_argument(who + ": unknown GNSS system \"" + name +
-                                "\" (known: \"gps_l1ca\", \"galileo_e1b\")");
+    std::string known;
+    for (const auto& s : signals)
+        known += std::string(known.empty() ? "" : ", ") + "\"" + s.name + "\"";
+    throw std::invalid_argument(who + ": unknown GNSS system \"" + name + "\" (known: " +
+                                known + ")");
 }
 
 gnss_input parse_gnss_input(const std::string& name, const std::string& who)
@@ -110,17 +91,6 @@ gnss_input parse_gnss_input(const std::string& name, const std::string& who)
                                 ": input_format must be \"complex\" or "
                                 "\"complex_short\", got \"" +
                                 name + "\"");
-}
-
-const std::vector<int8_t>& gnss_codes(gnss_system system)
-{
-    static std::mutex lock;
-    static std::vector<int8_t> tables[gnss_n_systems];
-    std::lock_guard<std::mutex> guard(lock);
-    auto& t = tables[int(system)];
-    if (t.empty())
-        t = read_codes(system);
-    return t;
 }
 
 uint64_t gnss_code_phase_fixed(double chips, int code_length)
@@ -140,8 +110,8 @@ uint64_t gnss_code_phase_fixed(double chips, int code_length)
 
 double gnss_subcarrier(gnss_system system, int j)
 {
-    if (system == gnss_system::gps_l1ca)
-        return 1.0;
+    if (system != gnss_system::galileo_e1b)
+        return 1.0; // BPSK
     // Sub-phase j covers [j/12, (j+1)/12) of the chip: BOC(1,1) changes sign
     // at half a chip, BOC(6,1) every twelfth.
     const double boc1 = j < 6 ? 1.0 : -1.0;
@@ -241,6 +211,9 @@ gnss_fixed_job gnss_correlator_plan::fix(const gnss_job& j, int64_t n_samples) c
              std::to_string(n_samples) + " samples given");
     if (j.length >= (int64_t(1) << 31))
         fail("integrations are limited to 2^31 - 1 samples");
+    if (j.secondary_chip < -1 || (j.secondary_chip >= 0 && s.secondary_length == 0))
+        fail(s.secondary_length == 0 ? "has no secondary code (secondary_chip must be -1)"
+                                     : "secondary_chip must be -1 or >= 0");
     gnss_fixed_job f;
     f.code_frac_bits = gnss_code_frac_bits(s.code_length);
     f.code_modulus = uint64_t(s.code_length) << f.code_frac_bits;
@@ -259,6 +232,33 @@ gnss_fixed_job gnss_correlator_plan::fix(const gnss_job& j, int64_t n_samples) c
     return f;
 }
 
+std::vector<gnss_correlator_plan::segment>
+gnss_correlator_plan::split_at_epochs(const gnss_fixed_job& f, int secondary_chip) const
+{
+    // Sample i of the job lies in primary period k = floor((q0 + i step) /
+    // modulus); period k starts at the first i with q0 + i step >= k
+    // modulus (128-bit: k modulus exceeds 64 bits for long integrations).
+    const auto code = gnss_secondary_code(gnss_system(f.system), f.prn);
+    std::vector<segment> out;
+    int64_t begin = 0;
+    for (uint64_t k = 1; begin < f.length; ++k) {
+        const unsigned __int128 reach = (unsigned __int128)k * f.code_modulus - f.code_phase;
+        const int64_t next = int64_t(std::min<unsigned __int128>(
+            (reach + f.code_step - 1) / f.code_step, (unsigned __int128)f.length));
+        segment g;
+        g.job = f;
+        g.job.start = f.start + begin;
+        g.job.length = next - begin;
+        g.job.carrier_phase = f.carrier_phase + f.carrier_step * uint64_t(begin);
+        g.job.code_phase =
+            gnss_code_phase_at(f.code_phase, f.code_step, f.code_modulus, uint64_t(begin));
+        g.sign = code[(uint64_t(secondary_chip) + k - 1) % code.size()];
+        out.push_back(g);
+        begin = next;
+    }
+    return out;
+}
+
 void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
                                    int64_t n_samples,
                                    const std::vector<gnss_job>& jobs,
@@ -271,10 +271,39 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
                                     std::to_string(d_n_antennas));
     std::vector<gnss_fixed_job> fixed;
     fixed.reserve(jobs.size());
-    for (const auto& j : jobs)
-        fixed.push_back(fix(j, n_samples));
-    if (!fixed.empty())
+    // Jobs carrying a secondary code are correlated per primary period (one
+    // launch for all) and the periods summed with their secondary signs.
+    std::vector<std::pair<std::size_t, int>> parts; // fixed job -> (job, sign)
+    bool secondary = false;
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const auto f = fix(jobs[j], n_samples);
+        if (jobs[j].secondary_chip < 0) {
+            fixed.push_back(f);
+            parts.emplace_back(j, 1);
+            continue;
+        }
+        secondary = true;
+        for (const auto& g : split_at_epochs(f, jobs[j].secondary_chip)) {
+            fixed.push_back(g.job);
+            parts.emplace_back(j, g.sign);
+        }
+    }
+    if (fixed.empty())
+        return;
+    if (!secondary) {
         d_impl->execute(antennas, fixed, out, stream);
+        return;
+    }
+    const std::size_t per_job = std::size_t(d_n_antennas) * d_taps.size();
+    d_parts.resize(fixed.size() * per_job);
+    d_impl->execute(antennas, fixed, d_parts.data(), stream);
+    std::vector<std::complex<double>> sum(jobs.size() * per_job);
+    for (std::size_t k = 0; k < fixed.size(); ++k)
+        for (std::size_t r = 0; r < per_job; ++r)
+            sum[parts[k].first * per_job + r] +=
+                double(parts[k].second) * std::complex<double>(d_parts[k * per_job + r]);
+    for (std::size_t r = 0; r < sum.size(); ++r)
+        out[r] = std::complex<float>(sum[r]);
 }
 
 double gnss_correlator_plan::last_kernel_seconds() const

@@ -12,10 +12,15 @@ import numpy as np
 from . import kernels
 
 __all__ = ["replica", "reference_correlate", "synthetic_signal", "record_dtype",
-           "parse_records", "with_satellites", "SYSTEMS"]
+           "parse_records", "with_satellites", "secondary_signs", "SYSTEMS",
+           "SYMBOL_PERIODS"]
 
 #: system numbers used in the block's records
-SYSTEMS = ("gps_l1ca", "galileo_e1b")
+SYSTEMS = ("gps_l1ca", "galileo_e1b", "gps_l5i", "gps_l5q", "galileo_e5ai", "galileo_e5aq")
+
+#: primary code periods per data symbol of a data component (L1 C/A: 50
+#: bit/s; E1-B: 250 symbols/s; L5 I5: 100 symbols/s; E5a-I: 50 symbols/s)
+SYMBOL_PERIODS = {"gps_l1ca": 20, "galileo_e1b": 1, "gps_l5i": 10, "galileo_e5ai": 20}
 
 _signals = {}
 
@@ -26,6 +31,17 @@ def _signal(system):
         s["codes"] = {}
         _signals[system] = s
     return _signals[system]
+
+
+def secondary_signs(system, prn, periods):
+    """The sign of each primary period (an int array of period numbers,
+    period 0 carrying secondary chip 0) from the secondary code; ones for a
+    system without one."""
+    code = kernels.gnss_secondary_code(system, prn).astype(np.float64)
+    periods = np.asarray(periods, np.int64)
+    if len(code) == 0:
+        return np.ones(periods.shape)
+    return code[np.mod(periods, len(code))]
 
 
 def replica(system, prn, chips):
@@ -67,10 +83,19 @@ def reference_correlate(x, satellites, taps_chips, samp_rate):
         code_freq = sat.get("code_freq", _signal(sat["system"])["chip_rate"])
         wiped = x[:, start:start + length].astype(np.complex128) * carrier
         il = np.arange(length, dtype=np.longdouble)
+        tau0 = np.longdouble(sat.get("code_phase", 0.0))
+        sign = 1.0
+        if sat.get("secondary_chip", -1) >= 0:
+            # Each primary period of the prompt replica (all taps) times its
+            # secondary chip's sign; the period holding sample start carries
+            # secondary_chip.
+            L = _signal(sat["system"])["code_length"]
+            prompt = np.mod(tau0, L) + np.longdouble(code_freq) * il / np.longdouble(samp_rate)
+            period = np.floor(prompt / L).astype(np.int64)
+            sign = secondary_signs(sat["system"], sat["prn"], sat["secondary_chip"] + period)
         for l, tap in enumerate(taps_chips):
-            t = (np.longdouble(sat.get("code_phase", 0.0)) + np.longdouble(tap) +
-                 np.longdouble(code_freq) * il / np.longdouble(samp_rate))
-            c = replica(sat["system"], sat["prn"], t)
+            t = tau0 + np.longdouble(tap) + np.longdouble(code_freq) * il / np.longdouble(samp_rate)
+            c = replica(sat["system"], sat["prn"], t) * sign
             out[k, :, l] = wiped @ c
     return out
 
@@ -83,8 +108,10 @@ def synthetic_signal(n_samples, samp_rate, satellites, n_antennas=1, cn0_dbhz=No
     Each satellite dict: system, prn, carrier_freq (Hz), code_freq (chips/s),
     carrier_phase (cycles) and code_phase (chips) at absolute sample 0,
     optional amplitude, optional bits (a +-1 array, one per
-    bit_periods code periods, default 20 for L1, 1 for E1-B) and cn0_dbhz
-    (overrides the default). Sample i of the result is absolute sample
+    bit_periods code periods, default SYMBOL_PERIODS), optional
+    secondary=True (each primary period k, counted from code phase 0,
+    multiplied by the sign of secondary chip k; see secondary_signs) and
+    cn0_dbhz (overrides the default). Sample i of the result is absolute sample
     first_sample + i, so consecutive calls continue the signal.
     antenna_phases[m][k]: the phase (cycles) antenna m adds to satellite k."""
     rng = np.random.default_rng() if rng is None else rng
@@ -98,9 +125,12 @@ def synthetic_signal(n_samples, samp_rate, satellites, n_antennas=1, cn0_dbhz=No
         t = sat.get("code_phase", 0.0) + sat["code_freq"] * i / samp_rate
         c = replica(sat["system"], sat["prn"], t)
         if "bits" in sat:
-            per = sat.get("bit_periods", 20 if sat["system"] == "gps_l1ca" else 1)
+            per = sat.get("bit_periods", SYMBOL_PERIODS.get(sat["system"], 1))
             bit = np.floor(t / (s["code_length"] * per)).astype(np.int64)
             c = c * np.asarray(sat["bits"])[np.mod(bit, len(sat["bits"]))]
+        if sat.get("secondary", False):
+            c = c * secondary_signs(sat["system"], sat["prn"],
+                                    np.floor(t / s["code_length"]).astype(np.int64))
         cn0 = sat.get("cn0_dbhz", cn0_dbhz)
         amp = sat.get("amplitude", 1.0)
         if cn0 is not None:
@@ -132,7 +162,7 @@ def parse_records(data, n_antennas, n_taps):
 
 def with_satellites(correlator, satellites):
     """Adds each satellite dict (system, prn, and optionally carrier_freq,
-    code_freq, carrier_phase, code_phase, sample) to a wipeoff_correlator
+    code_freq, carrier_phase, code_phase, sample, secondary_chip) to a wipeoff_correlator
     and returns it (GRC's "Satellites" parameter)."""
     for sat in satellites:
         chip_rate = kernels.gnss_signal(sat["system"])["chip_rate"]
@@ -142,4 +172,7 @@ def with_satellites(correlator, satellites):
                                  float(sat.get("carrier_phase", 0.0)),
                                  float(sat.get("code_phase", 0.0)),
                                  int(sat.get("sample", -1)))
+        if int(sat.get("secondary_chip", -1)) >= 0:
+            correlator.set_secondary_chip(sat["system"], int(sat["prn"]),
+                                          int(sat["secondary_chip"]))
     return correlator

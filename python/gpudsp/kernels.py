@@ -13,7 +13,7 @@ import numpy as np
 from .gpudsp_python import _kernels
 
 __all__ = ["unpack10", "pfb_weights", "fengine", "xengine", "ddc", "correlate",
-           "gnss_code", "gnss_signal", "ldpc5g_params", "ldpc5g_encode", "ldpc5g_decode",
+           "gnss_code", "gnss_signal", "gnss_secondary_code", "ldpc5g_params", "ldpc5g_encode", "ldpc5g_decode",
            "ldpc5g_codeword", "ldpc5g_lifting_sizes"]
 
 
@@ -103,10 +103,12 @@ def correlate(x, satellites, taps_chips=(0.5, 0.0, -0.5), samp_rate=None,
     x: complex64 [n_antennas, n_samples] (int16 [n_antennas, n_samples, 2]
     for input_format "complex_short"), or a C-contiguous complex64 CUDA
     array (anything with __cuda_array_interface__), read on the GPU where it
-    lies. satellites: dicts with "system" ("gps_l1ca" | "galileo_e1b"),
-    "prn", and optionally "carrier_freq" (Hz, 0), "carrier_phase" (cycles,
-    0), "code_freq" (chips/s, nominal), "code_phase" (chips, 0), "start"
-    (0), "length" (to the end). Returns complex64 [n_satellites,
+    lies. satellites: dicts with "system" (see gnss_signal), "prn", and
+    optionally "carrier_freq" (Hz, 0), "carrier_phase" (cycles, 0),
+    "code_freq" (chips/s, nominal), "code_phase" (chips, 0), "start" (0),
+    "length" (to the end), "secondary_chip" (-1: primary code only; k:
+    the primary period holding sample start carries secondary chip k, and
+    every period is multiplied by its chip's sign). Returns complex64 [n_satellites,
     n_antennas, n_taps]:
     R[k][m][l] = sum_i x[m, start + i] exp(-2j pi (carrier_phase +
     carrier_freq i / samp_rate)) c_k(code_phase + taps_chips[l] +
@@ -128,9 +130,18 @@ def gnss_code(system, prn):
 
 
 def gnss_signal(system):
-    """code_length, n_prns, chip_rate, sub_phases and the subcarrier value of
-    each sub-phase of a chip for "gps_l1ca" or "galileo_e1b"."""
+    """code_length, n_prns, chip_rate, sub_phases, the subcarrier value of
+    each sub-phase of a chip, secondary_length (0: none) and carrier_hz of
+    a system: "gps_l1ca", "galileo_e1b", "gps_l5i", "gps_l5q",
+    "galileo_e5ai" or "galileo_e5aq"."""
     return _kernels.gnss_signal(system)
+
+
+def gnss_secondary_code(system, prn):
+    """The secondary code of (system, prn) as the int8 sign (+1/-1) each
+    primary code period is multiplied by: 1 - 2 s for ICD chip s; empty for
+    a system without one."""
+    return _kernels.gnss_secondary_code(system, int(prn))
 
 
 def ldpc5g_params(K, E, rv=0, Qm=1, n_ref=0, bg=0):

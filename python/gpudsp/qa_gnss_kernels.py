@@ -100,6 +100,70 @@ class gnss_kernel_tests:
                                                    f"IF {f_if:g}: {err:.3g}")
         self.assertGreater(worst, 0.0)
 
+    def test_l5_and_e5a_within_1e_5_of_prompt_at_the_corners(self):
+        # The same precision rule for the 10.23 Mchip/s codes (10230 chips,
+        # 49 fractional bits) at 25 and 100 MS/s (their chip rate exceeds
+        # 2 MS/s, which the plan refuses), IF 0 and fs/4.
+        n = 100000
+        taps = [0.5, 0.1, 0.0, -0.1, -0.5]
+        for system in ("gps_l5q", "galileo_e5ai"):
+            for fs in (25e6, 100e6):
+                for doppler in (-9999.371, 9999.371):
+                    for f_if in (0.0, fs / 4):
+                        sat = dict(system=system, prn=23, carrier_freq=f_if + doppler,
+                                   carrier_phase=0.37,
+                                   code_freq=10.23e6 * (1 + doppler / 1176.45e6),
+                                   code_phase=8111.31379)
+                        x = gnss.synthetic_signal(n, fs, [sat])
+                        got = self.correlate(x, [sat], taps, fs)
+                        want = gnss.reference_correlate(x, [sat], taps, fs)
+                        err = np.abs(got - want).max() / np.abs(want[0, 0, 2])
+                        self.assertLess(err, 1e-5, f"{system} fs {fs:g} Doppler {doppler:g} "
+                                                   f"IF {f_if:g}: {err:.3g}")
+
+    def test_secondary_code_wiped_across_primary_periods(self):
+        # A GPS L5 pilot (NH20) integrated over its 20 primary periods with
+        # the right secondary chip adds up coherently; without the secondary
+        # code, or one chip off, it does not. Noise-free, so the magnitudes
+        # are the code's: n samples coherently; without the secondary code
+        # the sum of NH20's signs, (12 - 8) / 20 of it.
+        fs = 10.5e6
+        doppler = 1234.567
+        sat = dict(system="gps_l5q", prn=7, carrier_freq=doppler, carrier_phase=0.1,
+                   code_freq=10.23e6 * (1 + doppler / 1176.45e6), code_phase=0.0,
+                   secondary=True)
+        n = int(0.020 * fs)
+        x = gnss.synthetic_signal(n, fs, [sat])
+        taps = [0.5, 0.0, -0.5]
+        job = {k: v for k, v in sat.items() if k != "secondary"}
+        got = self.correlate(x, [dict(job, secondary_chip=c) for c in (0, 1, -1)], taps, fs)
+        want = gnss.reference_correlate(x, [dict(job, secondary_chip=0)], taps, fs)
+        self.assert_close(got[:1], want, 2e-5)
+        self.assertGreater(abs(got[0, 0, 1]), 0.99 * n)
+        self.assertLess(abs(got[1, 0, 1]), 0.25 * n)
+        self.assertAlmostEqual(abs(got[2, 0, 1]), 0.2 * n, delta=0.01 * n)
+
+    def test_secondary_code_from_any_start_against_the_definition(self):
+        # Integrations starting inside a primary period and ending inside
+        # another (partial periods at both ends), several antennas, taps
+        # reaching across epochs, a secondary chip beyond the code's length
+        # (taken modulo it), beside a job without a secondary code.
+        rng = np.random.default_rng(15)
+        fs = 21.3e6
+        n = 80001
+        x = noise(rng, (2, n))
+        sats = [dict(system="galileo_e5aq", prn=33, carrier_freq=-4321.0, carrier_phase=0.2,
+                     code_freq=10.23e6 - 3.3, code_phase=9000.5, start=17, length=n - 40,
+                     secondary_chip=198),
+                dict(system="galileo_e5ai", prn=2, carrier_freq=777.0, code_phase=10229.7,
+                     start=0, length=n, secondary_chip=19),
+                dict(system="gps_l5i", prn=63, carrier_freq=55.0, code_phase=3.25,
+                     start=1000, length=30000, secondary_chip=3),
+                dict(system="gps_l5q", prn=1, carrier_freq=-10.0, code_phase=5.5)]
+        taps = [1.5, 0.5, 0.0, -0.5, -1.5]
+        got = self.correlate(x, sats, taps, fs)
+        self.assert_close(got, gnss.reference_correlate(x, sats, taps, fs), 2e-5)
+
     def test_threads_give_the_same_sums(self):
         # Satellites spread over CPU threads: bit-identical to one thread.
         rng = np.random.default_rng(14)
@@ -172,6 +236,10 @@ class gnss_kernel_tests:
         for sat, taps in ((dict(system="glonass", prn=1), [0]),
                           (dict(system="gps_l1ca", prn=38), [0]),
                           (dict(system="galileo_e1b", prn=0), [0]),
+                          (dict(system="gps_l5i", prn=64), [0]),
+                          (dict(system="galileo_e5aq", prn=51), [0]),
+                          (dict(ok, secondary_chip=0), [0]),  # L1 C/A has none
+                          (dict(system="gps_l5q", prn=1, secondary_chip=-2), [0]),
                           (dict(ok, length=1001), [0]),
                           (dict(ok, code_freq=-1.0), [0]),
                           (dict(ok, dopler=3.0), [0]),

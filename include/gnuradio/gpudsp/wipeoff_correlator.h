@@ -23,7 +23,7 @@ namespace gpudsp {
  * For satellite k, antenna m and tap l (chips, > 0 early):
  *   R[k][m][l] = sum_i x_m[n0 + i] exp(-2j pi (phi + f i / fs))
  *                c(tau + tap_l + fc i / fs)
- * over whole code periods (1 ms L1 C/A, 4 ms E1-B, times
+ * over whole code periods (1 ms L1 C/A, L5 and E5a, 4 ms E1-B, times
  * integration_periods) aligned to the satellite's own code epochs; phases
  * advance exactly (64-bit fixed point) from one integration to the next.
  * Each integration is sent as a PMT dict on message port "corr" and, when
@@ -76,6 +76,18 @@ public:
                                   double code_freq = NAN,
                                   double carrier_phase_correction = 0,
                                   double code_phase_correction = 0) = 0;
+
+    /*!
+     * \brief Secondary code wipe-off for a satellite of a signal that has
+     * one (GPS L5, Galileo E5a): the first primary period of its next
+     * integration carries secondary chip \p chip (0 .. length - 1); each
+     * primary period is then multiplied by its secondary chip's sign, so an
+     * integration of several periods adds up coherently (a pilot tracked
+     * over 20 or 100 ms). The chip follows the replica from then on. -1
+     * (the default of every satellite) correlates with the primary code
+     * alone. Also the "secondary_chip" key of a control message.
+     */
+    virtual void set_secondary_chip(const std::string& system, int prn, int chip) = 0;
 
     virtual void remove_satellite(const std::string& system, int prn) = 0;
 

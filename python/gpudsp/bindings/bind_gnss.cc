@@ -23,7 +23,8 @@ job_from_dict(const py::dict& d, int64_t n_samples, const std::string& who)
     static const std::set<std::string> known = { "system",       "prn",
                                                  "carrier_freq", "carrier_phase",
                                                  "code_freq",    "code_phase",
-                                                 "start",        "length" };
+                                                 "start",        "length",
+                                                 "secondary_chip" };
     for (auto item : d) {
         const auto key = py::str(item.first).cast<std::string>();
         if (!known.count(key))
@@ -44,6 +45,7 @@ job_from_dict(const py::dict& d, int64_t n_samples, const std::string& who)
     j.code_phase = get("code_phase", 0.0);
     j.start = d.contains("start") ? d["start"].cast<int64_t>() : 0;
     j.length = d.contains("length") ? d["length"].cast<int64_t>() : n_samples - j.start;
+    j.secondary_chip = d.contains("secondary_chip") ? d["secondary_chip"].cast<int>() : -1;
     return j;
 }
 
@@ -147,6 +149,8 @@ py::dict signal_dict(const std::string& system)
     d["n_prns"] = s.n_prns;
     d["chip_rate"] = s.chip_rate;
     d["sub_phases"] = s.sub_phases;
+    d["secondary_length"] = s.secondary_length;
+    d["carrier_hz"] = s.carrier_hz;
     std::vector<double> sub;
     for (int j = 0; j < s.sub_phases; ++j)
         sub.push_back(kernels::gnss_subcarrier(s.system, j));
@@ -200,7 +204,12 @@ void bind_wipeoff_correlator(py::module& m)
              py::arg("system"),
              py::arg("prn"))
         .def("satellites", &wipeoff_correlator::satellites)
-        .def("set_cpu_threads", &wipeoff_correlator::set_cpu_threads, py::arg("n"));
+        .def("set_cpu_threads", &wipeoff_correlator::set_cpu_threads, py::arg("n"))
+        .def("set_secondary_chip",
+             &wipeoff_correlator::set_secondary_chip,
+             py::arg("system"),
+             py::arg("prn"),
+             py::arg("chip"));
 }
 
 void bind_gnss(py::module& m, py::module& k)
@@ -217,5 +226,16 @@ void bind_gnss(py::module& m, py::module& k)
           py::arg("threads") = 1);
     k.def("gnss_code", &code_array, py::arg("system"), py::arg("prn"));
     k.def("gnss_signal", &signal_dict, py::arg("system"));
+    k.def(
+        "gnss_secondary_code",
+        [](const std::string& system, int prn) {
+            const auto v = kernels::gnss_secondary_code(
+                kernels::parse_gnss_system(system, "kernels.gnss_secondary_code"), prn);
+            py::array_t<int8_t> out(py::ssize_t(v.size()));
+            std::copy(v.begin(), v.end(), out.mutable_data());
+            return out;
+        },
+        py::arg("system"),
+        py::arg("prn"));
     bind_wipeoff_correlator(m);
 }
