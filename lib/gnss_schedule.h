@@ -35,6 +35,7 @@ struct gnss_integration {
     uint64_t carrier_phase; // cycles * 2^64 at start
     uint64_t code_phase;    // chips * 2^F at start
     int secondary_chip;     // of the first primary period; -1: primary code only
+    int64_t epoch;          // primary epochs since the satellite was added
 
     double carrier_cycles() const { return double(int64_t(carrier_phase)) * 0x1p-64; }
     double code_chips() const
@@ -95,21 +96,36 @@ public:
     /*! Code phase (chips) at next_start(). */
     double code_chips() const { return std::ldexp(double(d_code), -d_frac); }
 
-    /*! The secondary code from the next integration on: its first primary
-     *  period carries secondary chip \p chip (taken modulo the code's
-     *  length); -1 correlates with the primary code alone. The chip then
-     *  follows every primary epoch the replica crosses (integrations,
-     *  skipped samples, code corrections). */
-    void set_secondary_chip(int chip)
+    /*! The secondary code: primary period number \p epoch (counted as
+     *  gnss_integration::epoch; -1: the period the next integration starts
+     *  with) carries secondary chip \p chip (taken modulo the code's
+     *  length), and every other period follows from it; \p chip -1
+     *  correlates with the primary code alone. Periods are counted across
+     *  everything that moves the replica (integrations, skipped samples,
+     *  code corrections), so a loop may name the period of an integration
+     *  it has already seen. */
+    void set_secondary_chip(int chip, int64_t epoch = -1)
     {
         const int n = kernels::gnss_signal(d_system).secondary_length;
         if (chip < -1 || (chip >= 0 && n == 0))
             throw std::invalid_argument(
                 std::string(kernels::gnss_signal(d_system).name) +
                 (n == 0 ? " has no secondary code" : ": secondary_chip must be >= -1"));
-        d_secondary = chip < 0 ? -1 : chip % n;
+        if (chip < 0) {
+            d_secondary_offset = -1;
+            return;
+        }
+        const int64_t at = epoch >= 0 ? epoch : d_epoch;
+        d_secondary_offset = int(((chip - at) % n + n) % n);
     }
-    int secondary_chip() const { return d_secondary; }
+    /*! The secondary chip of the period holding next_start(), or -1. */
+    int secondary_chip() const
+    {
+        if (d_secondary_offset < 0)
+            return -1;
+        const int64_t n = kernels::gnss_signal(d_system).secondary_length;
+        return int(((d_secondary_offset + d_epoch) % n + n) % n);
+    }
 
     /*! Samples of the next integration: those whose code phase, counted
      *  from its start, stays below periods * L chips (128-bit: periods
@@ -167,7 +183,7 @@ public:
         gnss_integration g{ d_system,      d_prn,     d_next,
                             next_length(), d_count++, d_carrier_freq,
                             d_code_freq,   d_carrier, d_code,
-                            d_secondary };
+                            secondary_chip(), d_epoch };
         cross_epochs(int64_t(d_periods));
         d_next += uint64_t(g.length);
         d_carrier += d_carrier_step * uint64_t(g.length);
@@ -190,13 +206,7 @@ private:
     }
 
     // The replica moved across \p n primary epochs (n < 0: back).
-    void cross_epochs(int64_t n)
-    {
-        if (d_secondary < 0)
-            return;
-        const int64_t len = kernels::gnss_signal(d_system).secondary_length;
-        d_secondary = int(((d_secondary + n) % len + len) % len);
-    }
+    void cross_epochs(int64_t n) { d_epoch += n; }
 
     kernels::gnss_system d_system;
     int d_prn;
@@ -210,7 +220,8 @@ private:
     uint64_t d_carrier = 0; // at d_next
     uint64_t d_code = 0;    // at d_next, in [0, L 2^F)
     uint64_t d_count = 0;
-    int d_secondary = -1; // chip of the primary period holding d_next
+    int64_t d_epoch = 0;         // primary periods begun since the start
+    int d_secondary_offset = -1; // secondary chip of period 0; -1: none
 };
 
 /*! Sample runs announced lost (gpudsp.missing tags), as [begin, end). */

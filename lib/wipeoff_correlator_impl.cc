@@ -48,7 +48,8 @@ void check_control_keys(const pmt::pmt_t& msg)
 {
     static const char* const known[] = { "system",        "prn",        "remove",
                                          "carrier_freq",  "code_freq",  "carrier_phase",
-                                         "code_phase",    "sample",     "secondary_chip" };
+                                         "code_phase",    "sample",     "secondary_chip",
+                                         "epoch" };
     for (pmt::pmt_t ks = pmt::dict_keys(msg); !pmt::is_null(ks); ks = pmt::cdr(ks)) {
         const pmt::pmt_t k = pmt::car(ks);
         const bool ok = pmt::is_symbol(k) &&
@@ -59,7 +60,7 @@ void check_control_keys(const pmt::pmt_t& msg)
             throw std::invalid_argument("unknown key " + pmt::write_string(k) +
                                         " (known: system, prn, remove, carrier_freq, "
                                         "code_freq, carrier_phase, code_phase, sample, "
-                                        "secondary_chip)");
+                                        "secondary_chip, epoch)");
     }
 }
 
@@ -223,7 +224,8 @@ void wipeoff_correlator_impl::update_satellite(const std::string& system,
 
 void wipeoff_correlator_impl::set_secondary_chip(const std::string& system,
                                                  int prn,
-                                                 int chip)
+                                                 int chip,
+                                                 int64_t epoch)
 {
     const key k = key_of(system, prn);
     gr::thread::scoped_lock guard(d_setlock);
@@ -232,7 +234,9 @@ void wipeoff_correlator_impl::set_secondary_chip(const std::string& system,
         throw std::invalid_argument("wipeoff_correlator: " + system + " PRN " +
                                     std::to_string(prn) + " is not being correlated");
     try {
-        it->second.set_secondary_chip(chip);
+        if (epoch < -1)
+            throw std::invalid_argument("epoch must be >= -1");
+        it->second.set_secondary_chip(chip, epoch);
     } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(std::string("wipeoff_correlator: ") + e.what());
     }
@@ -334,7 +338,12 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
             const pmt::pmt_t c = pmt::dict_ref(msg, pmt::intern("secondary_chip"), pmt::PMT_NIL);
             if (!pmt::is_integer(c) || pmt::to_long(c) < -1 || pmt::to_long(c) > INT_MAX)
                 throw std::invalid_argument("\"secondary_chip\" must be an integer >= -1");
-            set_secondary_chip(system, p, int(pmt::to_long(c)));
+            const pmt::pmt_t e = pmt::dict_ref(msg, pmt::intern("epoch"), pmt::from_long(-1));
+            if (!pmt::is_integer(e) || pmt::to_long(e) < -1)
+                throw std::invalid_argument("\"epoch\" must be an integer >= -1");
+            set_secondary_chip(system, p, int(pmt::to_long(c)), pmt::to_long(e));
+        } else if (pmt::dict_has_key(msg, pmt::intern("epoch"))) {
+            throw std::invalid_argument("\"epoch\" goes with \"secondary_chip\"");
         }
     } catch (const std::exception& e) {
         d_logger->error("ignored a control message: {}", e.what());
@@ -391,6 +400,7 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
                             correlations = pmt::intern("correlations"),
                             missing_samples = pmt::intern("missing"),
                             secondary = pmt::intern("secondary_chip"),
+                            epoch = pmt::intern("epoch"),
                             time = pmt::intern("time");
     pmt::pmt_t d = d_message_base;
     d = pmt::dict_add(d, system, pmt::intern(kernels::gnss_signal(g.system).name));
@@ -408,6 +418,7 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
         pmt::init_c32vector(std::size_t(d_plan.n_antennas()) * d_plan.n_taps(), sums));
     d = pmt::dict_add(d, missing_samples, pmt::from_uint64(missing));
     d = pmt::dict_add(d, secondary, pmt::from_long(g.secondary_chip));
+    d = pmt::dict_add(d, epoch, pmt::from_long(g.epoch));
     if (d_have_time)
         d = pmt::dict_add(
             d,

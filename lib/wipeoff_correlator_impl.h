@@ -45,7 +45,10 @@ public:
     void remove_satellite(const std::string& system, int prn) override;
     std::vector<std::string> satellites() const override;
     void set_cpu_threads(int n) override;
-    void set_secondary_chip(const std::string& system, int prn, int chip) override;
+    void set_secondary_chip(const std::string& system,
+                            int prn,
+                            int chip,
+                            int64_t epoch) override;
 
     bool start() override;
     bool stop() override;

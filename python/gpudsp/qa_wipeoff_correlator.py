@@ -233,6 +233,57 @@ class wipeoff_block_tests:
             turn = np.angle(p[:, 1, 1] / p[:, 0, 1]) / (2 * np.pi)
             np.testing.assert_allclose(turn, [[0.3, -0.1][k]] * len(p), atol=0.02)
 
+    def test_pilots_with_secondary_codes_add_up_over_many_periods(self):
+        # GPS L5 Q5 (NH20) and Galileo E5a-Q (CS100) pilots, 5 primary
+        # periods an integration: with the secondary chip given (the method
+        # for the next integration of one, a control message naming period 0
+        # of the other, chip 100 = 0 mod 100) every integration adds
+        # up coherently (|prompt| = its length, noise-free), the chip
+        # follows from one integration to the next, and the records equal
+        # the kernel function's with those chips.
+        fs = 10.5e6
+        sats = [dict(system="gps_l5q", prn=7, carrier_freq=321.0, code_phase=2000.3,
+                     code_freq=10.23e6 * (1 + 321.0 / 1176.45e6), secondary=True),
+                dict(system="galileo_e5aq", prn=44, carrier_freq=-2222.0, code_phase=9.5,
+                     code_freq=10.23e6 * (1 - 2222.0 / 1176.45e6), secondary=True)]
+        n = int(0.0215 * fs)
+        x = np.vstack([gnss.synthetic_signal(n, fs, sats[:1]),
+                       gnss.synthetic_signal(n, fs, sats[1:])]) / 2
+        tb = gr.top_block()
+        d = gpudsp.wipeoff_correlator(fs, 2, TAPS, "complex", 5, self.backend)
+        for s in sats:
+            d.add_satellite(s["system"], s["prn"], s["carrier_freq"], s["code_freq"], 0.0,
+                            s["code_phase"], 0)
+        # Both start in primary period 0 at sample 0; the first integration
+        # begins at the next epoch: secondary chip 1.
+        d.set_secondary_chip("gps_l5q", 7, 1)
+        d._post(pmt.intern("control"), pmt.to_pmt(dict(system="galileo_e5aq", prn=44,
+                                                       secondary_chip=100, epoch=0)))
+        for m in range(2):
+            tb.connect(blocks.vector_source_c(x[m].tolist()), (d, m))
+        sink = blocks.vector_sink_b(d.record_size())
+        tb.connect(d, sink)
+        tb.run()
+        recs = gnss.parse_records(np.array(sink.data(), np.uint8), 2, len(TAPS))
+        for k, s in enumerate(sats):
+            mine = recs[recs["system"] == gnss.SYSTEMS.index(s["system"])]
+            self.assertEqual(len(mine), 4, s["system"])
+            jobs = [dict(system=s["system"], prn=s["prn"], carrier_freq=r["carrier_freq"],
+                         carrier_phase=r["carrier_phase"], code_freq=r["code_freq"],
+                         code_phase=r["code_phase"], start=int(r["start"]),
+                         length=int(r["length"]), secondary_chip=1 + 5 * i)
+                    for i, r in enumerate(mine)]
+            want = kernels.correlate(x, jobs, TAPS, fs, backend="cpu")
+            np.testing.assert_allclose(mine["correlations"], want,
+                                       atol=1e-5 * np.abs(want).max())
+            np.testing.assert_allclose(np.abs(mine["correlations"][:, k, 1]),
+                                       mine["length"] / 2, rtol=1e-3)
+        with self.assertRaisesRegex(ValueError, "no secondary code"):
+            d.add_satellite("gps_l1ca", 1, 0.0, 1.023e6)
+            d.set_secondary_chip("gps_l1ca", 1, 0)
+        with self.assertRaisesRegex(ValueError, "not being correlated"):
+            d.set_secondary_chip("gps_l5i", 9, 0)
+
     def test_split_streams_give_identical_records(self):
         x = signal(30011)
         whole = self.run_records(x)

@@ -79,15 +79,22 @@ public:
 
     /*!
      * \brief Secondary code wipe-off for a satellite of a signal that has
-     * one (GPS L5, Galileo E5a): the first primary period of its next
-     * integration carries secondary chip \p chip (0 .. length - 1); each
-     * primary period is then multiplied by its secondary chip's sign, so an
-     * integration of several periods adds up coherently (a pilot tracked
-     * over 20 or 100 ms). The chip follows the replica from then on. -1
-     * (the default of every satellite) correlates with the primary code
-     * alone. Also the "secondary_chip" key of a control message.
+     * one (GPS L5, Galileo E5a): primary period \p epoch carries secondary
+     * chip \p chip (taken modulo the code's length). Periods are numbered
+     * from the satellite's first (the "epoch" of each "corr" message is
+     * its integration's first period; -1: the period the next integration
+     * starts with), so a tracking loop may name the period of an
+     * integration it has seen, whatever the latency. From the next
+     * integration on each primary period is multiplied by its secondary
+     * chip's sign, so an integration of several periods adds up
+     * coherently (a pilot over 20 or 100 ms). \p chip -1 (every
+     * satellite's default) correlates with the primary code alone. Also
+     * the "secondary_chip" (and "epoch") keys of a control message.
      */
-    virtual void set_secondary_chip(const std::string& system, int prn, int chip) = 0;
+    virtual void set_secondary_chip(const std::string& system,
+                                    int prn,
+                                    int chip,
+                                    int64_t epoch = -1) = 0;
 
     virtual void remove_satellite(const std::string& system, int prn) = 0;
 

@@ -209,7 +209,8 @@ void bind_wipeoff_correlator(py::module& m)
              &wipeoff_correlator::set_secondary_chip,
              py::arg("system"),
              py::arg("prn"),
-             py::arg("chip"));
+             py::arg("chip"),
+             py::arg("epoch") = -1);
 }
 
 void bind_gnss(py::module& m, py::module& k)
