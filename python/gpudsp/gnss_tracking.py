@@ -3,21 +3,31 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """A GNSS tracking receiver around gpudsp.wipeoff_correlator, for the
-gpudsp_gnss_track demo: a synthetic multi-antenna GPS L1 C/A + Galileo E1-B
-source that knows the truth, and FLL-assisted PLL + carrier-aided DLL loops
+gpudsp_gnss_track demo: a synthetic multi-antenna source (GPS L1 C/A +
+Galileo E1-B, or GPS L5 + Galileo E5a with data and pilot components) that
+knows the truth, and FLL-assisted PLL + carrier-aided DLL loops
 in Python, one per satellite, driven by the correlator's "corr" messages and
 steering it through its "control" port.
 
-Loops (per satellite, integration time T = 1 ms for L1, 4 ms for E1-B):
+Loops (per satellite component, integration time T = one primary code
+period: 1 ms for L1 C/A, L5 and E5a, 4 ms for E1-B):
 - antennas combined coherently: each antenna's prompt turned by its
   estimated phase offset to antenna 0 (running average of P_m conj(P_0));
 - carrier: Costas discriminator atan(Q/I) (blind to data bits) into a
   2nd-order PLL, assisted by a 1st-order FLL on atan(cross/dot) of
   consecutive prompts (also blind to bit flips); FLL alone for the first
   pull-in period;
-- code: normalised early-minus-late envelope (taps +-0.5 chip for L1,
-  +-0.15 chip for E1-B, from the block's 5 taps), 1st-order DLL aided by the
-  carrier Doppler (f_code = f_chip (1 + f_D / f_carrier));
+- code: normalised early-minus-late envelope (taps +-0.5 chip for the BPSK
+  signals, +-0.15 chip for E1-B, from the block's 5 taps), 1st-order DLL
+  aided by the carrier Doppler (f_code = f_chip (1 + f_D / f_carrier));
+- secondary code (L5, E5a): once the PLL has run for a while, the signs of
+  the last N prompts (N the secondary code's length; pilots carry no data)
+  are correlated with the secondary code at every shift; the best shift
+  (its correlation at least 0.8 N) gives the chip of an integration already
+  seen, which the channel hands to the correlator with that integration's
+  "epoch" (so the loop latency does not matter); from then on the
+  correlator wipes the secondary code off, and the prompt's sign stays
+  constant on a pilot (recorded as "secondary_synced");
 - C/N0: the M2M4 moments estimator on the combined prompt; phase lock
   indicator: cos 2 phi = (sum I^2 - sum Q^2) / (sum I^2 + sum Q^2).
 The loop output is applied by the correlator from its next integration
@@ -32,13 +42,21 @@ import numpy as np
 import pmt
 from gnuradio import gr
 
-from . import gnss
+from . import gnss, kernels
 
-F_CARRIER = 1575.42e6  # L1 / E1, Hz
-CHIP_RATE = 1.023e6
 TAPS = [0.5, 0.15, 0.0, -0.15, -0.5]
-EARLY_LATE = {"gps_l1ca": (0, 4, 0.5), "galileo_e1b": (1, 3, 0.15)}  # tap indices, half spacing
-PERIOD = {"gps_l1ca": 1e-3, "galileo_e1b": 4e-3}
+PILOTS = ("gps_l5q", "galileo_e5aq")
+#: the data component of each pilot, and its carrier phase relative to it
+#: (I and Q in quadrature)
+DATA_OF = {"gps_l5q": "gps_l5i", "galileo_e5aq": "galileo_e5ai"}
+
+
+def signal_of(system):
+    s = kernels.gnss_signal(system)
+    s["period"] = s["code_length"] / s["chip_rate"]
+    # early/late tap indices in TAPS and their half spacing (chips)
+    s["early_late"] = (1, 3, 0.15) if system == "galileo_e1b" else (0, 4, 0.5)
+    return s
 
 
 class truth_satellite:
@@ -48,16 +66,22 @@ class truth_satellite:
     def __init__(self, system, prn, doppler, code_phase, carrier_phase, bits,
                  antenna_phases, cn0_dbhz):
         self.system, self.prn = system, prn
+        sig = signal_of(system)
         self.doppler = doppler
-        self.code_freq = CHIP_RATE * (1 + doppler / F_CARRIER)
+        self.code_freq = sig["chip_rate"] * (1 + doppler / sig["carrier_hz"])
         self.code_phase, self.carrier_phase = code_phase, carrier_phase
         self.bits, self.antenna_phases, self.cn0_dbhz = bits, antenna_phases, cn0_dbhz
-        self.code_length = 1023 if system == "gps_l1ca" else 4092
+        self.code_length = sig["code_length"]
+        self.secondary = sig["secondary_length"] > 0
 
     def model(self):
-        return dict(system=self.system, prn=self.prn, carrier_freq=self.doppler,
-                    code_freq=self.code_freq, code_phase=self.code_phase,
-                    carrier_phase=self.carrier_phase, bits=self.bits, cn0_dbhz=self.cn0_dbhz)
+        m = dict(system=self.system, prn=self.prn, carrier_freq=self.doppler,
+                 code_freq=self.code_freq, code_phase=self.code_phase,
+                 carrier_phase=self.carrier_phase, cn0_dbhz=self.cn0_dbhz,
+                 secondary=self.secondary)
+        if self.bits is not None:
+            m["bits"] = self.bits
+        return m
 
     def code_at(self, sample, fs):
         return (self.code_phase + self.code_freq * sample / fs) % self.code_length
@@ -66,20 +90,29 @@ class truth_satellite:
         return self.carrier_phase + self.doppler * sample / fs
 
 
-def make_sky(l1_prns, e1b_prns, n_antennas, cn0_dbhz, rng):
+def make_sky(l1_prns, e1b_prns, n_antennas, cn0_dbhz, rng, l5_prns=(), e5a_prns=()):
+    """Satellites with random Doppler, code and carrier phase, data symbols
+    (gnss.SYMBOL_PERIODS) and antenna phases. An L5 or E5a satellite is two
+    entries, its data component (I) and its pilot (Q, no data, a quarter
+    cycle later), each at half the satellite's power (cn0_dbhz - 3 dB)."""
     sats = []
-    for system, prns in (("gps_l1ca", l1_prns), ("galileo_e1b", e1b_prns)):
+    for system, prns in (("gps_l1ca", l1_prns), ("galileo_e1b", e1b_prns),
+                         ("gps_l5q", l5_prns), ("galileo_e5aq", e5a_prns)):
         for prn in prns:
-            length = 1023 if system == "gps_l1ca" else 4092
-            # 50 bit/s for L1 (20 code periods a bit), 250 symbols/s for E1-B
-            # (one per code period).
-            bits = rng.choice([-1.0, 1.0], 4096)
-            sats.append(truth_satellite(
-                system, prn, doppler=rng.uniform(-4000, 4000),
-                code_phase=rng.uniform(0, length), carrier_phase=rng.uniform(0, 1),
-                bits=bits,
-                antenna_phases=[0.0] + list(rng.uniform(-0.5, 0.5, n_antennas - 1)),
-                cn0_dbhz=cn0_dbhz))
+            length = kernels.gnss_signal(system)["code_length"]
+            common = dict(doppler=rng.uniform(-4000, 4000), code_phase=rng.uniform(0, length),
+                          carrier_phase=rng.uniform(0, 1),
+                          antenna_phases=[0.0] + list(rng.uniform(-0.5, 0.5, n_antennas - 1)))
+            if system not in PILOTS:
+                sats.append(truth_satellite(system, prn, bits=rng.choice([-1.0, 1.0], 4096),
+                                            cn0_dbhz=cn0_dbhz, **common))
+                continue
+            half = cn0_dbhz - 10 * math.log10(2)
+            sats.append(truth_satellite(DATA_OF[system], prn,
+                                        bits=rng.choice([-1.0, 1.0], 4096), cn0_dbhz=half,
+                                        **common))
+            common["carrier_phase"] += 0.25
+            sats.append(truth_satellite(system, prn, bits=None, cn0_dbhz=half, **common))
     return sats
 
 
@@ -147,7 +180,11 @@ class channel:
                  dll_bw=2.0, pull_in=0.1):
         self.truth, self.fs, self.M = truth, fs, n_antennas
         self.system, self.prn = truth.system, truth.prn
-        self.T = PERIOD[self.system]
+        self.sig = signal_of(self.system)
+        self.T = self.sig["period"]
+        self.secondary = kernels.gnss_secondary_code(self.system, self.prn)
+        self.secondary_synced = False
+        self.signs = []  # (epoch, sign of the prompt) before the secondary sync
         self.doppler0, self.code0 = doppler0, code0
         self.freq_acc = 2 * math.pi * doppler0  # rad/s
         self.w0p, self.w0f = pll_bw / 0.53, fll_bw / 0.25
@@ -173,7 +210,7 @@ class channel:
         w[0] = 1
         comb = w @ corr / length  # combined taps, normalised per sample
         P = comb[2]
-        e_i, l_i, half = EARLY_LATE[self.system]
+        e_i, l_i, half = self.sig["early_late"]
         E, L = abs(comb[e_i]), abs(comb[l_i])
         # Discriminators.
         phase_err = math.atan(P.imag / P.real) if P.real != 0 else 0.0  # rad
@@ -183,7 +220,7 @@ class channel:
             dot = self.prev.real * P.real + self.prev.imag * P.imag
             freq_err = math.atan(cross / dot) / self.T if dot != 0 else 0.0  # rad/s
         self.prev = P
-        slope = (1 - half) if self.system == "gps_l1ca" else (1 - 3 * half) / 3
+        slope = (1 - 3 * half) / 3 if self.system == "galileo_e1b" else (1 - half)
         code_err = slope * (E - L) / (E + L) if E + L > 0 else 0.0  # chips
         # Carrier loop: FLL alone during pull-in, then FLL-assisted PLL.
         pll = t >= self.pull_in
@@ -194,7 +231,8 @@ class channel:
             self.freq_acc += self.T * self.w0f * freq_err
             omega = self.freq_acc
         doppler = omega / (2 * math.pi)
-        code_freq = CHIP_RATE * (1 + doppler / F_CARRIER) + self.dll_gain * code_err
+        code_freq = (self.sig["chip_rate"] * (1 + doppler / self.sig["carrier_hz"]) +
+                     self.dll_gain * code_err)
         # C/N0 (M2M4 over the last 50 prompts) and the phase lock indicator.
         self.history.append(P)
         h = np.asarray(self.history[-50:])
@@ -221,8 +259,36 @@ class channel:
                      ("true_doppler_err", msg["carrier_freq"] - tr.doppler),
                      ("ant_phase", np.angle(self.ant_est) / (2 * np.pi))):
             self.log[k].append(v)
-        return dict(system=self.system, prn=self.prn, carrier_freq=doppler,
-                    code_freq=code_freq)
+        control = dict(system=self.system, prn=self.prn, carrier_freq=doppler,
+                       code_freq=code_freq)
+        sync = self.secondary_sync(msg, P, t)
+        if sync is not None:
+            control.update(sync)
+        return control
+
+    def secondary_sync(self, msg, P, t):
+        """Once the PLL has pulled in: the secondary chip of an integration
+        already seen, from the prompt signs of the last N (the code's
+        length) integrations, or None. Pilots only (data symbols would
+        scramble the signs)."""
+        N = len(self.secondary)
+        if self.secondary_synced or self.system not in PILOTS or t < 2 * self.pull_in:
+            return None
+        self.signs.append((msg["epoch"], 1.0 if P.real >= 0 else -1.0))
+        if len(self.signs) < N:
+            return None
+        self.signs = self.signs[-N:]
+        epochs = [e for e, _ in self.signs]
+        if epochs != list(range(epochs[0], epochs[0] + N)):
+            return None  # a gap (a code correction across an epoch): wait
+        s = np.array([v for _, v in self.signs])
+        scores = [abs(np.dot(s, np.roll(self.secondary, -k))) for k in range(N)]
+        k = int(np.argmax(scores))
+        if scores[k] < 0.8 * N:
+            return None
+        self.secondary_synced = True
+        # Integration j of the window (epoch epochs[j]) carried chip k + j.
+        return dict(secondary_chip=k, epoch=epochs[0])
 
     def summary(self, settle_fraction=0.4):
         n = len(self.log["t"])
@@ -238,6 +304,11 @@ class channel:
             carrier_rms=float(np.sqrt(np.mean(tail("true_carrier_err") ** 2))) if n else 1e9,
             doppler_mean=float(np.mean(tail("true_doppler_err"))) if n else 1e9,
             antenna_err=float(np.max(np.abs((ant - truth_ant + 0.5) % 1 - 0.5))) if n else 1e9,
+            # Pilots: the secondary code found, and the prompt's sign constant
+            # over the settled part (the correlator wipes the code off).
+            secondary_ok=(self.system not in PILOTS or
+                          (self.secondary_synced and n > 0 and
+                           max(np.mean(tail("I") > 0), np.mean(tail("I") < 0)) >= 0.99)),
         )
 
 
@@ -290,9 +361,10 @@ def run(sky, fs, seconds, n_antennas, backend="auto", device=0, seed=1,
         c0 = s.code_phase + rng.uniform(-code_error, code_error)
         ch = channel(s, fs, n_antennas, d0, c0)
         channels.append(ch)
-        corr.add_satellite(s.system, s.prn, d0, CHIP_RATE * (1 + d0 / F_CARRIER),
+        sig = signal_of(s.system)
+        corr.add_satellite(s.system, s.prn, d0, sig["chip_rate"] * (1 + d0 / sig["carrier_hz"]),
                            s.carrier_phase + rng.uniform(0, 1), c0, 0)
-        pace.set_need((s.system, s.prn), int((PERIOD[s.system] * 2) * fs))
+        pace.set_need((s.system, s.prn), int((sig["period"] * 2) * fs))
     src = synthetic_source(sky, fs, n, n_antennas, pace, seed)
     trk = tracker(channels, pace, fs, n, progress)
     tb = gr.top_block("gpudsp_gnss_track")

@@ -100,6 +100,8 @@ APPS_GPU = {
                       "--seconds", "0.001", "--no-plots", "--no-ms", "--no-image"],
     "gnss_track": ["gpudsp_gnss_track", "--backend", "cuda", "--seconds", "1", "--antennas",
                    "4", "--l1", "3,11,19,27", "--e1b", "4,12,19,33", "--no-plots"],
+    "gnss_track_l5": ["gpudsp_gnss_track", "--band", "l5", "--backend", "cuda", "--seconds",
+                      "1", "--antennas", "4", "--no-plots"],
     "ldpc_bler": ["gpudsp_ldpc_bler"] + LDPC_POINT,
 }
 APPS_CPU = {
@@ -108,6 +110,8 @@ APPS_CPU = {
                       "--no-image"],
     "gnss_track": ["gpudsp_gnss_track", "--backend", "cpu", "--seconds", "0.8", "--l1", "5",
                    "--e1b", "30", "--no-plots"],
+    "gnss_track_l5": ["gpudsp_gnss_track", "--band", "l5", "--backend", "cpu", "--seconds",
+                      "0.8", "--l5", "5", "--e5a", "30", "--no-plots"],
     "ldpc_bler": ["gpudsp_ldpc_bler", "--backend", "cpu", "--K", "200", "--E", "400",
                   "--ebn0", "2:3:0.5", "--min-errors", "10", "--max-blocks", "1024",
                   "--no-plots"],
@@ -687,6 +691,7 @@ def failure_lines(text, limit=6):
 def app_figures(name, text):
     pats = {"fx_correlator": r"(Ran on .*|real-time factor.*|.*checks? (passed|failed).*)",
             "gnss_track": r"(correlator on .*|.*within the bounds.*|.*outside the bounds.*)",
+            "gnss_track_l5": r"(correlator on .*|.*within the bounds.*|FAILED.*)",
             "ldpc_bler": r"(min-sum reaches.*|^ *\d+\.\d+ +\d+ .*)"}
     found = [m.group(0).strip() for m in re.finditer(pats.get(name, "$^"), text, re.M)]
     return "; ".join(found[-4:])[:500]
