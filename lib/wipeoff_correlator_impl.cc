@@ -198,6 +198,15 @@ void wipeoff_correlator_impl::add_satellite(const std::string& system,
     d_sats.emplace(k, t);
 }
 
+gnss_tracker& wipeoff_correlator_impl::correlated(const std::string& system, int prn)
+{
+    auto it = d_sats.find(key_of(system, prn));
+    if (it == d_sats.end())
+        throw std::invalid_argument("wipeoff_correlator: " + system + " PRN " +
+                                    std::to_string(prn) + " is not being correlated");
+    return it->second;
+}
+
 void wipeoff_correlator_impl::update_satellite(const std::string& system,
                                                int prn,
                                                double carrier_freq,
@@ -205,13 +214,8 @@ void wipeoff_correlator_impl::update_satellite(const std::string& system,
                                                double carrier_phase_correction,
                                                double code_phase_correction)
 {
-    const key k = key_of(system, prn);
     gr::thread::scoped_lock guard(d_setlock);
-    auto it = d_sats.find(k);
-    if (it == d_sats.end())
-        throw std::invalid_argument("wipeoff_correlator: " + system + " PRN " +
-                                    std::to_string(prn) + " is not being correlated");
-    auto& t = it->second;
+    auto& t = correlated(system, prn);
     // All checks before any change: a refused update leaves the satellite as
     // it was.
     if (!std::isfinite(carrier_phase_correction) || !std::isfinite(code_phase_correction))
@@ -227,16 +231,12 @@ void wipeoff_correlator_impl::set_secondary_chip(const std::string& system,
                                                  int chip,
                                                  int64_t epoch)
 {
-    const key k = key_of(system, prn);
     gr::thread::scoped_lock guard(d_setlock);
-    auto it = d_sats.find(k);
-    if (it == d_sats.end())
-        throw std::invalid_argument("wipeoff_correlator: " + system + " PRN " +
-                                    std::to_string(prn) + " is not being correlated");
+    auto& t = correlated(system, prn);
     try {
         if (epoch < -1)
             throw std::invalid_argument("epoch must be >= -1");
-        it->second.set_secondary_chip(chip, epoch);
+        t.set_secondary_chip(chip, epoch);
     } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(std::string("wipeoff_correlator: ") + e.what());
     }

@@ -62,6 +62,9 @@ private:
     using key = std::pair<int, int>; // system, prn
 
     key key_of(const std::string& system, long prn) const;
+    //! The satellite's scheduler (call with d_setlock held); throws
+    //! std::invalid_argument when it is not being correlated.
+    gnss_tracker& correlated(const std::string& system, int prn);
     void size_buffers_for_integrations();
     void handle_control(const pmt::pmt_t& msg);
     void read_tags(uint64_t begin, uint64_t end);
