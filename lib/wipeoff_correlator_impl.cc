@@ -294,6 +294,25 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
             remove_satellite(system, p);
             return;
         }
+        // The secondary code keys are checked before anything changes (a
+        // refused message changes nothing) and applied last.
+        const bool has_secondary = pmt::dict_has_key(msg, pmt::intern("secondary_chip"));
+        long chip = -1, epoch = -1;
+        if (has_secondary) {
+            const pmt::pmt_t c = pmt::dict_ref(msg, pmt::intern("secondary_chip"), pmt::PMT_NIL);
+            if (!pmt::is_integer(c) || pmt::to_long(c) < -1 || pmt::to_long(c) > INT_MAX)
+                throw std::invalid_argument("\"secondary_chip\" must be an integer >= -1");
+            const pmt::pmt_t e = pmt::dict_ref(msg, pmt::intern("epoch"), pmt::from_long(-1));
+            if (!pmt::is_integer(e) || pmt::to_long(e) < -1)
+                throw std::invalid_argument("\"epoch\" must be an integer >= -1");
+            chip = pmt::to_long(c);
+            epoch = pmt::to_long(e);
+            if (chip >= 0 &&
+                kernels::gnss_signal(kernels::gnss_system(k.first)).secondary_length == 0)
+                throw std::invalid_argument(system + " has no secondary code");
+        } else if (pmt::dict_has_key(msg, pmt::intern("epoch"))) {
+            throw std::invalid_argument("\"epoch\" goes with \"secondary_chip\"");
+        }
         bool known;
         {
             gr::thread::scoped_lock guard(d_setlock);
@@ -334,17 +353,8 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
                 dict_double(msg, "code_phase", 0),
                 at_sample);
         }
-        if (pmt::dict_has_key(msg, pmt::intern("secondary_chip"))) {
-            const pmt::pmt_t c = pmt::dict_ref(msg, pmt::intern("secondary_chip"), pmt::PMT_NIL);
-            if (!pmt::is_integer(c) || pmt::to_long(c) < -1 || pmt::to_long(c) > INT_MAX)
-                throw std::invalid_argument("\"secondary_chip\" must be an integer >= -1");
-            const pmt::pmt_t e = pmt::dict_ref(msg, pmt::intern("epoch"), pmt::from_long(-1));
-            if (!pmt::is_integer(e) || pmt::to_long(e) < -1)
-                throw std::invalid_argument("\"epoch\" must be an integer >= -1");
-            set_secondary_chip(system, p, int(pmt::to_long(c)), pmt::to_long(e));
-        } else if (pmt::dict_has_key(msg, pmt::intern("epoch"))) {
-            throw std::invalid_argument("\"epoch\" goes with \"secondary_chip\"");
-        }
+        if (has_secondary)
+            set_secondary_chip(system, p, int(chip), epoch);
     } catch (const std::exception& e) {
         d_logger->error("ignored a control message: {}", e.what());
     }

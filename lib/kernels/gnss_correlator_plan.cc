@@ -290,13 +290,26 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
     }
     if (fixed.empty())
         return;
+    const std::size_t per_job = std::size_t(d_n_antennas) * d_taps.size();
+    // At most 65535 jobs a launch (the CUDA grid's y extent); splitting at
+    // epochs can turn a few long pilot integrations into more.
+    auto run = [&](std::complex<float>* dest) {
+        constexpr std::size_t most = 65535;
+        for (std::size_t first = 0; first < fixed.size(); first += most) {
+            const std::vector<gnss_fixed_job> slice(
+                fixed.begin() + first, fixed.begin() + std::min(fixed.size(), first + most));
+            d_impl->execute(antennas, slice, dest + first * per_job, stream);
+        }
+    };
     if (!secondary) {
-        d_impl->execute(antennas, fixed, out, stream);
+        if (fixed.size() <= 65535)
+            d_impl->execute(antennas, fixed, out, stream);
+        else
+            run(out);
         return;
     }
-    const std::size_t per_job = std::size_t(d_n_antennas) * d_taps.size();
     d_parts.resize(fixed.size() * per_job);
-    d_impl->execute(antennas, fixed, d_parts.data(), stream);
+    run(d_parts.data());
     std::vector<std::complex<double>> sum(jobs.size() * per_job);
     for (std::size_t k = 0; k < fixed.size(); ++k)
         for (std::size_t r = 0; r < per_job; ++r)

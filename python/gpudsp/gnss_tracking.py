@@ -270,7 +270,9 @@ class channel:
         """Once the PLL has pulled in: the secondary chip of an integration
         already seen, from the prompt signs of the last N (the code's
         length) integrations, or None. Pilots only (data symbols would
-        scramble the signs)."""
+        scramble the signs), and one primary period per integration (as
+        run() makes the correlator): the window must hold N consecutive
+        epochs."""
         N = len(self.secondary)
         if self.secondary_synced or self.system not in PILOTS or t < 2 * self.pull_in:
             return None

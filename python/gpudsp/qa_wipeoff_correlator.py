@@ -83,6 +83,15 @@ MALFORMED = {
                                  carrier_freq=v, **{k: 1.0}),
         _sat, st.sampled_from(["carrier_frq", "doppler", "Carrier_freq", "remove_", ""]),
         st.floats(-1e4, 1e4)),
+    "secondary code refused": st.builds(
+        # L1 C/A and E1-B have none; a bad epoch: the frequency must not
+        # change either.
+        lambda s, v, extra: pmt_dict(system=pmt.intern(s["system"]),
+                                     prn=pmt.from_long(s["prn"]), carrier_freq=v, **extra),
+        _sat, st.floats(-1e4, 1e4),
+        st.sampled_from([dict(secondary_chip=0), dict(secondary_chip=3, epoch=2),
+                         dict(secondary_chip=-1, epoch=-5), dict(epoch=4),
+                         dict(secondary_chip=pmt.from_double(1.0))])),
     "unknown PRN": st.builds(
         lambda system, prn: pmt_dict(system=pmt.intern(system), prn=pmt.from_long(prn),
                                      carrier_freq=0.0, sample=0),
