@@ -106,11 +106,8 @@ public:
      *  it has already seen. */
     void set_secondary_chip(int chip, int64_t epoch = -1)
     {
+        check_secondary_chip(d_system, chip, epoch);
         const int n = kernels::gnss_signal(d_system).secondary_length;
-        if (chip < -1 || (chip >= 0 && n == 0))
-            throw std::invalid_argument(
-                std::string(kernels::gnss_signal(d_system).name) +
-                (n == 0 ? " has no secondary code" : ": secondary_chip must be >= -1"));
         if (chip < 0) {
             d_secondary_offset = -1;
             return;
@@ -118,6 +115,22 @@ public:
         const int64_t at = epoch >= 0 ? epoch : d_epoch;
         d_secondary_offset = int(((chip - at) % n + n) % n);
     }
+    /*! What set_secondary_chip accepts: chip -1, or a chip >= 0 for a
+     *  system with a secondary code, and epoch >= -1; throws
+     *  std::invalid_argument otherwise. */
+    static void
+    check_secondary_chip(kernels::gnss_system system, int64_t chip, int64_t epoch = -1)
+    {
+        const auto& s = kernels::gnss_signal(system);
+        if (epoch < -1)
+            throw std::invalid_argument("epoch must be >= -1");
+        if (chip < -1)
+            throw std::invalid_argument(std::string(s.name) +
+                                        ": secondary_chip must be >= -1");
+        if (chip >= 0 && s.secondary_length == 0)
+            throw std::invalid_argument(std::string(s.name) + " has no secondary code");
+    }
+
     /*! The secondary chip of the period holding next_start(), or -1. */
     int secondary_chip() const
     {
@@ -158,7 +171,7 @@ public:
             std::ldexp(std::fmod(code_chips, double(d_modulus >> d_frac)), d_frac);
         const int64_t shift = std::fabs(scaled) >= 0x1p63 ? 0 : std::llround(scaled);
         const __int128 moved = (__int128)d_code + shift; // in (-L 2^F, 2 L 2^F)
-        cross_epochs(moved < 0 ? -1 : moved >= __int128(d_modulus) ? 1 : 0);
+        d_epoch += moved < 0 ? -1 : moved >= __int128(d_modulus) ? 1 : 0;
         d_code = uint64_t((moved + d_modulus) % d_modulus);
         align();
     }
@@ -172,7 +185,7 @@ public:
         const uint64_t k = sample - d_next;
         d_carrier += d_carrier_step * k;
         const unsigned __int128 reach = d_code + (unsigned __int128)k * d_code_step;
-        cross_epochs(int64_t(reach / d_modulus));
+        d_epoch += int64_t(reach / d_modulus);
         d_code = uint64_t(reach % d_modulus);
         d_next = sample;
         align();
@@ -184,7 +197,7 @@ public:
                             next_length(), d_count++, d_carrier_freq,
                             d_code_freq,   d_carrier, d_code,
                             secondary_chip(), d_epoch };
-        cross_epochs(int64_t(d_periods));
+        d_epoch += int64_t(d_periods);
         d_next += uint64_t(g.length);
         d_carrier += d_carrier_step * uint64_t(g.length);
         // In 64-bit modular arithmetic: the true result lies in [0, step).
@@ -199,14 +212,11 @@ private:
         if (d_code < d_code_step)
             return;
         const uint64_t k = (d_modulus - d_code + d_code_step - 1) / d_code_step;
-        cross_epochs(1);
+        ++d_epoch; // into the next primary period
         d_next += k;
         d_carrier += d_carrier_step * k;
         d_code = d_code + k * d_code_step - d_modulus;
     }
-
-    // The replica moved across \p n primary epochs (n < 0: back).
-    void cross_epochs(int64_t n) { d_epoch += n; }
 
     kernels::gnss_system d_system;
     int d_prn;
@@ -220,7 +230,9 @@ private:
     uint64_t d_carrier = 0; // at d_next
     uint64_t d_code = 0;    // at d_next, in [0, L 2^F)
     uint64_t d_count = 0;
-    int64_t d_epoch = 0;         // primary periods begun since the start
+    // Primary epochs the replica has crossed since the start (back across
+    // one: -1): the number of the period holding d_next.
+    int64_t d_epoch = 0;
     int d_secondary_offset = -1; // secondary chip of period 0; -1: none
 };
 

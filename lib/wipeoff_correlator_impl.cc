@@ -234,8 +234,6 @@ void wipeoff_correlator_impl::set_secondary_chip(const std::string& system,
     gr::thread::scoped_lock guard(d_setlock);
     auto& t = correlated(system, prn);
     try {
-        if (epoch < -1)
-            throw std::invalid_argument("epoch must be >= -1");
         t.set_secondary_chip(chip, epoch);
     } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(std::string("wipeoff_correlator: ") + e.what());
@@ -303,13 +301,11 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
             if (!pmt::is_integer(c) || pmt::to_long(c) < -1 || pmt::to_long(c) > INT_MAX)
                 throw std::invalid_argument("\"secondary_chip\" must be an integer >= -1");
             const pmt::pmt_t e = pmt::dict_ref(msg, pmt::intern("epoch"), pmt::from_long(-1));
-            if (!pmt::is_integer(e) || pmt::to_long(e) < -1)
+            if (!pmt::is_integer(e))
                 throw std::invalid_argument("\"epoch\" must be an integer >= -1");
             chip = pmt::to_long(c);
             epoch = pmt::to_long(e);
-            if (chip >= 0 &&
-                kernels::gnss_signal(kernels::gnss_system(k.first)).secondary_length == 0)
-                throw std::invalid_argument(system + " has no secondary code");
+            gnss_tracker::check_secondary_chip(kernels::gnss_system(k.first), chip, epoch);
         } else if (pmt::dict_has_key(msg, pmt::intern("epoch"))) {
             throw std::invalid_argument("\"epoch\" goes with \"secondary_chip\"");
         }

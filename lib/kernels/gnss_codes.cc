@@ -12,6 +12,7 @@
 
 #include "gnss_correlator_impl.h"
 #include <gnuradio/gpudsp/runtime/data_dir.h>
+#include <array>
 #include <fstream>
 #include <mutex>
 #include <stdexcept>
@@ -230,24 +231,30 @@ const std::vector<int8_t>& gnss_codes(gnss_system system)
     return t;
 }
 
-std::vector<int8_t> gnss_secondary_code(gnss_system system, int prn)
+const std::vector<int8_t>& gnss_secondary_code(gnss_system system, int prn)
 {
+    // Every system's codes, made once ([system][prn - 1]; empty codes for
+    // systems without one): the plan reads them on every call.
+    using table = std::vector<std::vector<int8_t>>;
+    static const std::array<table, gnss_n_systems> codes = [] {
+        std::array<table, gnss_n_systems> t;
+        for (int s = 0; s < gnss_n_systems; ++s)
+            t[s].resize(std::size_t(gnss_signal(gnss_system(s)).n_prns));
+        for (int p = 0; p < e5a_prns; ++p)
+            t[int(gnss_system::galileo_e5aq)][p] = signs_of_hex(e5aq_secondary[p], 100);
+        for (int p = 0; p < l5_prns; ++p) {
+            t[int(gnss_system::gps_l5i)][p] = signs_of_bits(nh10);
+            t[int(gnss_system::gps_l5q)][p] = signs_of_bits(nh20);
+        }
+        for (int p = 0; p < e5a_prns; ++p)
+            t[int(gnss_system::galileo_e5ai)][p] = signs_of_hex(e5ai_secondary, 20);
+        return t;
+    }();
     const auto& s = gnss_signal(system);
     if (prn < 1 || prn > s.n_prns)
         throw std::invalid_argument(std::string("gnss_secondary_code: ") + s.name +
                                     " has PRNs 1.." + std::to_string(s.n_prns));
-    switch (system) {
-    case gnss_system::gps_l5i:
-        return signs_of_bits(nh10);
-    case gnss_system::gps_l5q:
-        return signs_of_bits(nh20);
-    case gnss_system::galileo_e5ai:
-        return signs_of_hex(e5ai_secondary, 20);
-    case gnss_system::galileo_e5aq:
-        return signs_of_hex(e5aq_secondary[prn - 1], 100);
-    default:
-        return {};
-    }
+    return codes[int(system)][std::size_t(prn - 1)];
 }
 
 } // namespace kernels

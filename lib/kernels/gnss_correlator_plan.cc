@@ -238,7 +238,7 @@ gnss_correlator_plan::split_at_epochs(const gnss_fixed_job& f, int secondary_chi
     // Sample i of the job lies in primary period k = floor((q0 + i step) /
     // modulus); period k starts at the first i with q0 + i step >= k
     // modulus (128-bit: k modulus exceeds 64 bits for long integrations).
-    const auto code = gnss_secondary_code(gnss_system(f.system), f.prn);
+    const auto& code = gnss_secondary_code(gnss_system(f.system), f.prn);
     std::vector<segment> out;
     int64_t begin = 0;
     for (uint64_t k = 1; begin < f.length; ++k) {
@@ -295,6 +295,10 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
     // epochs can turn a few long pilot integrations into more.
     auto run = [&](std::complex<float>* dest) {
         constexpr std::size_t most = 65535;
+        if (fixed.size() <= most) {
+            d_impl->execute(antennas, fixed, dest, stream);
+            return;
+        }
         for (std::size_t first = 0; first < fixed.size(); first += most) {
             const std::vector<gnss_fixed_job> slice(
                 fixed.begin() + first, fixed.begin() + std::min(fixed.size(), first + most));
@@ -302,10 +306,7 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
         }
     };
     if (!secondary) {
-        if (fixed.size() <= 65535)
-            d_impl->execute(antennas, fixed, out, stream);
-        else
-            run(out);
+        run(out);
         return;
     }
     d_parts.resize(fixed.size() * per_job);

@@ -46,8 +46,7 @@ from . import gnss, kernels
 
 TAPS = [0.5, 0.15, 0.0, -0.15, -0.5]
 PILOTS = ("gps_l5q", "galileo_e5aq")
-#: the data component of each pilot, and its carrier phase relative to it
-#: (I and Q in quadrature)
+#: the data component of each pilot (transmitted in quadrature with it)
 DATA_OF = {"gps_l5q": "gps_l5i", "galileo_e5aq": "galileo_e5ai"}
 
 
@@ -59,6 +58,11 @@ def signal_of(system):
     return s
 
 
+def code_freq_of(sig, doppler):
+    """The code rate a carrier Doppler implies (the same relative shift)."""
+    return sig["chip_rate"] * (1 + doppler / sig["carrier_hz"])
+
+
 class truth_satellite:
     """One satellite of the synthetic sky: constant Doppler, code and
     carrier phase at sample 0, navigation data, per-antenna phase offsets."""
@@ -68,7 +72,7 @@ class truth_satellite:
         self.system, self.prn = system, prn
         sig = signal_of(system)
         self.doppler = doppler
-        self.code_freq = sig["chip_rate"] * (1 + doppler / sig["carrier_hz"])
+        self.code_freq = code_freq_of(sig, doppler)
         self.code_phase, self.carrier_phase = code_phase, carrier_phase
         self.bits, self.antenna_phases, self.cn0_dbhz = bits, antenna_phases, cn0_dbhz
         self.code_length = sig["code_length"]
@@ -231,8 +235,7 @@ class channel:
             self.freq_acc += self.T * self.w0f * freq_err
             omega = self.freq_acc
         doppler = omega / (2 * math.pi)
-        code_freq = (self.sig["chip_rate"] * (1 + doppler / self.sig["carrier_hz"]) +
-                     self.dll_gain * code_err)
+        code_freq = code_freq_of(self.sig, doppler) + self.dll_gain * code_err
         # C/N0 (M2M4 over the last 50 prompts) and the phase lock indicator.
         self.history.append(P)
         h = np.asarray(self.history[-50:])
@@ -364,7 +367,7 @@ def run(sky, fs, seconds, n_antennas, backend="auto", device=0, seed=1,
         ch = channel(s, fs, n_antennas, d0, c0)
         channels.append(ch)
         sig = signal_of(s.system)
-        corr.add_satellite(s.system, s.prn, d0, sig["chip_rate"] * (1 + d0 / sig["carrier_hz"]),
+        corr.add_satellite(s.system, s.prn, d0, code_freq_of(sig, d0),
                            s.carrier_phase + rng.uniform(0, 1), c0, 0)
         pace.set_need((s.system, s.prn), int((sig["period"] * 2) * fs))
     src = synthetic_source(sky, fs, n, n_antennas, pace, seed)

@@ -61,7 +61,7 @@ GPUDSP_API const std::vector<int8_t>& gnss_codes(gnss_system system);
  *  primary code period is multiplied by: 1 - 2 s for ICD chip s, first
  *  chip first; empty for systems without one. Throws
  *  std::invalid_argument for a PRN the system does not have. */
-GPUDSP_API std::vector<int8_t> gnss_secondary_code(gnss_system system, int prn);
+GPUDSP_API const std::vector<int8_t>& gnss_secondary_code(gnss_system system, int prn);
 
 /*! \brief The subcarrier in sub-phase \p j (0 .. sub_phases - 1) of a chip:
  *  1 for L1 C/A; sqrt(10/11) BOC(1,1) + sqrt(1/11) BOC(6,1) for E1-B, each
