@@ -57,7 +57,8 @@ fi
 # --- 1b. spead2 for the SPEAD blocks (docs/spead.md): a pinned wheel from
 # PyPI into a folder gr-gpudsp adds to its path (Debian 12 refuses pip
 # installs into the system Python; --target is not one).
-spead2_version=4.5.1
+# The pin and the folder are python/gpudsp/spead.py's (SPEAD2_VERSION, PYDEPS).
+spead2_version=$(sed -n 's/^SPEAD2_VERSION = "\([^"]*\)".*/\1/p' "$root/python/gpudsp/spead.py")
 pydeps=${GPUDSP_PYDEPS:-/usr/local/lib/gpudsp/python}
 if [[ "${GPUDSP_SPEAD2:-1}" != 0 ]] && ! PYTHONPATH="$pydeps" /usr/bin/python3 -c \
         "import spead2, sys; sys.exit(spead2.__version__ != '$spead2_version')" 2>/dev/null; then

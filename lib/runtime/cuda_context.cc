@@ -13,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 namespace gr {
 namespace gpudsp {

@@ -28,6 +28,7 @@ from gnuradio import gr
 from . import sky
 from .digitiser import digitiser_source, spectral_shape_filter, zone_turn
 from .gpudsp_python import buffer_counters, pfb_fengine, xengine
+from .ms_sink import dump_centre_seconds, dump_to_rows, ms_sink
 from .xengine_helpers import xengine_baseline_index, xengine_complex, xengine_to_matrix
 
 SPEED_OF_LIGHT = sky.SPEED_OF_LIGHT
@@ -225,7 +226,6 @@ def run(p, progress=None, ms_path=None):
     tb.connect(fe, xe, sink)
     ms = None
     if ms_path:
-        from .ms_sink import ms_sink
         rc = p.rfi_channel()
         ms = ms_sink(ms_path, sim.array, p.band(), p.channels, sim.geometry, sim.phase_centre,
                      p.step() / p.samp_rate, p.taps, p.integration, sim.jy_per_unit(),
@@ -296,7 +296,6 @@ def model_visibilities(sim, uvw, channels, response=None):
 def ms_rows(result, dump):
     """One dump in the MS convention: (ANTENNA1, ANTENNA2, DATA [row, channel,
     corr] in Jy, in the F-engine's channel order, UVW)."""
-    from .ms_sink import dump_centre_seconds, dump_to_rows
     p, sim = result["params"], result["sim"]
     Vc = xengine_complex(result["visibilities"][dump])
     used = result["meta"][dump].get("gpudsp.spectra_used", p.integration)
@@ -358,6 +357,19 @@ def sky_model_ratio(result, channels=None):
     return r, np.sqrt(sigma ** 2 / den + 1.0 / (2 * max(used, 1)))
 
 
+def band_sky_model_ratio(result):
+    """sky_model_ratio over band_channels, computed once per visibility
+    array (the checks and the plots both read it; it models every dump).
+    Kept with the array it was computed from: a result whose
+    "visibilities" is replaced is computed afresh."""
+    vis = result["visibilities"]
+    cached = result.get("_band_sky_model_ratio")
+    if cached is None or cached[0] is not vis:
+        cached = (vis, sky_model_ratio(result, band_channels(result["params"])))
+        result["_band_sky_model_ratio"] = cached
+    return cached[1]
+
+
 def verify(result):
     """The correlator's own proof that it worked: a list of checks."""
     p, sim = result["params"], result["sim"]
@@ -366,7 +378,7 @@ def verify(result):
         return [check("dumps", False, "no dump was produced")]
     k = band_channels(p)
     if p.antennas > 1:
-        r, err = sky_model_ratio(result, k)
+        r, err = band_sky_model_ratio(result)
         amp = np.abs(r) - 1
         ph = np.angle(r)
         # Noise-limited: each channel within 5 standard errors, and the band
@@ -425,7 +437,6 @@ def verify(result):
 
 def write_visibilities(result, folder):
     """HDF5 (h5py) or .npz: the dumps with axes and metadata. Returns the path."""
-    from .ms_sink import dump_centre_seconds
     p, sim = result["params"], result["sim"]
     N = p.channels
     baselines = np.array([(i, j) for i in range(p.antennas) for j in range(i + 1)], np.int32)
@@ -490,8 +501,8 @@ def write_plots(result, folder):
     os.makedirs(folder, exist_ok=True)
 
     if p.antennas > 1:
-        r, err = sky_model_ratio(result)
-        r = np.where(np.isin(np.arange(p.channels), band_channels(p)), r, np.nan)
+        r = np.full(p.channels, np.nan, complex)
+        r[band_channels(p)] = band_sky_model_ratio(result)[0]
         fig, ax = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
         ax[0].plot(freqs[order], np.abs(r[order]), lw=0.8)
         ax[0].set_ylabel("|measured / model|")

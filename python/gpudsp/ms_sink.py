@@ -25,6 +25,7 @@ X-engine saturated (int32 limits), the DC channel (a real-sampled band's
 edge, which holds the DC level), and any channels given to flag (what an
 RFI flagger would find: the FX demo flags its simulated RFI tone)."""
 
+import functools
 import math
 import os
 import shutil
@@ -32,8 +33,6 @@ import shutil
 import numpy as np
 import pmt
 from gnuradio import gr
-
-import functools
 
 from . import formats
 from .xengine_helpers import xengine_baseline_index, xengine_complex

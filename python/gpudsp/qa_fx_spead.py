@@ -22,6 +22,7 @@ from gnuradio import gpudsp
 from gnuradio.gpudsp import fx_correlator as fx
 from gnuradio.gpudsp import spead as S
 from gnuradio.gpudsp.spead_xengine import katgpucbf_baseline_order
+from gnuradio.gpudsp.xengine_helpers import xengine_baseline_index
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
                         "fx_over_spead")
@@ -111,7 +112,7 @@ class qa_fx_spead(gr_unittest.TestCase):
             for i in range(A):
                 for j in range(i + 1):
                     v = np.einsum("scp,scq->cpq", zd[:, :, i], np.conj(zd[:, :, j]))
-                    k = i * (i + 1) // 2 + j
+                    k = xengine_baseline_index(i, j)
                     want[dd, :, k, :, :, 0], want[dd, :, k, :, :, 1] = v.real, v.imag
         for r in range(R):
             self.assertEqual(len(got[r]), len(got[0]))

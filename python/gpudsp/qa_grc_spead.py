@@ -75,7 +75,7 @@ class qa_grc_spead(gr_unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "spead_grc.grc")
             with open(path, "w") as f:
-                yaml.safe_dump(self.flowgraph(21000 + os.getpid() % 500 * 8), f)
+                yaml.safe_dump(self.flowgraph(30000 + os.getpid() % 500 * 8), f)
             env = dict(os.environ, GRC_BLOCKS_PATH=os.path.abspath(GRC_DIR))
             r = subprocess.run(["grcc", "-o", d, path], capture_output=True, text=True, env=env)
             self.assertEqual(r.returncode, 0, r.stdout + r.stderr)

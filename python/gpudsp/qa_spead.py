@@ -48,7 +48,7 @@ def immediate(ig, item_id, value):
 def dig_heaps(flavour, samples, t0, heap_samples, pol, status=0):
     """(timestamp, heap) of each heap of packed 10-bit `samples`."""
     packed = formats.pack10(samples)
-    hb = heap_samples * 10 // 8
+    hb = formats.packed10_bytes(heap_samples)
     out = []
     for h in range(len(samples) // heap_samples):
         ig = spead2.send.ItemGroup(flavour=flavour)
@@ -107,21 +107,16 @@ class qa_spead_placement(gr_unittest.TestCase):
     """The placement arithmetic, exhaustively on small sizes (no spead2)."""
 
     def dig_params(self, S_=8, H=3, pols=2, stop=0, window=2, jump=3, confirm=2):
-        p = np.zeros(_spead.DIG_N_PARAMS, np.int64)
-        for k, v in dict(dig_heap_samples=S_, dig_heap_bytes=S_ * 10 // 8, dig_heaps_per_chunk=H,
-                         dig_n_pols=pols, c_stop_target=stop, c_window=window,
-                         c_jump_chunks=jump, c_confirm_heaps=confirm, s_newest=-1, s_prev_newest=-1, s_terminal=-1).items():
-            p[S.SLOTS[k]] = v
-        for i, k in enumerate(["c_stat_bad_timestamp", "c_stat_bad_size", "c_stat_missing_items",
-                               "c_stat_bad_id", "c_stat_bad_frequency", "c_stat_out_of_window",
-                               "c_stat_epochs", "c_stat_stop_heaps"]):
-            p[S.SLOTS[k]] = 100 + i
-        return p
+        return S.new_params("digitiser", dig_heap_samples=S_,
+                            dig_heap_bytes=formats.packed10_bytes(S_), dig_heaps_per_chunk=H,
+                            dig_n_pols=pols, c_stop_target=stop, c_window=window,
+                            c_jump_chunks=jump, c_confirm_heaps=confirm,
+                            **{k: 100 + i for i, k in enumerate(S._STAT_NAMES)})
 
     def test_digitiser_slots(self):
         for S_, H in itertools.product([4, 8, 4096], [1, 2, 3, 7]):
             p = self.dig_params(S_, H, jump=10**9)
-            hb = S_ * 10 // 8
+            hb = formats.packed10_bytes(S_)
             for heap, pol in itertools.product(range(4 * H), range(2)):
                 c, idx, off, stat = _spead.place_digitiser_heap(p, [heap * S_, hb, 0, pol + 6, -1])
                 self.assertEqual((c, idx, off, stat),
@@ -161,12 +156,9 @@ class qa_spead_placement(gr_unittest.TestCase):
         self.assertEqual(p[S.SLOTS["s_terminal"]], 508)
 
     def test_fengine_slots_and_drops(self):
-        p = np.zeros(_spead.FENG_N_PARAMS, np.int64)
-        for k, v in dict(feng_heap_timestamp_step=64, feng_heap_bytes=40, feng_heaps_per_chunk=3,
-                         feng_n_fengines=5, feng_first_channel=16, c_window=2,
-                         c_jump_chunks=10**9, s_newest=-1, s_prev_newest=-1,
-                         s_terminal=-1).items():
-            p[S.SLOTS[k]] = v
+        p = S.new_params("fengine", feng_heap_timestamp_step=64, feng_heap_bytes=40,
+                         feng_heaps_per_chunk=3, feng_n_fengines=5, feng_first_channel=16,
+                         c_window=2, c_jump_chunks=10**9)
         for t, f in itertools.product(range(9), range(5)):
             self.assertEqual(_spead.place_fengine_heap(p, [t * 64, f, 16, 40, -1]),
                              (t // 3, t % 3 * 5 + f, (t % 3 * 5 + f) * 40, -1))
@@ -241,7 +233,7 @@ class qa_spead_digitiser(gr_unittest.TestCase):
         tb = gr.top_block()
         for p in range(n_pols):
             tb.connect((src, p), sinks[p])
-        tx = sender([("127.0.0.1", q) for q in ports], packet=self.HS * 10 // 8 + 200, rate=50e6)
+        tx = sender([("127.0.0.1", q) for q in ports], packet=formats.packed10_bytes(self.HS) + 200, rate=50e6)
 
         def send():
             for heap, s in heaps_by_port:
@@ -266,7 +258,7 @@ class qa_spead_digitiser(gr_unittest.TestCase):
         ports = [port(), port()]
         H = 8
         out, sinks, src = self.receive(order, ports, 2, H=H, max_chunks=8)
-        hb = self.HS * 10 // 8
+        hb = formats.packed10_bytes(self.HS)
         tail = -(12345 + 40) % H  # the last chunk is output whole, its heaps
         for p in range(2):        # after the end of the stream flagged
             self.assertEqual(len(out[p]), (40 + tail) * hb)
@@ -281,7 +273,7 @@ class qa_spead_digitiser(gr_unittest.TestCase):
         """Heaps dropped, reordered within the window, duplicated, late beyond
         it, a forward jump (a gap) and a restart from timestamp 0: every lost
         heap flagged, no other, the rest bit-exact."""
-        H, hb, HS = 4, self.HS * 10 // 8, self.HS
+        H, hb, HS = 4, formats.packed10_bytes(self.HS), self.HS
         n1 = 64  # heaps of the first epoch, at t0; then 16 after a restart at 0
         t0 = 1000 * H * HS
         s1 = self.rng.integers(-512, 512, n1 * HS)
@@ -333,7 +325,7 @@ class qa_spead_digitiser(gr_unittest.TestCase):
         samples = self.rng.integers(-512, 512, n)
         good = dig_heaps(self.flavour, samples, 0, self.HS, 0,
                          status=lambda h: (3 << 32) | 2 if h == 5 else 0)
-        hb = self.HS * 10 // 8
+        hb = formats.packed10_bytes(self.HS)
         bad = []
         ig = spead2.send.ItemGroup(flavour=self.flavour)  # wrong size
         immediate(ig, S.TIMESTAMP_ID, 99 * self.HS)
@@ -595,7 +587,7 @@ class qa_spead_end_to_end(gr_unittest.TestCase):
             fengs.append(fs)  # a Python block must outlive the flowgraph's run
 
         def send():
-            txs = [sender([("127.0.0.1", dig_ports[a])], packet=HS * 10 // 8 + 200, rate=100e6)
+            txs = [sender([("127.0.0.1", dig_ports[a])], packet=formats.packed10_bytes(HS) + 200, rate=100e6)
                    for a in range(A)]
             heaps = [[dig_heaps(flavour, samples[a, p], t0, HS, p) for p in range(2)]
                      for a in range(A)]

@@ -24,7 +24,7 @@ import numpy as np
 from .gpudsp_python import _spead
 
 __all__ = ["import_spead2", "SPEAD2_VERSION", "PYDEPS", "DEFAULT_PORT", "parse_endpoints",
-           "chunk_receiver", "udp_sender", "rejected_packets"]
+           "chunk_receiver", "new_params", "udp_sender", "rejected_packets"]
 
 SPEAD2_VERSION = "4.5.1"  # pinned: the C layout of chunk_place_data is spead2 4.x's
 # Where scripts/quickstart.sh installs spead2 (pip --target): Debian 12
@@ -49,9 +49,15 @@ DIG_HEAP_SAMPLES = 4096
 SLOTS = _spead.SLOTS
 
 
+_spead2 = None  # the module, once import_spead2 has checked it
+
+
 def import_spead2():
     """spead2, from the system or from PYDEPS; ImportError saying how to
-    install it otherwise."""
+    install it otherwise. Checked once: the sinks call it per heap sent."""
+    global _spead2
+    if _spead2 is not None:
+        return _spead2
     if os.path.isdir(PYDEPS) and PYDEPS not in sys.path:
         sys.path.append(PYDEPS)  # after the system's own: a system spead2 wins
     try:
@@ -68,6 +74,7 @@ def import_spead2():
         raise ImportError(f"gr-gpudsp needs spead2 4.x (found {spead2.__version__}): "
                           f"install spead2=={SPEAD2_VERSION}")
     _count_rejected_packets()
+    _spead2 = spead2
     return spead2
 
 
@@ -166,6 +173,18 @@ _BAD_STATS = ("gpudsp_bad_timestamp", "gpudsp_bad_size", "gpudsp_missing_items",
               "gpudsp_bad_id", "gpudsp_bad_frequency", "gpudsp_out_of_window", "too_old_heaps")
 
 
+def new_params(kind, **slots):
+    """A placement parameter array for `kind` ("digitiser" or "fengine"):
+    zeros, no heap seen yet (s_newest, s_prev_newest, s_terminal = -1),
+    then `slots` {slot name: value}."""
+    n = _spead.DIG_N_PARAMS if kind == "digitiser" else _spead.FENG_N_PARAMS
+    p = np.zeros(n, np.int64)
+    for slot, value in dict(dict(s_newest=-1, s_prev_newest=-1, s_terminal=-1),
+                            **slots).items():
+        p[SLOTS[slot]] = value
+    return p
+
+
 class chunk_receiver:
     """A spead2 chunk stream whose heaps are placed by this module's C++
     placement (`kind` "digitiser" or "fengine"): chunks of `chunk_bytes`
@@ -180,16 +199,11 @@ class chunk_receiver:
         spead2 = import_spead2()
         self._spead2 = spead2
         self.logger = logger or logging.getLogger("gnuradio.gpudsp.spead")
-        n = _spead.DIG_N_PARAMS if kind == "digitiser" else _spead.FENG_N_PARAMS
-        self.params = np.zeros(n, np.int64)
         config = spead2.recv.StreamConfig(max_heaps=8, stop_on_stop_item=False)
-        for slot, name in _STAT_NAMES.items():
-            self.params[SLOTS[slot]] = config.add_stat(name)
-        for slot, value in dict(params, c_stop_target=stop_heaps, c_window=max_chunks,
-                                c_jump_chunks=jump_chunks, c_confirm_heaps=confirm_heaps, s_newest=-1, s_offset=0,
-                                s_prev_newest=-1, s_prev_offset=0, s_stops=0,
-                                s_terminal=-1, s_candidates=0, s_candidate_min=0).items():
-            self.params[SLOTS[slot]] = value
+        self.params = new_params(
+            kind, **params, c_stop_target=stop_heaps, c_window=max_chunks,
+            c_jump_chunks=jump_chunks, c_confirm_heaps=confirm_heaps,
+            **{slot: config.add_stat(name) for slot, name in _STAT_NAMES.items()})
         chunk_config = spead2.recv.ChunkStreamConfig(
             items=items, max_chunks=max_chunks, max_heap_extra=8 * extra_words,
             place=_spead.place_callback(kind, self.params))

@@ -16,6 +16,21 @@
 #include <string>
 #include <vector>
 
+namespace {
+
+// Placement state is written in place: a C-contiguous int64 array of n
+// values, taken as given (a converted copy would lose the writes).
+void check_params(const py::array& params, int n, const char* who)
+{
+    if (!py::isinstance<py::array_t<std::int64_t>>(params) || params.ndim() != 1 ||
+        params.shape(0) != n || !(params.flags() & py::array::c_style))
+        throw std::invalid_argument(std::string(who) +
+                                    ": params must be a C-contiguous int64 array of " +
+                                    std::to_string(n) + " values");
+}
+
+} // namespace
+
 void bind_spead(py::module& m)
 {
     using namespace gr::gpudsp::network;
@@ -36,11 +51,7 @@ void bind_spead(py::module& m)
             } else {
                 throw std::invalid_argument("place_callback: kind must be digitiser or fengine");
             }
-            if (!py::isinstance<py::array_t<std::int64_t>>(params) || params.ndim() != 1 ||
-                params.shape(0) != n || !(params.flags() & py::array::c_style))
-                throw std::invalid_argument("place_callback: params must be a C-contiguous "
-                                            "int64 array of " +
-                                            std::to_string(n) + " values");
+            check_params(params, n, "place_callback");
             py::capsule cap(reinterpret_cast<void*>(fn), "void (void *, size_t, void *)");
             if (PyCapsule_SetContext(cap.ptr(), const_cast<void*>(params.data())) != 0)
                 throw py::error_already_set();
@@ -52,12 +63,12 @@ void bind_spead(py::module& m)
 
     // The placement of one heap (tests): params is updated in place.
     auto one = [](auto fn, int n_params, int n_items) {
-        return [fn, n_params, n_items](py::array_t<std::int64_t> params,
-                                       std::vector<std::int64_t> items) {
-            if (params.ndim() != 1 || params.shape(0) != n_params ||
-                !(params.flags() & py::array::c_style) || int(items.size()) != n_items)
-                throw std::invalid_argument("place: wrong number of params or items");
-            const placement p = fn(params.mutable_data(), items.data());
+        return [fn, n_params, n_items](py::array params, std::vector<std::int64_t> items) {
+            check_params(params, n_params, "place");
+            if (int(items.size()) != n_items)
+                throw std::invalid_argument("place: wrong number of items");
+            const placement p =
+                fn(static_cast<std::int64_t*>(params.mutable_data()), items.data());
             return py::make_tuple(p.chunk_id, p.heap_index, p.heap_offset, p.stat);
         };
     };
