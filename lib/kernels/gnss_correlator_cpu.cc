@@ -3,22 +3,24 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The GNSS correlator on the CPU, fused in one pass over blocks of 128
+// The GNSS correlator on the CPU, fused in one pass over blocks of 512
 // samples: per block the carrier is one exact rotation (from the 64-bit
 // phase) times a per-job table of in-block rotations, so nothing drifts;
 // each tap's code replica is generated once for all antennas from the
-// fixed-point code phase; then every antenna is wiped off once and
-// correlated with every tap. The loops are written for the compiler's
-// vectoriser (AVX2 clones), with eight-lane partial sums promoted to
-// float64 per block.
+// fixed-point code phase (gnss_replica_cpu.cc); then each antenna's samples
+// are loaded once, wiped off in registers and multiplied into every tap's
+// accumulator (registers too), whose W float lanes are added into float64
+// lanes per block. One body, instantiated for W = 16 (AVX-512), 8 (AVX2)
+// and 4 (the x86-64 baseline), chosen at run time (runtime/cpu_simd.h).
 
 #include "gnss_correlator_impl.h"
+#include "gnss_replica_cpu.h"
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
-#include <immintrin.h>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace gr {
 namespace gpudsp {
@@ -26,154 +28,282 @@ namespace kernels {
 
 namespace {
 
-constexpr int block = 128; // samples; block * code_step < one code period
-constexpr int lanes = 8;
+// Samples per block: (block + 15) * code_step < one code period (at most
+// one chip per sample, codes of >= 1023 chips), so a block's replica needs
+// no wrap; each accumulator lane sums 512 / W products in float.
+constexpr int block = 512;
+constexpr int max_taps_per_pass = 8; // accumulators held in registers
 
-// q0 < L 2^F and n * step < L 2^F, so q < 2 L 2^F: chips2 holds the
-// code twice and needs no wrap. S = 1 (BPSK) or the sub-phases per chip.
-void code_replica_scalar(float* __restrict__ out,
-                         int n,
-                         uint64_t q0,
-                         uint64_t step,
-                         int F,
-                         const float* __restrict__ chips2,
-                         const float* __restrict__ sub,
-                         int S)
-{
-    uint64_t q = q0; // the phase advances by addition: exact, and cheaper
-    if (S == 1) {
-        for (int k = 0; k < n; ++k, q += step)
-            out[k] = chips2[gnss_chip(q, F)];
-    } else {
-        for (int k = 0; k < n; ++k, q += step)
-            out[k] = chips2[gnss_chip(q, F)] * sub[gnss_sub_phase(q, F, S)];
+#define GNSS_INLINE inline __attribute__((always_inline))
+
+typedef float f4 __attribute__((vector_size(16)));
+typedef float f8 __attribute__((vector_size(32)));
+typedef float f16 __attribute__((vector_size(64)));
+typedef double d2 __attribute__((vector_size(16)));
+typedef double d4 __attribute__((vector_size(32)));
+typedef double d8 __attribute__((vector_size(64)));
+
+// A SIMD level: W float lanes V, W/2 double lanes D, its code replica.
+struct isa_baseline {
+    static constexpr int W = 4;
+    typedef f4 V;
+    typedef d2 D;
+    static void replica(
+        float* out, int n, uint64_t q0, uint64_t step, int F, const gnss_code_table& t)
+    {
+        gnss_code_replica_scalar(out, n, q0, step, F, t);
     }
+};
+struct isa_avx2 {
+    static constexpr int W = 8;
+    typedef f8 V;
+    typedef d4 D;
+    static void replica(
+        float* out, int n, uint64_t q0, uint64_t step, int F, const gnss_code_table& t)
+    {
+        gnss_code_replica_avx2(out, n, q0, step, F, t);
+    }
+};
+struct isa_avx512 {
+    static constexpr int W = 16;
+    typedef f16 V;
+    typedef d8 D;
+    static void replica(
+        float* out, int n, uint64_t q0, uint64_t step, int F, const gnss_code_table& t)
+    {
+        gnss_code_replica_avx512(out, n, q0, step, F, t);
+    }
+};
+
+// (Helpers take and give vectors by reference: always inlined into a
+// function of the right target, they never cross an ABI boundary.)
+
+// W interleaved I/Q samples (float or int16) as W I and W Q lanes: two
+// W-lane loads and one two-source permutation each (a permutation of one
+// 2W-lane vector compiles to scalar inserts).
+template <class V, class In, std::size_t... I>
+GNSS_INLINE void load_iq(const In* x, V& a, V& b, std::index_sequence<I...>)
+{
+    constexpr std::size_t W = sizeof...(I);
+    typedef In raw __attribute__((vector_size(W * sizeof(In))));
+    raw r0, r1;
+    std::memcpy(&r0, x, sizeof r0);
+    std::memcpy(&r1, x + W, sizeof r1);
+    const V lo = __builtin_convertvector(r0, V), hi = __builtin_convertvector(r1, V);
+    a = __builtin_shufflevector(lo, hi, (2 * I)...);
+    b = __builtin_shufflevector(lo, hi, (2 * I + 1)...);
 }
 
-// The same 8 samples at a time without gathers (AVX2 gathers were no
-// faster on the AMD EPYC dev machine): at most one chip per
-// sample, so 8 samples' chips lie within 8 consecutive table entries: one
-// load from the first sample's chip and a lane permutation pick them (the
-// sub-chip values likewise from the 12-entry subcarrier, in two halves).
-// The integer arithmetic is the scalar path's, so the values are identical.
-__attribute__((target("avx2"))) void code_replica_avx2(float* out,
-                                                       int n,
-                                                       uint64_t q0,
-                                                       uint64_t step,
-                                                       int F,
-                                                       const float* chips2,
-                                                       const float* sub16,
-                                                       int S)
+// acc[0 .. W/2) += the W float lanes of v, added pairwise as doubles.
+// (Memory is accessed by memcpy: a vector type's alignment depends on
+// the target the code around it is compiled for.)
+template <class D, class V, std::size_t... I>
+GNSS_INLINE void add_wide(double* acc, const V& v, std::index_sequence<I...>)
 {
-    const __m128i chip_shift = _mm_cvtsi32_si128(F);     // gnss_chip
-    const __m128i frac_shift = _mm_cvtsi32_si128(F - 32); // gnss_sub_phase
-    const __m256i lanes_lo = _mm256_setr_epi64x(0, 1, 2, 3);
-    const __m256i even_lo = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    const __m256i even_hi = _mm256_setr_epi32(1, 3, 5, 7, 0, 2, 4, 6);
-    const __m256i step4 = _mm256_set1_epi64x(int64_t(4 * step));
-    const __m256i s12 = _mm256_set1_epi64x(S);
-    const __m256i eight = _mm256_set1_epi32(8);
-    // 64-bit lane products: step * [0..3] (step < 2^63 / L, lanes 2 bits)
-    const __m256i offs =
-        _mm256_mul_epu32(lanes_lo, _mm256_set1_epi64x(int64_t(step & 0xffffffffu)));
-    const __m256i offs_hi = _mm256_slli_epi64(
-        _mm256_mul_epu32(lanes_lo, _mm256_set1_epi64x(int64_t(step >> 32))), 32);
-    const __m256i lane_step = _mm256_add_epi64(offs, offs_hi);
-    const __m256 sub_lo = _mm256_loadu_ps(sub16), sub_hi = _mm256_loadu_ps(sub16 + 8);
-    int k = 0;
-    uint64_t q = q0;
-    for (; k + 8 <= n; k += 8, q += 8 * step) {
-        const __m256i qa = _mm256_add_epi64(_mm256_set1_epi64x(int64_t(q)), lane_step);
-        const __m256i qb = _mm256_add_epi64(qa, step4);
-        // chip indices of the 8 samples, relative to the first one's
-        const __m256i ia =
-            _mm256_permutevar8x32_epi32(_mm256_srl_epi64(qa, chip_shift), even_lo);
-        const __m256i ib =
-            _mm256_permutevar8x32_epi32(_mm256_srl_epi64(qb, chip_shift), even_hi);
-        const uint64_t c0 = gnss_chip(q, F);
-        const __m256i rel = _mm256_sub_epi32(_mm256_blend_epi32(ia, ib, 0xF0),
-                                             _mm256_set1_epi32(int(c0)));
-        __m256 v = _mm256_permutevar8x32_ps(_mm256_loadu_ps(chips2 + c0), rel);
-        if (S > 1) {
-            // The top 32 fractional bits times S (mul_epu32 reads the low
-            // 32 bits of each lane), as gnss_sub_phase.
-            const __m256i ja = _mm256_permutevar8x32_epi32(
-                _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srl_epi64(qa, frac_shift), s12), 32),
-                even_lo);
-            const __m256i jb = _mm256_permutevar8x32_epi32(
-                _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srl_epi64(qb, frac_shift), s12), 32),
-                even_hi);
-            const __m256i j = _mm256_blend_epi32(ja, jb, 0xF0);
-            const __m256 lo = _mm256_permutevar8x32_ps(sub_lo, j);
-            const __m256 hi =
-                _mm256_permutevar8x32_ps(sub_hi, _mm256_sub_epi32(j, eight));
-            const __m256 high =
-                _mm256_castsi256_ps(_mm256_cmpgt_epi32(j, _mm256_set1_epi32(7)));
-            v = _mm256_mul_ps(v, _mm256_blendv_ps(lo, hi, high));
+    constexpr std::size_t H = sizeof...(I);
+    D a;
+    std::memcpy(&a, acc, sizeof a);
+    a += __builtin_convertvector(__builtin_shufflevector(v, v, I...), D) +
+         __builtin_convertvector(__builtin_shufflevector(v, v, (I + H)...), D);
+    std::memcpy(acc, &a, sizeof a);
+}
+
+// One antenna's block of n samples: wipe off the carrier (cr, ci) and add
+// the products with L taps' replicas (code[l * block ..]) into the W/2
+// double lanes at acc + W l (I) and acc + W l + W/2 (Q). cr, ci and code
+// hold whole W-lane groups.
+template <class isa, int L, class In>
+GNSS_INLINE void wipe_dot(const In* x,
+                          int n,
+                          const float* cr,
+                          const float* ci,
+                          const float* code,
+                          double* acc)
+{
+    constexpr int W = isa::W;
+    typedef typename isa::V V;
+    V ar[L] = {}, ai[L] = {};
+    alignas(64) In tail[2 * W] = {}; // the last partial group, zero-padded
+    for (int g = 0; g < n; g += W) {
+        const In* xg = x + 2 * g;
+        if (g + W > n) {
+            std::copy(xg, xg + 2 * (n - g), tail);
+            xg = tail;
         }
-        _mm256_storeu_ps(out + k, v);
+        V a, b, c, s;
+        load_iq(xg, a, b, std::make_index_sequence<W>{});
+        std::memcpy(&c, cr + g, sizeof c);
+        std::memcpy(&s, ci + g, sizeof s);
+        const V wr = a * c - b * s, wi = a * s + b * c;
+        for (int l = 0; l < L; ++l) {
+            V v;
+            std::memcpy(&v, code + l * block + g, sizeof v);
+            ar[l] += wr * v;
+            ai[l] += wi * v;
+        }
     }
-    code_replica_scalar(out + k, n - k, q, step, F, chips2, sub16, S);
-}
-
-void code_replica(float* __restrict__ out,
-                  int n,
-                  uint64_t q0,
-                  uint64_t step,
-                  int F,
-                  const float* __restrict__ chips2,
-                  const float* __restrict__ sub16,
-                  int S)
-{
-    static const bool avx2 = runtime::cpu_use_avx2();
-    if (avx2)
-        code_replica_avx2(out, n, q0, step, F, chips2, sub16, S);
-    else
-        code_replica_scalar(out, n, q0, step, F, chips2, sub16, S);
-}
-
-// w = x * carrier for n samples of interleaved I/Q (float or int16).
-template <typename S>
-__attribute__((target_clones("avx2", "default"))) void
-wipe(const S* x, const float* cr, const float* ci, float* wr, float* wi, int n)
-{
-    for (int k = 0; k < n; ++k) {
-        const float a = x[2 * k], b = x[2 * k + 1];
-        wr[k] = a * cr[k] - b * ci[k];
-        wi[k] = a * ci[k] + b * cr[k];
+    for (int l = 0; l < L; ++l) {
+        typedef typename isa::D D;
+        add_wide<D>(acc + W * l, ar[l], std::make_index_sequence<W / 2>{});
+        add_wide<D>(acc + W * l + W / 2, ai[l], std::make_index_sequence<W / 2>{});
     }
 }
 
-// sum_k w[k] v[k] for n a multiple of 2 lanes, in eight-float vectors
-// (GCC vector extensions, so each clone uses its own registers) with two
-// independent chains per part, so the loop is bound by loads, not latency.
-typedef float v8f __attribute__((vector_size(32)));
-
-__attribute__((target_clones("avx2", "default"))) void
-dot2(const float* wr, const float* wi, const float* v, int n, double* re, double* im)
+// All L taps, at most max_taps_per_pass at a time.
+template <class isa, class In>
+GNSS_INLINE void wipe_dot_taps(const In* x,
+                               int n,
+                               const float* cr,
+                               const float* ci,
+                               const float* code,
+                               int L,
+                               double* acc)
 {
-    v8f r0 = {}, r1 = {}, i0 = {}, i1 = {};
-    for (int k = 0; k < n; k += 2 * lanes) {
-        v8f a0, a1, b0, b1, c0, c1;
-        std::memcpy(&a0, wr + k, sizeof a0);
-        std::memcpy(&a1, wr + k + lanes, sizeof a1);
-        std::memcpy(&b0, wi + k, sizeof b0);
-        std::memcpy(&b1, wi + k + lanes, sizeof b1);
-        std::memcpy(&c0, v + k, sizeof c0);
-        std::memcpy(&c1, v + k + lanes, sizeof c1);
-        r0 += a0 * c0;
-        r1 += a1 * c1;
-        i0 += b0 * c0;
-        i1 += b1 * c1;
+    for (int l0 = 0; l0 < L; l0 += max_taps_per_pass) {
+        const float* c = code + l0 * block;
+        double* a = acc + isa::W * l0;
+        switch (std::min(L - l0, max_taps_per_pass)) {
+        case 1: wipe_dot<isa, 1>(x, n, cr, ci, c, a); break;
+        case 2: wipe_dot<isa, 2>(x, n, cr, ci, c, a); break;
+        case 3: wipe_dot<isa, 3>(x, n, cr, ci, c, a); break;
+        case 4: wipe_dot<isa, 4>(x, n, cr, ci, c, a); break;
+        case 5: wipe_dot<isa, 5>(x, n, cr, ci, c, a); break;
+        case 6: wipe_dot<isa, 6>(x, n, cr, ci, c, a); break;
+        case 7: wipe_dot<isa, 7>(x, n, cr, ci, c, a); break;
+        default: wipe_dot<isa, 8>(x, n, cr, ci, c, a); break;
+        }
     }
-    const v8f r = r0 + r1, i = i0 + i1;
-    double sr = 0, si = 0;
-    for (int j = 0; j < lanes; ++j) {
-        sr += r[j];
-        si += i[j];
+}
+
+// What one job needs besides its fixed-point parameters.
+struct job_inputs {
+    const std::vector<const void*>* antennas;
+    gnss_input input;
+    const uint64_t* tap_offset; // [L], chips * 2^F in [0, modulus)
+    int L;
+    gnss_code_table table;
+};
+
+// One thread's working memory.
+struct scratch {
+    std::vector<float> code; // [tap][block], zero past each block's n
+    std::vector<uint64_t> tap_offset;
+    std::vector<double> acc; // [antenna][tap][I/Q][W/2 lanes]
+};
+
+// Correlates one job into out[antenna * L + tap].
+template <class isa>
+GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
+                                const job_inputs& in,
+                                scratch& s,
+                                std::complex<float>* out)
+{
+    constexpr int W = isa::W;
+    const int L = in.L;
+    const int M = int(in.antennas->size());
+    s.code.assign(std::size_t(L) * block, 0.0f);
+    s.acc.assign(std::size_t(M) * L * W, 0.0);
+    double* acc = s.acc.data();
+    // The in-block carrier rotations exp(-2j pi step k), from float64:
+    // exp(-2j pi step (16 a + b)) = row[a] col[b], each a chain of at most
+    // 32 products (error ~1e-15, far below float). Products written out:
+    // std::complex's operator* calls __muldc3 (NaN rules), which cost a
+    // third of a 5000-sample job.
+    alignas(64) float rot_r[block], rot_i[block], cr[block], ci[block];
+    {
+        const double step_cyc = double(int64_t(job.carrier_step)) * 0x1p-64;
+        double col_r[16], col_i[16], row_r, row_i, one_r, one_i, sixteen_r, sixteen_i;
+        sincos(-2 * M_PI * step_cyc, &one_i, &one_r);
+        sincos(-2 * M_PI * step_cyc * 16, &sixteen_i, &sixteen_r);
+        col_r[0] = 1;
+        col_i[0] = 0;
+        for (int b = 1; b < 16; ++b) {
+            col_r[b] = col_r[b - 1] * one_r - col_i[b - 1] * one_i;
+            col_i[b] = col_r[b - 1] * one_i + col_i[b - 1] * one_r;
+        }
+        row_r = 1;
+        row_i = 0;
+        for (int a = 0; a < block / 16; ++a) {
+            for (int b = 0; b < 16; ++b) {
+                rot_r[16 * a + b] = float(row_r * col_r[b] - row_i * col_i[b]);
+                rot_i[16 * a + b] = float(row_r * col_i[b] + row_i * col_r[b]);
+            }
+            const double r = row_r * sixteen_r - row_i * sixteen_i;
+            row_i = row_r * sixteen_i + row_i * sixteen_r;
+            row_r = r;
+        }
     }
-    *re += sr;
-    *im += si;
+    const uint64_t block_advance = (uint64_t(block) * job.code_step) % job.code_modulus;
+    uint64_t q = job.code_phase; // code phase at the block's first sample
+    for (int64_t i0 = 0; i0 < job.length; i0 += block) {
+        const int n = int(std::min<int64_t>(block, job.length - i0));
+        const uint64_t ph = job.carrier_phase + job.carrier_step * uint64_t(i0);
+        double sa, ca;
+        sincos(-2 * M_PI * double(int64_t(ph)) * 0x1p-64, &sa, &ca);
+        const float br = float(ca), bi = float(sa);
+        for (int k = 0; k < block; ++k) {
+            cr[k] = br * rot_r[k] - bi * rot_i[k];
+            ci[k] = br * rot_i[k] + bi * rot_r[k];
+        }
+        for (int l = 0; l < L; ++l) {
+            uint64_t q0 = q + in.tap_offset[l];
+            if (q0 >= job.code_modulus)
+                q0 -= job.code_modulus;
+            isa::replica(s.code.data() + l * block,
+                         n,
+                         q0,
+                         job.code_step,
+                         job.code_frac_bits,
+                         in.table);
+        }
+        const int64_t first = job.start + i0;
+        for (int m = 0; m < M; ++m) {
+            const void* x = (*in.antennas)[m];
+            double* am = acc + std::size_t(m) * L * W;
+            if (in.input == gnss_input::complex64)
+                wipe_dot_taps<isa>(static_cast<const float*>(x) + 2 * first,
+                                   n, cr, ci, s.code.data(), L, am);
+            else
+                wipe_dot_taps<isa>(static_cast<const int16_t*>(x) + 2 * first,
+                                   n, cr, ci, s.code.data(), L, am);
+        }
+        q += block_advance;
+        if (q >= job.code_modulus)
+            q -= job.code_modulus;
+    }
+    for (int r2 = 0; r2 < M * L; ++r2) {
+        double re = 0, im = 0;
+        for (int j = 0; j < W / 2; ++j) {
+            re += acc[W * r2 + j];
+            im += acc[W * r2 + W / 2 + j];
+        }
+        out[r2] = std::complex<float>(float(re), float(im));
+    }
+}
+
+void correlate_baseline(const gnss_fixed_job& job,
+                        const job_inputs& in,
+                        scratch& s,
+                        std::complex<float>* out)
+{
+    correlate_body<isa_baseline>(job, in, s, out);
+}
+
+__attribute__((target("avx2,fma"))) void correlate_avx2(const gnss_fixed_job& job,
+                                                       const job_inputs& in,
+                                                       scratch& s,
+                                                       std::complex<float>* out)
+{
+    correlate_body<isa_avx2>(job, in, s, out);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void
+correlate_avx512(const gnss_fixed_job& job,
+                 const job_inputs& in,
+                 scratch& s,
+                 std::complex<float>* out)
+{
+    correlate_body<isa_avx512>(job, in, s, out);
 }
 
 class gnss_correlator_cpu : public gnss_correlator_plan::impl
@@ -201,7 +331,7 @@ public:
         const std::size_t T = std::min(d_scratch.size(), jobs.size());
         auto run = [&](std::size_t w) {
             for (std::size_t j = w; j < jobs.size(); j += T)
-                correlate_job(antennas, jobs[j], out, j, d_scratch[w]);
+                correlate_job(antennas, jobs[j], out + j * d_m * d_l, d_scratch[w]);
         };
         if (T <= 1) {
             if (!jobs.empty())
@@ -217,26 +347,28 @@ public:
     }
 
 private:
-    // One thread's working memory.
-    struct scratch {
-        std::vector<float> code; // [tap][block]
-        std::vector<uint64_t> tap_offset;
-        std::vector<double> acc;
-    };
-
     void correlate_job(const std::vector<const void*>& antennas,
                        const gnss_fixed_job& job,
                        std::complex<float>* out,
-                       std::size_t j,
                        scratch& s)
     {
-        const std::size_t L = d_l;
-        s.acc.assign(2 * d_m * L, 0.0);
-        s.code.resize(L * block);
-        correlate(antennas, job, s);
-        for (std::size_t r = 0; r < d_m * L; ++r)
-            out[j * d_m * L + r] =
-                std::complex<float>(float(s.acc[2 * r]), float(s.acc[2 * r + 1]));
+        static const auto correlate = runtime::cpu_use_avx512() ? correlate_avx512
+                                      : runtime::cpu_use_avx2() ? correlate_avx2
+                                                                : correlate_baseline;
+        const auto& t = d_tables[job.system];
+        const int64_t* taps = d_taps.data() + std::size_t(job.system) * d_l;
+        s.tap_offset.resize(d_l);
+        for (std::size_t l = 0; l < d_l; ++l)
+            s.tap_offset[l] = taps[l] < 0 ? job.code_modulus - uint64_t(-taps[l])
+                                          : uint64_t(taps[l]);
+        const job_inputs in{ &antennas,
+                             d_input,
+                             s.tap_offset.data(),
+                             int(d_l),
+                             { t.chips2.data() + std::size_t(job.prn - 1) * 2 * t.length,
+                               t.sub,
+                               t.sub_phases } };
+        correlate(job, in, s, out);
     }
 
     // A system's table, made when a job first needs it (the L5 and E5a
@@ -249,8 +381,8 @@ private:
         const auto sys = gnss_system(system);
         const auto& spec = gnss_signal(sys);
         const auto& codes = gnss_codes(sys);
-        // (+8: the AVX2 replica loads 8 entries from any chip)
-        t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length + 8);
+        // (+16: the replica loads 16 entries from any chip)
+        t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length + 16);
         for (int p = 0; p < spec.n_prns; ++p)
             for (int c = 0; c < 2 * spec.code_length; ++c)
                 t.chips2[std::size_t(p) * 2 * spec.code_length + c] =
@@ -265,89 +397,8 @@ private:
         int length = 0; // 0 until prepared
         int sub_phases = 1;
         std::vector<float> chips2; // per PRN: the code twice
-        float sub[16] = {};        // 12 used; padded for the AVX2 lane permutation
+        float sub[16] = {};        // 12 used; padded for the lane permutations
     };
-
-    void correlate(const std::vector<const void*>& antennas,
-                   const gnss_fixed_job& job,
-                   scratch& s)
-    {
-        double* acc = s.acc.data();
-        const auto& t = d_tables[job.system];
-        const float* chips2 = t.chips2.data() + std::size_t(job.prn - 1) * 2 * t.length;
-        const std::size_t L = d_l;
-        const int64_t* taps = d_taps.data() + std::size_t(job.system) * L;
-        // The in-block carrier rotations exp(-2j pi step k), from float64.
-        alignas(32) float rot_r[block], rot_i[block];
-        // (One float64 rotation per sample from the exact step: after 128
-        // products the error is ~1e-14, far below float.)
-        const double step_cyc = double(int64_t(job.carrier_step)) * 0x1p-64;
-        const std::complex<double> per_sample = std::polar(1.0, -2 * M_PI * step_cyc);
-        std::complex<double> r = 1.0;
-        for (int k = 0; k < block; ++k) {
-            rot_r[k] = float(r.real());
-            rot_i[k] = float(r.imag());
-            r *= per_sample;
-        }
-        auto& tap_offset = s.tap_offset;
-        tap_offset.resize(L);
-        for (std::size_t l = 0; l < L; ++l)
-            tap_offset[l] = taps[l] < 0 ? job.code_modulus - uint64_t(-taps[l])
-                                        : uint64_t(taps[l]);
-        const uint64_t block_advance =
-            (uint64_t(block) * job.code_step) % job.code_modulus;
-        alignas(32) float cr[block], ci[block], wr[block], wi[block];
-        uint64_t q = job.code_phase; // code phase at the block's first sample
-        for (int64_t i0 = 0; i0 < job.length; i0 += block) {
-            const int n = int(std::min<int64_t>(block, job.length - i0));
-            const int padded = (n + 2 * lanes - 1) / (2 * lanes) * (2 * lanes);
-            const uint64_t ph = job.carrier_phase + job.carrier_step * uint64_t(i0);
-            const double a = -2 * M_PI * double(int64_t(ph)) * 0x1p-64;
-            const float br = float(std::cos(a)), bi = float(std::sin(a));
-            for (int k = 0; k < n; ++k) {
-                cr[k] = br * rot_r[k] - bi * rot_i[k];
-                ci[k] = br * rot_i[k] + bi * rot_r[k];
-            }
-            for (std::size_t l = 0; l < L; ++l) {
-                uint64_t q0 = q + tap_offset[l];
-                if (q0 >= job.code_modulus)
-                    q0 -= job.code_modulus;
-                float* v = s.code.data() + l * block;
-                code_replica(
-                    v, n, q0, job.code_step, job.code_frac_bits, chips2, t.sub, t.sub_phases);
-                std::fill(v + n, v + padded, 0.0f);
-            }
-            for (int m = 0; m < d_m; ++m) {
-                const int64_t first = job.start + i0;
-                if (d_input == gnss_input::complex64)
-                    wipe(static_cast<const float*>(antennas[m]) + 2 * first,
-                         cr,
-                         ci,
-                         wr,
-                         wi,
-                         n);
-                else
-                    wipe(static_cast<const int16_t*>(antennas[m]) + 2 * first,
-                         cr,
-                         ci,
-                         wr,
-                         wi,
-                         n);
-                std::fill(wr + n, wr + padded, 0.0f);
-                std::fill(wi + n, wi + padded, 0.0f);
-                for (std::size_t l = 0; l < L; ++l)
-                    dot2(wr,
-                         wi,
-                         s.code.data() + l * block,
-                         padded,
-                         &acc[2 * (m * L + l)],
-                         &acc[2 * (m * L + l) + 1]);
-            }
-            q += block_advance;
-            if (q >= job.code_modulus)
-                q -= job.code_modulus;
-        }
-    }
 
     int d_m;
     std::size_t d_l;             // taps per job

@@ -14,10 +14,20 @@ namespace runtime {
 
 namespace {
 
+bool cpu_has_avx512()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#else
+    return false;
+#endif
+}
+
 std::string cpu_top_level()
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+    if (cpu_has_avx512())
         return "avx512";
     if (__builtin_cpu_supports("avx2"))
         return "avx2";
@@ -29,16 +39,20 @@ std::string cpu_top_level()
 #endif
 }
 
-bool forced_scalar()
+// The cap $GPUDSP_CPU_SIMD sets: "" (none), "avx2" or "scalar".
+std::string simd_cap()
 {
-    const char* v = std::getenv("GPUDSP_CPU_SIMD");
-    if (!v || !*v || std::strcmp(v, "auto") == 0)
-        return false;
-    if (std::strcmp(v, "scalar") == 0)
-        return true;
-    throw std::invalid_argument(std::string("GPUDSP_CPU_SIMD must be \"auto\" or "
-                                            "\"scalar\", got \"") +
-                                v + "\"");
+    static const std::string cap = [] {
+        const char* v = std::getenv("GPUDSP_CPU_SIMD");
+        if (!v || !*v || std::strcmp(v, "auto") == 0)
+            return std::string();
+        if (std::strcmp(v, "scalar") == 0 || std::strcmp(v, "avx2") == 0)
+            return std::string(v);
+        throw std::invalid_argument(std::string("GPUDSP_CPU_SIMD must be \"auto\", "
+                                                "\"avx2\" or \"scalar\", got \"") +
+                                    v + "\"");
+    }();
+    return cap;
 }
 
 } // namespace
@@ -46,18 +60,27 @@ bool forced_scalar()
 bool cpu_use_avx2()
 {
 #if defined(__x86_64__) || defined(__i386__)
-    static const bool use = !forced_scalar() && __builtin_cpu_supports("avx2");
+    static const bool use = simd_cap() != "scalar" && __builtin_cpu_supports("avx2");
     return use;
 #else
     return false;
 #endif
 }
 
+bool cpu_use_avx512()
+{
+    static const bool use = simd_cap().empty() && cpu_has_avx512();
+    return use;
+}
+
 std::string cpu_simd_description()
 {
-    std::string s = std::string(cpu_use_avx2() ? "avx2" : "scalar") + " (CPU: " + cpu_top_level();
-    if (forced_scalar())
-        s += ", GPUDSP_CPU_SIMD=scalar";
+    std::string s = std::string(cpu_use_avx512() ? "avx512"
+                                : cpu_use_avx2() ? "avx2"
+                                                 : "scalar") +
+                    " (CPU: " + cpu_top_level();
+    if (!simd_cap().empty())
+        s += ", GPUDSP_CPU_SIMD=" + simd_cap();
     return s + ")";
 }
 

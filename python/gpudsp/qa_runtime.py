@@ -53,11 +53,17 @@ class qa_runtime(gr_unittest.TestCase):
                                    "print(gpudsp.cpu_simd())"], env=env, text=True,
                                   capture_output=True)
         with open("/proc/cpuinfo") as f:
-            has_avx2 = " avx2" in f.read()
+            flags = next((line.split() for line in f if line.startswith("flags")), [])
+        has_avx2 = "avx2" in flags
+        has_avx512 = all(f in flags for f in ("avx512f", "avx512bw", "avx512dq", "avx512vl"))
         auto = simd("auto")
         self.assertEqual(auto.returncode, 0, auto.stderr)
-        self.assertTrue(auto.stdout.startswith("avx2 (CPU: " if has_avx2 else "scalar (CPU: "),
-                        auto.stdout)
+        top = "avx512" if has_avx512 else "avx2" if has_avx2 else "scalar"
+        self.assertTrue(auto.stdout.startswith(top + " (CPU: "), auto.stdout)
+        capped = simd("avx2")
+        self.assertTrue(capped.stdout.startswith(("avx2" if has_avx2 else "scalar") + " (CPU: "),
+                        capped.stdout)
+        self.assertIn("GPUDSP_CPU_SIMD=avx2", capped.stdout)
         scalar = simd("scalar")
         self.assertTrue(scalar.stdout.startswith("scalar (CPU: "), scalar.stdout)
         self.assertIn("GPUDSP_CPU_SIMD=scalar", scalar.stdout)

@@ -89,9 +89,9 @@ void bind_runtime(py::module& m)
           "The folder the module reads its data (GNSS codes, LDPC base graphs) from.");
     m.def("cpu_simd",
           &gr::gpudsp::runtime::cpu_simd_description,
-          "The SIMD level the CPU kernels use and the CPU's own, e.g. \"avx2 (CPU: "
-          "avx512)\"; GPUDSP_CPU_SIMD=scalar (read at first use) selects the scalar "
-          "paths.");
+          "The SIMD level the CPU kernels use and the CPU's own, e.g. \"avx512 (CPU: "
+          "avx512)\" (AVX-512 where a kernel has it, AVX2 elsewhere); "
+          "GPUDSP_CPU_SIMD=avx2 or scalar (read at first use) caps the level.");
     m.def("cuda_available",
           &cuda_available,
           "True when a usable CUDA device exists; never raises, never hangs.");
