@@ -78,14 +78,17 @@ void report::print() const
 {
     // Every CPU figure depends on it (docs/performance.md states it too).
     std::cout << "CPU kernels' SIMD: " << cpu_simd_description() << "\n";
-    std::cout << std::left << std::setw(10) << "job" << std::setw(34) << "case"
+    int width = 34; // the case column: as wide as its longest name
+    for (const auto& r : d_rows)
+        width = std::max(width, int(r.name.size()) + 1);
+    std::cout << std::left << std::setw(10) << "job" << std::setw(width) << "case"
               << std::setw(9) << "backend" << std::right << std::setw(12) << "value"
               << "  " << std::left << std::setw(8) << "unit" << std::right
               << std::setw(12) << "roofline" << std::setw(8) << "ratio"
               << "  " << std::left << "roofline measured"
               << "\n";
     for (const auto& r : d_rows) {
-        std::cout << std::left << std::setw(10) << r.job << std::setw(34) << r.name
+        std::cout << std::left << std::setw(10) << r.job << std::setw(width) << r.name
                   << std::setw(9) << r.backend << std::right << std::setw(12)
                   << std::fixed << std::setprecision(3) << r.value << "  " << std::left
                   << std::setw(8) << r.unit << std::right;

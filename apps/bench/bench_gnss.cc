@@ -6,7 +6,8 @@
 // gpudsp_bench gnss: microseconds per call of the GNSS correlator for the
 // configurations of Tracking.jl's published GPU table (L1 with 3 taps, E1-B
 // with 5, one antenna; L1 at 5 MHz for 5K samples, else 25 MHz) and 128
-// satellites x 4 antennas x 25K. CPU rows (one core); CUDA rows
+// satellites x 4 antennas x 25K. CPU rows (one core, and --threads N, by
+// default every core, with the speed-up over one core); CUDA rows
 // kernel-only (events around the kernels) and end to end (host input
 // uploaded, results back on the host); and, for the CPU peer, GNSS-SDR's
 // VOLK_GNSSSDR resampler + rotator dot product (3 taps) timed by its own
@@ -16,6 +17,7 @@
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <cstdio>
 #include <random>
+#include <thread>
 #include <regex>
 #include <sstream>
 
@@ -104,6 +106,20 @@ double volk_gnsssdr_pair_us(int64_t n, int iterations, std::string& detail)
     return total;
 }
 
+// Tracking.jl's published CPU figures for a case (microseconds per call,
+// single thread), not measured here: they come from its own machines.
+struct published {
+    const char* name;
+    double us;
+    const char* source;
+};
+const published tracking_jl[] = {
+    { "L1 4sat/5K", 21.9, "Tracking.jl PR #101, fused, single thread" },
+    { "E1B 4sat/25K", 143.2, "Tracking.jl PR #101, fused, single thread" },
+    { "8L1+8E1B/25K", 478.7, "Tracking.jl PR #101, fused, single thread" },
+    { "E1B 16sat/100K", 920.0, "Tracking.jl PR #99, CPU" },
+};
+
 } // namespace
 
 void run_gnss(const options& opt, report& rep)
@@ -123,6 +139,7 @@ void run_gnss(const options& opt, report& rep)
         { "64L1+64E1B x 4 ant/25K", 64, 64, 25000, 4, 25e6 },
     };
     const bool skip_cpu = opt.flag("no-cpu");
+    const int threads = int(opt.size("threads", std::max(1u, std::thread::hardware_concurrency())));
     const auto ctx = cuda_or_skip(rep, "gnss");
     std::mt19937 rng(5);
     std::normal_distribution<float> g;
@@ -161,6 +178,34 @@ void run_gnss(const options& opt, report& rep)
                       "",
                       std::to_string(sat_samples / t / 1e9).substr(0, 6) +
                           " G sat.ant.samples/s, one core" });
+            for (const auto& p : tracking_jl)
+                if (!only && c.name == p.name)
+                    rep.add({ "gnss",
+                              what + ", published",
+                              "julia",
+                              p.us,
+                              "us/call",
+                              0,
+                              "",
+                              std::string("PUBLISHED figure, not measured here: ") +
+                                  p.source + ", on its authors' machine; ours " +
+                                  std::to_string(p.us / (t * 1e6)).substr(0, 4) +
+                                  "x its speed" });
+            if (threads > 1) {
+                cpu.set_cpu_threads(threads);
+                const double tn = seconds_per_call(
+                    [&] { cpu.execute(ants, c.samples, jobs, out.data(), nullptr); },
+                    [] {},
+                    std::max(1, iterations / 4));
+                rep.add({ "gnss",
+                          what + ", " + std::to_string(threads) + " threads",
+                          "cpu",
+                          tn * 1e6,
+                          "us/call",
+                          0,
+                          "",
+                          std::to_string(t / tn).substr(0, 4) + "x one core" });
+            }
         }
         if (!ctx)
             continue;
@@ -257,11 +302,10 @@ void run_gnss(const options& opt, report& rep)
             std::vector<const void*> ants{ x.data() };
             const double t = seconds_per_call(
                 [&] { cpu.execute(ants, len, jobs, out.data(), nullptr); }, [] {}, 50);
-            const std::string what =
-                "1 sat, 1 ant, 3 taps, " + std::to_string(len) + " samples";
+            const std::string what = "1sat/" + std::to_string(len) + " (3 taps)";
             rep.add({ "gnss", what, "cpu", t * 1e6, "us/call", 0, "", "one core" });
             rep.add({ "gnss",
-                      what + ", VOLK_GNSSSDR resampler + rotator_dot_prod",
+                      what + ", VOLK_GNSSSDR pair",
                       "volk_gnsssdr",
                       peer,
                       "us/call",

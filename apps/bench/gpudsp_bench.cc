@@ -40,7 +40,7 @@ const std::map<std::string, std::pair<bench::subcommand, std::string>>& jobs()
             { "gnss",
               { bench::run_gnss,
                 "[--samples N (instead of the published sizes)] [--no-cpu] "
-                "[--no-peer]" } },
+                "[--threads N (default: every core)] [--no-peer]" } },
         };
     return table;
 }

@@ -13,13 +13,13 @@
 // lanes per block. One body, instantiated for W = 16 (AVX-512), 8 (AVX2)
 // and 4 (the x86-64 baseline), chosen at run time (runtime/cpu_simd.h).
 
+#include "cpu_worker_pool.h"
 #include "gnss_correlator_impl.h"
 #include "gnss_replica_cpu.h"
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <thread>
 #include <utility>
 
 namespace gr {
@@ -329,21 +329,10 @@ public:
         for (const auto& j : jobs)
             prepare_table(j.system); // before the workers start
         const std::size_t T = std::min(d_scratch.size(), jobs.size());
-        auto run = [&](std::size_t w) {
+        d_pool.run(T, [&](std::size_t w) {
             for (std::size_t j = w; j < jobs.size(); j += T)
                 correlate_job(antennas, jobs[j], out + j * d_m * d_l, d_scratch[w]);
-        };
-        if (T <= 1) {
-            if (!jobs.empty())
-                run(0);
-            return;
-        }
-        std::vector<std::thread> helpers;
-        for (std::size_t w = 1; w < T; ++w)
-            helpers.emplace_back(run, w);
-        run(0);
-        for (auto& h : helpers)
-            h.join();
+        });
     }
 
 private:
@@ -406,6 +395,7 @@ private:
     gnss_input d_input;
     table d_tables[gnss_n_systems];
     std::vector<scratch> d_scratch; // one per thread
+    cpu_worker_pool d_pool;         // threads kept between calls
 };
 
 } // namespace

@@ -1,0 +1,122 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: a fixed set of CPU threads kept between calls, so that a call
+// of a few tens of microseconds (a GNSS millisecond) is not spent creating
+// and joining threads. run(T, f) calls f(0) .. f(T - 1), f(0) on the
+// caller's thread, and returns when all have returned; the first exception
+// a worker throws is rethrown by run.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_CPU_WORKER_POOL_H
+#define INCLUDED_GPUDSP_KERNELS_CPU_WORKER_POOL_H
+
+#include <condition_variable>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+class cpu_worker_pool
+{
+public:
+    cpu_worker_pool() = default;
+    cpu_worker_pool(const cpu_worker_pool&) = delete;
+    cpu_worker_pool& operator=(const cpu_worker_pool&) = delete;
+    ~cpu_worker_pool()
+    {
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_stop = true;
+        }
+        d_start.notify_all();
+        for (auto& t : d_threads)
+            t.join();
+    }
+
+    void run(std::size_t T, const std::function<void(std::size_t)>& f)
+    {
+        if (T <= 1) {
+            if (T == 1)
+                f(0);
+            return;
+        }
+        while (d_threads.size() < T - 1) // workers 1 .. T - 1, made once
+            d_threads.emplace_back(&cpu_worker_pool::worker, this, d_threads.size() + 1);
+        {
+            std::lock_guard<std::mutex> lock(d_mutex);
+            d_task = &f;
+            d_active = T;
+            d_pending = T - 1;
+            d_error = nullptr;
+            ++d_generation;
+        }
+        d_start.notify_all();
+        std::exception_ptr mine;
+        try {
+            f(0);
+        } catch (...) {
+            mine = std::current_exception();
+        }
+        std::unique_lock<std::mutex> lock(d_mutex);
+        d_done.wait(lock, [this] { return d_pending == 0; });
+        d_task = nullptr;
+        if (mine)
+            std::rethrow_exception(mine);
+        if (d_error)
+            std::rethrow_exception(d_error);
+    }
+
+private:
+    void worker(std::size_t w)
+    {
+        std::size_t seen = 0;
+        for (;;) {
+            const std::function<void(std::size_t)>* task;
+            {
+                std::unique_lock<std::mutex> lock(d_mutex);
+                d_start.wait(lock, [&] { return d_stop || d_generation != seen; });
+                if (d_stop)
+                    return;
+                seen = d_generation;
+                if (w >= d_active) // not needed this call
+                    continue;
+                task = d_task;
+            }
+            std::exception_ptr error;
+            try {
+                (*task)(w);
+            } catch (...) {
+                error = std::current_exception();
+            }
+            std::lock_guard<std::mutex> lock(d_mutex);
+            if (error && !d_error)
+                d_error = error;
+            if (--d_pending == 0)
+                d_done.notify_one();
+        }
+    }
+
+    std::vector<std::thread> d_threads;
+    std::mutex d_mutex;
+    std::condition_variable d_start, d_done;
+    const std::function<void(std::size_t)>* d_task = nullptr;
+    std::size_t d_active = 0;  // threads taking part in this call
+    std::size_t d_pending = 0; // workers not yet done with it
+    std::size_t d_generation = 0;
+    std::exception_ptr d_error;
+    bool d_stop = false;
+};
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif
