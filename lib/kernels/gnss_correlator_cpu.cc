@@ -44,36 +44,17 @@ typedef double d4 __attribute__((vector_size(32)));
 typedef double d8 __attribute__((vector_size(64)));
 
 // A SIMD level: W float lanes V, W/2 double lanes D, its code replica.
-struct isa_baseline {
-    static constexpr int W = 4;
-    typedef f4 V;
-    typedef d2 D;
-    static void replica(
-        float* out, int n, uint64_t q0, uint64_t step, int F, const gnss_code_table& t)
-    {
-        gnss_code_replica_scalar(out, n, q0, step, F, t);
-    }
+typedef void (*replica_fn)(float*, int, uint64_t, uint64_t, int, const gnss_code_table&);
+template <int lanes, class float_lanes, class double_lanes, replica_fn fn>
+struct simd_level {
+    static constexpr int W = lanes;
+    typedef float_lanes V;
+    typedef double_lanes D;
+    static constexpr replica_fn replica = fn;
 };
-struct isa_avx2 {
-    static constexpr int W = 8;
-    typedef f8 V;
-    typedef d4 D;
-    static void replica(
-        float* out, int n, uint64_t q0, uint64_t step, int F, const gnss_code_table& t)
-    {
-        gnss_code_replica_avx2(out, n, q0, step, F, t);
-    }
-};
-struct isa_avx512 {
-    static constexpr int W = 16;
-    typedef f16 V;
-    typedef d8 D;
-    static void replica(
-        float* out, int n, uint64_t q0, uint64_t step, int F, const gnss_code_table& t)
-    {
-        gnss_code_replica_avx512(out, n, q0, step, F, t);
-    }
-};
+using isa_baseline = simd_level<4, f4, d2, gnss_code_replica_scalar>;
+using isa_avx2 = simd_level<8, f8, d4, gnss_code_replica_avx2>;
+using isa_avx512 = simd_level<16, f16, d8, gnss_code_replica_avx512>;
 
 // (Helpers take and give vectors by reference: always inlined into a
 // function of the right target, they never cross an ABI boundary.)
