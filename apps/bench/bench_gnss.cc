@@ -139,7 +139,9 @@ void run_gnss(const options& opt, report& rep)
         { "64L1+64E1B x 4 ant/25K", 64, 64, 25000, 4, 25e6 },
     };
     const bool skip_cpu = opt.flag("no-cpu");
-    const int threads = int(opt.size("threads", std::max(1u, std::thread::hardware_concurrency())));
+    const int threads = int(opt.size( // (the plan takes 1..256)
+        "threads",
+        std::min(256u, std::max(1u, std::thread::hardware_concurrency()))));
     const auto ctx = cuda_or_skip(rep, "gnss");
     std::mt19937 rng(5);
     std::normal_distribution<float> g;

@@ -7,7 +7,9 @@
 // of a few tens of microseconds (a GNSS millisecond) is not spent creating
 // and joining threads. run(T, f) calls f(0) .. f(T - 1), f(0) on the
 // caller's thread, and returns when all have returned; the first exception
-// a worker throws is rethrown by run.
+// a worker throws is rethrown by run. A process forked after a call with
+// T > 1 has none of the workers: it must not use this pool (make a new
+// plan in the child).
 
 #ifndef INCLUDED_GPUDSP_KERNELS_CPU_WORKER_POOL_H
 #define INCLUDED_GPUDSP_KERNELS_CPU_WORKER_POOL_H

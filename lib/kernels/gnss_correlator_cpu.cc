@@ -32,6 +32,7 @@ namespace {
 // one chip per sample, codes of >= 1023 chips), so a block's replica needs
 // no wrap; each accumulator lane sums 512 / W products in float.
 constexpr int block = 512;
+static_assert(block % 16 == 0, "whole groups of the widest SIMD level");
 constexpr int max_taps_per_pass = 8; // accumulators held in registers
 
 #define GNSS_INLINE inline __attribute__((always_inline))
@@ -167,7 +168,9 @@ struct job_inputs {
 
 // One thread's working memory.
 struct scratch {
-    std::vector<float> code; // [tap][block], zero past each block's n
+    std::vector<float> code; // [tap][block]; past a block's n: finite values
+                             // (whole SIMD groups, or an earlier block's),
+                             // multiplied by zero-padded samples
     std::vector<uint64_t> tap_offset;
     std::vector<double> acc; // [antenna][tap][I/Q][W/2 lanes]
 };

@@ -6,7 +6,7 @@
 // Internal: the GNSS code replica on the CPU, the correlator's costliest
 // step (each tap's replica is evaluated at its exact fixed-point code
 // phase). Three variants give identical values: scalar, AVX2 (8 samples
-// per step) and AVX-512 (16); qa_gnss_correlator compares them.
+// per step) and AVX-512 (16); qa_gnss_replica compares them.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_GNSS_REPLICA_CPU_H
 #define INCLUDED_GPUDSP_KERNELS_GNSS_REPLICA_CPU_H

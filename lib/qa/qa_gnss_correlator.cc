@@ -119,6 +119,22 @@ BOOST_AUTO_TEST_CASE(matches_float64_definition_on_the_test_device)
     check_close(plan.execute_host(x.data(), n, jobs), want, 2e-5);
 }
 
+BOOST_AUTO_TEST_CASE(more_taps_than_one_pass_match_float64_definition)
+{
+    // 13 taps: the CPU correlates taps in passes of 8, so the second pass
+    // (and, on a GPU, several tap groups) is checked against the definition.
+    const double fs = 5e6;
+    const int M = 2;
+    const int64_t n = 3001;
+    const std::vector<double> taps = { 3.0,  2.5,  2.0,   1.5,   1.0,   0.5,  0.25,
+                                       0.0, -0.25, -0.5, -1.0, -1.75, -2.5 };
+    const auto x = noise(std::size_t(n) * M, 7);
+    const auto jobs = mixed_jobs(n);
+    kernels::gnss_correlator_plan plan(
+        M, taps, fs, kernels::gnss_input::complex64, qa::test_device(), "qa");
+    check_close(plan.execute_host(x.data(), n, jobs), reference(x, n, M, jobs, taps, fs), 2e-5);
+}
+
 BOOST_AUTO_TEST_CASE(complex_int16_input)
 {
     const double fs = 2.5e6;

@@ -60,7 +60,10 @@ std::string simd_cap()
 bool cpu_use_avx2()
 {
 #if defined(__x86_64__) || defined(__i386__)
-    static const bool use = simd_cap() != "scalar" && __builtin_cpu_supports("avx2");
+    // (FMA too: the AVX2 paths are compiled with it; every AVX2 CPU has
+    // it, but a virtual CPU may hide it)
+    static const bool use = simd_cap() != "scalar" && __builtin_cpu_supports("avx2") &&
+                            __builtin_cpu_supports("fma");
     return use;
 #else
     return false;

@@ -15,7 +15,7 @@ namespace runtime {
 
 /*!
  * \brief Whether the CPU kernels' hand-written AVX2 paths run: the CPU has
- * AVX2 and $GPUDSP_CPU_SIMD is not "scalar". $GPUDSP_CPU_SIMD ("auto",
+ * AVX2 and FMA and $GPUDSP_CPU_SIMD is not "scalar". $GPUDSP_CPU_SIMD ("auto",
  * "avx2" or "scalar") caps the level, so that the fallbacks (what a CPU
  * without AVX-512 or AVX2 runs) are tested on any machine and can be
  * compared; it is read once, at first use. (FFTW and VOLK choose their own
