@@ -10,8 +10,11 @@
 // (64-bit fixed point, chips from shared memory, CBOC sub-phase by
 // arithmetic) once per sample and applies them to up to 4 antennas x 8 taps
 // held in registers. Blocks reduce with warp shuffles and write float
-// partials; a second kernel adds each satellite's partials in float64 in a
-// fixed order, so results do not depend on scheduling.
+// partials; the last block of a satellite and group to finish (an atomic
+// count) adds that satellite's partials in float64 in a fixed order, so
+// one kernel does all and results do not depend on scheduling. A repeated
+// call of the same shape (the per-millisecond call of a tracking loop)
+// replays one CUDA graph: upload, kernel, download.
 
 #include "gnss_correlator_impl.h"
 #include "../runtime/cuda_check.h"
@@ -68,17 +71,22 @@ __global__ void __launch_bounds__(threads)
                      const long long* __restrict__ taps, // [system][tap], chips * 2^F
                      const code_tables* __restrict__ tables, // device memory
                      launch_shape shape,
-                     float2* __restrict__ partials) // [job][chunk][antenna][tap]
+                     float2* __restrict__ partials, // [job][chunk][antenna][tap]
+                     unsigned int* __restrict__ done, // [job][group], 0 between launches
+                     float2* __restrict__ out)       // [job][antenna][tap]
 {
     // int8 (10 KB for the longest code; float would need 40 KB).
     __shared__ signed char code[max_code_length];
     __shared__ float sub[12];
     __shared__ float2 red[threads / 32][group_antennas * TG];
+    __shared__ bool last;
 
     const gnss_fixed_job job = jobs[blockIdx.y];
     const long long first = (long long)blockIdx.x * shape.chunk;
-    if (first >= job.length)
-        return; // the whole block: nothing of this job in this chunk
+    // The whole block, when nothing of this job lies in this chunk (chunk 0
+    // always runs: an empty job's zeros are written by it; gnss_chunks_of).
+    if (blockIdx.x > 0 && first >= job.length)
+        return;
     const int a0 = (blockIdx.z / shape.tap_groups) * group_antennas;
     const int t0 = (blockIdx.z % shape.tap_groups) * TG;
     const int na = min(group_antennas, shape.n_antennas - a0);
@@ -190,6 +198,44 @@ __global__ void __launch_bounds__(threads)
             partials[slot * shape.n_taps + t0 + t] = sum;
         }
     }
+
+    // The last of the job's chunks to finish (for this group) adds them.
+    __threadfence(); // the partials above, visible device-wide before the count
+    __syncthreads();
+    const long long chunks = gnss_chunks_of(job.length, shape.chunk);
+    unsigned int* count = done + (long long)blockIdx.y * gridDim.z + blockIdx.z;
+    if (threadIdx.x == 0)
+        last = atomicAdd(count, 1u) + 1 == (unsigned long long)chunks;
+    __syncthreads();
+    if (!last)
+        return;
+    __threadfence(); // (acquire: the other blocks' partials)
+    // One warp per (antenna, tap): lane k adds chunks k, k + 32, ... in
+    // float64, then a butterfly in a fixed order: the same sum whichever
+    // block is last. __ldcg reads L2, where the other blocks' writes are.
+    for (int o = warp; o < group_antennas * TG; o += threads / 32) {
+        const int a = o / TG, t = o % TG;
+        if (a >= na || t >= nt)
+            continue;
+        double re = 0, im = 0;
+        for (long long c = lane; c < chunks; c += 32) {
+            const long long slot =
+                ((long long)blockIdx.y * shape.n_chunks + c) * shape.n_antennas + a0 + a;
+            const float2 v = __ldcg(&partials[slot * shape.n_taps + t0 + t]);
+            re += v.x;
+            im += v.y;
+        }
+#pragma unroll
+        for (int s = 16; s > 0; s /= 2) {
+            re += __shfl_xor_sync(0xffffffffu, re, s);
+            im += __shfl_xor_sync(0xffffffffu, im, s);
+        }
+        if (lane == 0)
+            out[((long long)blockIdx.y * shape.n_antennas + a0 + a) * shape.n_taps + t0 +
+                t] = make_float2(float(re), float(im));
+    }
+    if (threadIdx.x == 0)
+        *count = 0; // for the next launch (stream-ordered after this one)
 }
 
 using correlate_fn = void (*)(const gnss_fixed_job*,
@@ -197,6 +243,8 @@ using correlate_fn = void (*)(const gnss_fixed_job*,
                               const long long*,
                               const code_tables*,
                               launch_shape,
+                              float2*,
+                              unsigned int*,
                               float2*);
 
 // The instance for an input format and a tap group of 4 or 8.
@@ -207,30 +255,6 @@ correlate_fn correlate_kernel_for(gnss_input input, int tap_group)
                               : correlate_kernel<gnss_input::complex64, 8>;
     return tap_group == 4 ? correlate_kernel<gnss_input::complex_int16, 4>
                           : correlate_kernel<gnss_input::complex_int16, 8>;
-}
-
-// One thread per (job, antenna, tap): the job's chunks in order, in float64.
-constexpr int sum_threads = 128;
-
-__global__ void __launch_bounds__(sum_threads)
-    sum_partials(const gnss_fixed_job* __restrict__ jobs,
-                 const float2* __restrict__ partials,
-                 launch_shape shape,
-                 float2* __restrict__ out)
-{
-    const int per_job = shape.n_antennas * shape.n_taps;
-    const long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= (long long)shape.n_jobs * per_job)
-        return;
-    const int j = int(r / per_job), at = int(r % per_job);
-    const long long chunks = (jobs[j].length + shape.chunk - 1) / shape.chunk;
-    double re = 0, im = 0;
-    for (long long c = 0; c < chunks; ++c) {
-        const float2 v = partials[((long long)j * shape.n_chunks + c) * per_job + at];
-        re += v.x;
-        im += v.y;
-    }
-    out[r] = make_float2(float(re), float(im));
 }
 
 class gnss_correlator_cuda : public gnss_correlator_plan::impl
@@ -337,62 +361,49 @@ public:
         const std::size_t result_bytes = jobs.size() * d_m * d_l * sizeof(float2);
         const std::size_t partial_bytes =
             std::size_t(shape.n_chunks) * jobs.size() * d_m * d_l * sizeof(float2);
+        const std::size_t done_bytes = jobs.size() * groups * sizeof(unsigned int);
         reserve(d_upload_host, d_upload, ptr_bytes + job_bytes);
         reserve_device(d_results, result_bytes);
         reserve_pinned(d_results_host, result_bytes);
         reserve_device(d_partials, partial_bytes);
+        if (reserve_device(d_done, done_bytes)) // the kernel keeps them 0 after
+            d_ctx->memset_async(d_done->get(), 0, d_done->size(), sh, d_who);
         std::copy_n(reinterpret_cast<const char*>(antennas.data()),
                     ptr_bytes,
                     d_upload_host->get());
         std::copy_n(reinterpret_cast<const char*>(jobs.data()),
                     job_bytes,
                     d_upload_host->get() + ptr_bytes);
-        d_ctx->copy_async(d_upload->get(),
-                          d_upload_host->get(),
-                          ptr_bytes + job_bytes,
-                          runtime::copy_kind::host_to_device,
-                          sh,
-                          d_who);
-        const auto* dev_ptrs = reinterpret_cast<const void* const*>(d_upload->get());
-        const auto* dev_jobs =
-            reinterpret_cast<const gnss_fixed_job*>(d_upload->get() + ptr_bytes);
-        const auto* taps = reinterpret_cast<const long long*>(d_taps.get());
-        const auto* tables = reinterpret_cast<const code_tables*>(d_tables.get());
-        auto* partials = reinterpret_cast<float2*>(d_partials->get());
-        const dim3 grid(
-            unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups));
         if (jobs.size() > 65535)
             throw std::invalid_argument(d_who + ": at most 65535 satellites per call");
-        check(cudaEventRecord(d_kernel_begin, stream), "cudaEventRecord");
-        d_kernel<<<grid, threads, 0, stream>>>(dev_jobs, dev_ptrs, taps, tables, shape, partials);
-        d_ctx->check_last_error("gnss correlation kernel launch", d_who);
-        const long long n_out = (long long)jobs.size() * d_m * d_l;
-        sum_partials<<<unsigned((n_out + sum_threads - 1) / sum_threads),
-                       sum_threads,
-                       0,
-                       stream>>>(
-            dev_jobs, partials, shape, reinterpret_cast<float2*>(d_results->get()));
-        d_ctx->check_last_error("gnss partial sum kernel launch", d_who);
-        check(cudaEventRecord(d_kernel_end, stream), "cudaEventRecord");
-        d_ctx->copy_async(d_results_host->get(),
-                          d_results->get(),
-                          result_bytes,
-                          runtime::copy_kind::device_to_host,
-                          sh,
-                          d_who);
+        const launch call{ dim3(unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups)),
+                           shape,
+                           ptr_bytes + job_bytes,
+                           result_bytes,
+                           d_upload_host->get(),
+                           d_upload->get(),
+                           d_results->get(),
+                           d_results_host->get(),
+                           d_partials->get(),
+                           d_done->get(),
+                           stream };
+        if (!replay_graph(call))
+            enqueue(call);
         d_ctx->stream_synchronize(sh, d_who);
         float ms = 0;
         check(cudaEventElapsedTime(&ms, d_kernel_begin, d_kernel_end),
               "cudaEventElapsedTime");
         d_kernel_seconds = ms * 1e-3;
         std::copy_n(reinterpret_cast<const std::complex<float>*>(d_results_host->get()),
-                    n_out,
+                    jobs.size() * d_m * d_l,
                     out);
     }
 
     ~gnss_correlator_cuda() override
     {
         d_ctx->try_make_current(); // teardown never throws
+        if (d_graph)
+            cudaGraphExecDestroy(d_graph);
         cudaEventDestroy(d_kernel_begin);
         cudaEventDestroy(d_kernel_end);
     }
@@ -400,6 +411,117 @@ public:
     double last_kernel_seconds() const override { return d_kernel_seconds; }
 
 private:
+    // What one call enqueues; equal launches (operator==) replay one graph.
+    struct launch {
+        dim3 grid;
+        launch_shape shape;
+        std::size_t upload_bytes, result_bytes;
+        char *upload_host, *upload, *results, *results_host, *partials, *done;
+        cudaStream_t stream;
+
+        bool operator==(const launch& o) const
+        {
+            return grid.x == o.grid.x && grid.y == o.grid.y && grid.z == o.grid.z &&
+                   shape.n_jobs == o.shape.n_jobs && shape.n_antennas == o.shape.n_antennas &&
+                   shape.n_taps == o.shape.n_taps && shape.n_chunks == o.shape.n_chunks &&
+                   shape.chunk == o.shape.chunk && shape.tap_groups == o.shape.tap_groups &&
+                   upload_bytes == o.upload_bytes && result_bytes == o.result_bytes &&
+                   upload_host == o.upload_host && upload == o.upload &&
+                   results == o.results && results_host == o.results_host &&
+                   partials == o.partials && done == o.done;
+            // (not the stream: a graph runs on any; the antennas' pointers
+            // are uploaded data, not part of the graph)
+        }
+    };
+
+    // Upload, the timed kernel, download: on the stream, or into a graph
+    // being captured from it.
+    void enqueue(const launch& c)
+    {
+        d_ctx->copy_async(c.upload,
+                          c.upload_host,
+                          c.upload_bytes,
+                          runtime::copy_kind::host_to_device,
+                          c.stream,
+                          d_who);
+        const auto* dev_ptrs = reinterpret_cast<const void* const*>(c.upload);
+        const auto* dev_jobs = reinterpret_cast<const gnss_fixed_job*>(
+            c.upload + std::size_t(d_m) * sizeof(void*));
+        check(cudaEventRecord(d_kernel_begin, c.stream), "cudaEventRecord");
+        d_kernel<<<c.grid, threads, 0, c.stream>>>(
+            dev_jobs,
+            dev_ptrs,
+            reinterpret_cast<const long long*>(d_taps.get()),
+            reinterpret_cast<const code_tables*>(d_tables.get()),
+            c.shape,
+            reinterpret_cast<float2*>(c.partials),
+            reinterpret_cast<unsigned int*>(c.done),
+            reinterpret_cast<float2*>(c.results));
+        d_ctx->check_last_error("gnss correlation kernel launch", d_who);
+        check(cudaEventRecord(d_kernel_end, c.stream), "cudaEventRecord");
+        d_ctx->copy_async(c.results_host,
+                          c.results,
+                          c.result_bytes,
+                          runtime::copy_kind::device_to_host,
+                          c.stream,
+                          d_who);
+    }
+
+    // Replays the graph of an equal earlier launch, or captures one; false
+    // when the call is to be enqueued directly: the legacy default stream
+    // (which cannot be captured), or a capture the device refused (then
+    // never tried again by this plan).
+    bool replay_graph(const launch& c)
+    {
+        if (!c.stream || !d_graphs_work)
+            return false;
+        if (!d_graph || !(d_graph_launch == c)) {
+            if (!capture(c))
+                return false;
+            d_graph_launch = c;
+        }
+        check(cudaGraphLaunch(d_graph, c.stream), "cudaGraphLaunch");
+        d_ctx->note_copy(runtime::copy_kind::host_to_device, c.upload_bytes);
+        d_ctx->note_copy(runtime::copy_kind::device_to_host, c.result_bytes);
+        return true;
+    }
+
+    bool capture(const launch& c)
+    {
+        if (d_graph) {
+            cudaGraphExecDestroy(d_graph);
+            d_graph = nullptr;
+        }
+        if (cudaStreamBeginCapture(c.stream, cudaStreamCaptureModeThreadLocal) !=
+            cudaSuccess) {
+            cudaGetLastError(); // (cleared: the direct path follows)
+            d_graphs_work = false;
+            return false;
+        }
+        cudaGraph_t graph = nullptr;
+        try {
+            enqueue(c);
+        } catch (...) {
+            cudaStreamEndCapture(c.stream, &graph);
+            if (graph)
+                cudaGraphDestroy(graph);
+            throw;
+        }
+        const cudaError_t ended = cudaStreamEndCapture(c.stream, &graph);
+        const cudaError_t made = ended == cudaSuccess
+                                     ? cudaGraphInstantiate(&d_graph, graph, 0)
+                                     : ended;
+        if (graph)
+            cudaGraphDestroy(graph);
+        if (made != cudaSuccess) {
+            cudaGetLastError();
+            d_graph = nullptr;
+            d_graphs_work = false;
+            return false;
+        }
+        return true;
+    }
+
     void check(cudaError_t e, const char* what) const
     {
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
@@ -419,11 +541,14 @@ private:
             m = std::make_unique<runtime::pinned_memory>(
                 d_ctx, std::max<std::size_t>(bytes, 4096) * 2, d_who);
     }
-    void reserve_device(std::unique_ptr<runtime::device_memory>& m, std::size_t bytes)
+    // True when it (re)allocated.
+    bool reserve_device(std::unique_ptr<runtime::device_memory>& m, std::size_t bytes)
     {
-        if (!m || m->size() < bytes)
-            m = std::make_unique<runtime::device_memory>(
-                d_ctx, std::max<std::size_t>(bytes, 4096) * 2, d_who);
+        if (m && m->size() >= bytes)
+            return false;
+        m = std::make_unique<runtime::device_memory>(
+            d_ctx, std::max<std::size_t>(bytes, 4096) * 2, d_who);
+        return true;
     }
 
     int d_m, d_l;
@@ -438,10 +563,13 @@ private:
     correlate_fn d_kernel = nullptr;
     int d_blocks_per_sm = 1;
     std::unique_ptr<runtime::pinned_memory> d_upload_host;
-    std::unique_ptr<runtime::device_memory> d_upload, d_results, d_partials;
+    std::unique_ptr<runtime::device_memory> d_upload, d_results, d_partials, d_done;
     std::unique_ptr<runtime::pinned_memory> d_results_host;
     cudaEvent_t d_kernel_begin = nullptr, d_kernel_end = nullptr;
     double d_kernel_seconds = 0;
+    cudaGraphExec_t d_graph = nullptr; // of d_graph_launch
+    launch d_graph_launch{};
+    bool d_graphs_work = true;
 };
 
 } // namespace

@@ -42,6 +42,14 @@ GNSS_HD uint32_t gnss_sub_phase(uint64_t q, int frac_bits, int S)
     return uint32_t((uint64_t(uint32_t(q >> (frac_bits - 32))) * uint64_t(S)) >> 32);
 }
 
+/*! The chunks of \p chunk samples the GPU kernel splits a job of \p length
+ *  samples into: at least one, so that an empty job's results are written
+ *  (zeros) by its one block. */
+GNSS_HD int64_t gnss_chunks_of(int64_t length, int64_t chunk)
+{
+    return length <= 0 ? 1 : (length + chunk - 1) / chunk;
+}
+
 struct gnss_correlator_plan::impl {
     virtual ~impl() = default;
     virtual void execute(const std::vector<const void*>& antennas,

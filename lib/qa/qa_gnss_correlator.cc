@@ -135,6 +135,50 @@ BOOST_AUTO_TEST_CASE(more_taps_than_one_pass_match_float64_definition)
     check_close(plan.execute_host(x.data(), n, jobs), reference(x, n, M, jobs, taps, fs), 2e-5);
 }
 
+BOOST_AUTO_TEST_CASE(chunks_cover_every_sample_once)
+{
+    // The GPU kernel's last block of a job sums gnss_chunks_of(length,
+    // chunk) partials: every sample in exactly one, and one for an empty job.
+    for (int64_t chunk : { 256, 1024, 4864 })
+        for (int64_t length = 0; length < 20000; ++length) {
+            const int64_t c = kernels::gnss_chunks_of(length, chunk);
+            if (length == 0)
+                BOOST_REQUIRE_EQUAL(c, 1);
+            else
+                BOOST_REQUIRE((c - 1) * chunk < length && length <= c * chunk);
+        }
+}
+
+BOOST_AUTO_TEST_CASE(repeated_calls_of_one_shape_follow_new_jobs_and_samples)
+{
+    // The per-millisecond call of a tracking loop: the same shape each time
+    // (on CUDA one captured graph replayed), new jobs and samples each call;
+    // and an empty job among them, whose sums are zero.
+    const double fs = 5e6;
+    const int M = 2;
+    const int64_t n = 5000;
+    const std::vector<double> taps = { 0.5, 0.0, -0.5 };
+    kernels::gnss_correlator_plan dev(
+        M, taps, fs, kernels::gnss_input::complex64, qa::test_device(), "qa");
+    kernels::gnss_correlator_plan cpu(
+        M, taps, fs, kernels::gnss_input::complex64, {}, "qa cpu");
+    for (int call = 0; call < 4; ++call) {
+        const auto x = noise(std::size_t(n) * M, 20 + call);
+        auto jobs = mixed_jobs(n);
+        for (auto& j : jobs) {
+            j.carrier_freq += 37.0 * call;
+            j.code_phase += 0.3 * call;
+        }
+        jobs[2].length = 0;
+        const auto a = cpu.execute_host(x.data(), n, jobs);
+        const auto b = dev.execute_host(x.data(), n, jobs);
+        std::vector<std::complex<double>> ad(a.begin(), a.end());
+        check_close(b, ad, 2e-6);
+        for (std::size_t r = 0; r < std::size_t(M) * taps.size(); ++r)
+            BOOST_CHECK(b[2 * M * taps.size() + r] == std::complex<float>(0.0f));
+    }
+}
+
 BOOST_AUTO_TEST_CASE(complex_int16_input)
 {
     const double fs = 2.5e6;

@@ -69,6 +69,13 @@ void device_context::copy_async(void* dst,
     if (bytes == 0)
         return;
     do_copy_async(dst, src, bytes, kind, stream, who);
+    note_copy(kind, bytes);
+}
+
+void device_context::note_copy(copy_kind kind, std::size_t bytes)
+{
+    if (bytes == 0)
+        return;
     std::lock_guard<std::mutex> lock(d_state->mutex);
     auto& c = d_state->counters;
     switch (kind) {

@@ -156,6 +156,9 @@ public:
     activity_counters activity(const std::string& who = "") const;
     /*! \brief Counts a library plan (cuFFT) made for \p who. */
     void note_plan(const std::string& who);
+    /*! \brief Counts a copy enqueued without copy_async (a memcpy node of a
+     *  replayed CUDA graph), so the transfer counters stay whole. */
+    void note_copy(copy_kind kind, std::size_t bytes);
 
 protected:
     device_context(backend_kind kind, int device);
