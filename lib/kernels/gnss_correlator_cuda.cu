@@ -388,7 +388,7 @@ public:
                            d_done->get(),
                            stream };
         if (!replay_graph(call))
-            enqueue(call);
+            enqueue(call, false);
         d_ctx->stream_synchronize(sh, d_who);
         float ms = 0;
         check(cudaEventElapsedTime(&ms, d_kernel_begin, d_kernel_end),
@@ -434,20 +434,20 @@ private:
         }
     };
 
-    // Upload, the timed kernel, download: on the stream, or into a graph
-    // being captured from it.
-    void enqueue(const launch& c)
+    // Upload, the timed kernel, download: on the stream, or (capturing)
+    // into a graph being captured from it, whose copies are counted when it
+    // is launched. The events are recorded with cudaEventRecordExternal: a
+    // plain record during capture adds no node, and a replay would leave
+    // them unrecorded (cudaEventElapsedTime: cudaErrorCapturedEvent).
+    void enqueue(const launch& c, bool capturing)
     {
-        d_ctx->copy_async(c.upload,
-                          c.upload_host,
-                          c.upload_bytes,
-                          runtime::copy_kind::host_to_device,
-                          c.stream,
-                          d_who);
+        copy(c.upload, c.upload_host, c.upload_bytes, runtime::copy_kind::host_to_device,
+             c.stream, capturing);
         const auto* dev_ptrs = reinterpret_cast<const void* const*>(c.upload);
         const auto* dev_jobs = reinterpret_cast<const gnss_fixed_job*>(
             c.upload + std::size_t(d_m) * sizeof(void*));
-        check(cudaEventRecord(d_kernel_begin, c.stream), "cudaEventRecord");
+        check(cudaEventRecordWithFlags(d_kernel_begin, c.stream, cudaEventRecordExternal),
+              "cudaEventRecordWithFlags");
         d_kernel<<<c.grid, threads, 0, c.stream>>>(
             dev_jobs,
             dev_ptrs,
@@ -458,22 +458,45 @@ private:
             reinterpret_cast<unsigned int*>(c.done),
             reinterpret_cast<float2*>(c.results));
         d_ctx->check_last_error("gnss correlation kernel launch", d_who);
-        check(cudaEventRecord(d_kernel_end, c.stream), "cudaEventRecord");
-        d_ctx->copy_async(c.results_host,
-                          c.results,
-                          c.result_bytes,
-                          runtime::copy_kind::device_to_host,
-                          c.stream,
-                          d_who);
+        check(cudaEventRecordWithFlags(d_kernel_end, c.stream, cudaEventRecordExternal),
+              "cudaEventRecordWithFlags");
+        copy(c.results_host, c.results, c.result_bytes, runtime::copy_kind::device_to_host,
+             c.stream, capturing);
+    }
+
+    void copy(void* dst,
+              const void* src,
+              std::size_t bytes,
+              runtime::copy_kind kind,
+              cudaStream_t stream,
+              bool capturing)
+    {
+        if (!capturing) {
+            d_ctx->copy_async(dst, src, bytes, kind, stream, d_who); // counted
+            return;
+        }
+        check(cudaMemcpyAsync(dst,
+                              src,
+                              bytes,
+                              kind == runtime::copy_kind::host_to_device
+                                  ? cudaMemcpyHostToDevice
+                                  : cudaMemcpyDeviceToHost,
+                              stream),
+              "cudaMemcpyAsync");
     }
 
     // Replays the graph of an equal earlier launch, or captures one; false
     // when the call is to be enqueued directly: the legacy default stream
-    // (which cannot be captured), or a capture the device refused (then
-    // never tried again by this plan).
+    // (which cannot be captured), a stream the caller is capturing (the
+    // call then joins the caller's graph), or a capture the device refused
+    // (then never tried again by this plan).
     bool replay_graph(const launch& c)
     {
         if (!c.stream || !d_graphs_work)
+            return false;
+        cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+        check(cudaStreamIsCapturing(c.stream, &status), "cudaStreamIsCapturing");
+        if (status != cudaStreamCaptureStatusNone)
             return false;
         if (!d_graph || !(d_graph_launch == c)) {
             if (!capture(c))
@@ -500,7 +523,7 @@ private:
         }
         cudaGraph_t graph = nullptr;
         try {
-            enqueue(c);
+            enqueue(c, true);
         } catch (...) {
             cudaStreamEndCapture(c.stream, &graph);
             if (graph)
