@@ -408,29 +408,31 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
                             secondary = pmt::intern("secondary_chip"),
                             epoch = pmt::intern("epoch"),
                             time = pmt::intern("time");
+    // acons is dict_add for a key the dict does not hold yet (these keys are
+    // distinct and not in the base), without dict_add's scan for the key:
+    // the scans (pmt::assv, a dynamic_cast per step) cost more than the
+    // correlation itself on the CPU.
     pmt::pmt_t d = d_message_base;
-    d = pmt::dict_add(d, system, pmt::intern(kernels::gnss_signal(g.system).name));
-    d = pmt::dict_add(d, prn, pmt::from_long(g.prn));
-    d = pmt::dict_add(d, start, pmt::from_uint64(g.start));
-    d = pmt::dict_add(d, length, pmt::from_long(g.length));
-    d = pmt::dict_add(d, integration, pmt::from_uint64(g.index));
-    d = pmt::dict_add(d, carrier_freq, pmt::from_double(g.carrier_freq));
-    d = pmt::dict_add(d, carrier_phase, pmt::from_double(g.carrier_cycles()));
-    d = pmt::dict_add(d, code_freq, pmt::from_double(g.code_freq));
-    d = pmt::dict_add(d, code_phase, pmt::from_double(g.code_chips()));
-    d = pmt::dict_add(
-        d,
-        correlations,
-        pmt::init_c32vector(std::size_t(d_plan.n_antennas()) * d_plan.n_taps(), sums));
-    d = pmt::dict_add(d, missing_samples, pmt::from_uint64(missing));
-    d = pmt::dict_add(d, secondary, pmt::from_long(g.secondary_chip));
-    d = pmt::dict_add(d, epoch, pmt::from_long(g.epoch));
+    d = pmt::acons(system, pmt::intern(kernels::gnss_signal(g.system).name), d);
+    d = pmt::acons(prn, pmt::from_long(g.prn), d);
+    d = pmt::acons(start, pmt::from_uint64(g.start), d);
+    d = pmt::acons(length, pmt::from_long(g.length), d);
+    d = pmt::acons(integration, pmt::from_uint64(g.index), d);
+    d = pmt::acons(carrier_freq, pmt::from_double(g.carrier_freq), d);
+    d = pmt::acons(carrier_phase, pmt::from_double(g.carrier_cycles()), d);
+    d = pmt::acons(code_freq, pmt::from_double(g.code_freq), d);
+    d = pmt::acons(code_phase, pmt::from_double(g.code_chips()), d);
+    const std::size_t n_sums = std::size_t(d_plan.n_antennas()) * d_plan.n_taps();
+    d = pmt::acons(correlations, pmt::init_c32vector(n_sums, sums), d);
+    d = pmt::acons(missing_samples, pmt::from_uint64(missing), d);
+    d = pmt::acons(secondary, pmt::from_long(g.secondary_chip), d);
+    d = pmt::acons(epoch, pmt::from_long(g.epoch), d);
     if (d_have_time)
-        d = pmt::dict_add(
-            d,
+        d = pmt::acons(
             time,
             pmt::from_double(d_time + (double(g.start) - double(d_time_offset)) /
-                                          d_plan.samp_rate()));
+                                          d_plan.samp_rate()),
+            d);
     return d;
 }
 
