@@ -171,7 +171,6 @@ struct scratch {
     std::vector<float> code; // [tap][block]; past a block's n: finite values
                              // (whole SIMD groups, or an earlier block's),
                              // multiplied by zero-padded samples
-    std::vector<uint64_t> tap_offset;
     std::vector<double> acc; // [antenna][tap][I/Q][W/2 lanes]
 };
 
@@ -185,7 +184,7 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
     constexpr int W = isa::W;
     const int L = in.L;
     const int M = int(in.antennas->size());
-    s.code.assign(std::size_t(L) * block, 0.0f);
+    s.code.resize(std::size_t(L) * block); // (past n: finite, see scratch)
     s.acc.assign(std::size_t(M) * L * W, 0.0);
     double* acc = s.acc.data();
     // The in-block carrier rotations exp(-2j pi step k), from float64:
@@ -296,8 +295,18 @@ public:
     gnss_correlator_cpu(int n_antennas,
                         const std::vector<int64_t>& taps,
                         gnss_input input)
-        : d_m(n_antennas), d_l(taps.size() / gnss_n_systems), d_taps(taps), d_input(input)
+        : d_m(n_antennas), d_l(taps.size() / gnss_n_systems), d_input(input)
     {
+        // Each system's tap offsets in [0, L 2^F), once (a job's modulus is
+        // its system's).
+        for (int s = 0; s < gnss_n_systems; ++s) {
+            const int L = gnss_signal(gnss_system(s)).code_length;
+            const uint64_t modulus = uint64_t(L) << gnss_code_frac_bits(L);
+            for (std::size_t l = 0; l < d_l; ++l) {
+                const int64_t t = taps[s * d_l + l];
+                d_tap_offset.push_back(t < 0 ? modulus - uint64_t(-t) : uint64_t(t));
+            }
+        }
         set_threads(1);
     }
 
@@ -329,14 +338,9 @@ private:
                                       : runtime::cpu_use_avx2() ? correlate_avx2
                                                                 : correlate_baseline;
         const auto& t = d_tables[job.system];
-        const int64_t* taps = d_taps.data() + std::size_t(job.system) * d_l;
-        s.tap_offset.resize(d_l);
-        for (std::size_t l = 0; l < d_l; ++l)
-            s.tap_offset[l] = taps[l] < 0 ? job.code_modulus - uint64_t(-taps[l])
-                                          : uint64_t(taps[l]);
         const job_inputs in{ &antennas,
                              d_input,
-                             s.tap_offset.data(),
+                             d_tap_offset.data() + std::size_t(job.system) * d_l,
                              int(d_l),
                              { t.chips2.data() + std::size_t(job.prn - 1) * 2 * t.length,
                                t.sub,
@@ -375,7 +379,7 @@ private:
 
     int d_m;
     std::size_t d_l;             // taps per job
-    std::vector<int64_t> d_taps; // [system][tap]
+    std::vector<uint64_t> d_tap_offset; // [system][tap], in [0, L 2^F)
     gnss_input d_input;
     table d_tables[gnss_n_systems];
     std::vector<scratch> d_scratch; // one per thread

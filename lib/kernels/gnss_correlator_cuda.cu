@@ -332,6 +332,17 @@ public:
                  std::complex<float>* out,
                  runtime::stream_handle sh) override
     {
+        // At most 65535 jobs a launch (the grid's y extent); splitting at
+        // epochs can turn a few long pilot integrations into more.
+        constexpr std::size_t most = 65535;
+        if (jobs.size() > most) {
+            for (std::size_t first = 0; first < jobs.size(); first += most) {
+                const std::vector<gnss_fixed_job> slice(
+                    jobs.begin() + first, jobs.begin() + std::min(jobs.size(), first + most));
+                execute(antennas, slice, out + first * d_m * d_l, sh);
+            }
+            return;
+        }
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
         const int tg = d_tap_group;
@@ -353,7 +364,7 @@ public:
         int64_t chunk = (longest + blocks_per_job - 1) / blocks_per_job;
         chunk = std::max<int64_t>(4 * threads, (chunk + threads - 1) / threads * threads);
         shape.chunk = chunk;
-        shape.n_chunks = int((longest + chunk - 1) / chunk);
+        shape.n_chunks = int(gnss_chunks_of(longest, chunk));
 
         // One upload: antenna pointers, then the jobs.
         const std::size_t ptr_bytes = std::size_t(d_m) * sizeof(void*);
@@ -374,8 +385,6 @@ public:
         std::copy_n(reinterpret_cast<const char*>(jobs.data()),
                     job_bytes,
                     d_upload_host->get() + ptr_bytes);
-        if (jobs.size() > 65535)
-            throw std::invalid_argument(d_who + ": at most 65535 satellites per call");
         const launch call{ dim3(unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups)),
                            shape,
                            ptr_bytes + job_bytes,
@@ -419,13 +428,13 @@ private:
         char *upload_host, *upload, *results, *results_host, *partials, *done;
         cudaStream_t stream;
 
+        // (grid and byte counts follow from the shape: antennas and taps
+        // are the plan's)
         bool operator==(const launch& o) const
         {
-            return grid.x == o.grid.x && grid.y == o.grid.y && grid.z == o.grid.z &&
-                   shape.n_jobs == o.shape.n_jobs && shape.n_antennas == o.shape.n_antennas &&
+            return shape.n_jobs == o.shape.n_jobs && shape.n_antennas == o.shape.n_antennas &&
                    shape.n_taps == o.shape.n_taps && shape.n_chunks == o.shape.n_chunks &&
                    shape.chunk == o.shape.chunk && shape.tap_groups == o.shape.tap_groups &&
-                   upload_bytes == o.upload_bytes && result_bytes == o.result_bytes &&
                    upload_host == o.upload_host && upload == o.upload &&
                    results == o.results && results_host == o.results_host &&
                    partials == o.partials && done == o.done;

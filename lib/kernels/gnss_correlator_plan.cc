@@ -273,16 +273,17 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
     fixed.reserve(jobs.size());
     // Jobs carrying a secondary code are correlated per primary period (one
     // launch for all) and the periods summed with their secondary signs.
+    const bool secondary = std::any_of(
+        jobs.begin(), jobs.end(), [](const gnss_job& j) { return j.secondary_chip >= 0; });
     std::vector<std::pair<std::size_t, int>> parts; // fixed job -> (job, sign)
-    bool secondary = false;
     for (std::size_t j = 0; j < jobs.size(); ++j) {
         const auto f = fix(jobs[j], n_samples);
         if (jobs[j].secondary_chip < 0) {
             fixed.push_back(f);
-            parts.emplace_back(j, 1);
+            if (secondary)
+                parts.emplace_back(j, 1);
             continue;
         }
-        secondary = true;
         for (const auto& g : split_at_epochs(f, jobs[j].secondary_chip)) {
             fixed.push_back(g.job);
             parts.emplace_back(j, g.sign);
@@ -291,26 +292,12 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
     if (fixed.empty())
         return;
     const std::size_t per_job = std::size_t(d_n_antennas) * d_taps.size();
-    // At most 65535 jobs a launch (the CUDA grid's y extent); splitting at
-    // epochs can turn a few long pilot integrations into more.
-    auto run = [&](std::complex<float>* dest) {
-        constexpr std::size_t most = 65535;
-        if (fixed.size() <= most) {
-            d_impl->execute(antennas, fixed, dest, stream);
-            return;
-        }
-        for (std::size_t first = 0; first < fixed.size(); first += most) {
-            const std::vector<gnss_fixed_job> slice(
-                fixed.begin() + first, fixed.begin() + std::min(fixed.size(), first + most));
-            d_impl->execute(antennas, slice, dest + first * per_job, stream);
-        }
-    };
     if (!secondary) {
-        run(out);
+        d_impl->execute(antennas, fixed, out, stream);
         return;
     }
     d_parts.resize(fixed.size() * per_job);
-    run(d_parts.data());
+    d_impl->execute(antennas, fixed, d_parts.data(), stream);
     std::vector<std::complex<double>> sum(jobs.size() * per_job);
     for (std::size_t k = 0; k < fixed.size(); ++k)
         for (std::size_t r = 0; r < per_job; ++r)
