@@ -1,0 +1,310 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The CUDA pair kernel's arithmetic (ldpc5g_pair.h), run here on the CPU:
+// each two-codeword operation against the scalar fixed-point one of
+// ldpc5g_impl.h (exhaustively where the domain is small), and whole decodes
+// written as the kernel runs them (a pair per thread block, rows in order,
+// the Z lift indices of a row, the parity of both codewords after each
+// iteration, a codeword frozen when it passes) against the CPU backend:
+// bits, iterations and parity flag identical. The GPU suite then checks the
+// kernel's SIMD instructions against the same CPU backend.
+
+#include "kernels/ldpc5g_pair.h"
+#include "qa_common.h"
+#include <gnuradio/gpudsp/kernels/ldpc5g.h>
+#include <algorithm>
+#include <cmath>
+
+using namespace gr::gpudsp;
+using namespace gr::gpudsp::kernels;
+
+namespace {
+
+ldpc_norm norm_of(int scale16, int offset_q)
+{
+    return { scale16 / 16.f, 0.f, scale16, offset_q };
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(scale_equals_the_scalar_rule_everywhere)
+{
+    long wrong = 0, checked = 0;
+    for (int scale16 = 1; scale16 <= 16; ++scale16)
+        for (int off = 0; off <= 140; ++off) {
+            const auto n = norm_of(scale16, off);
+            for (int a = 0; a <= ldpc_msg_max; ++a)
+                for (int b : { 0, 1, 2, 63, 126, 127 }) {
+                    const uint32_t s = ldpc_pair_scale(pk::make(a, b), n);
+                    ++checked;
+                    if (pk::lane(s, 0) != ldpc_scale(a, n) ||
+                        pk::lane(s, 1) != ldpc_scale(b, n))
+                        if (++wrong < 5)
+                            BOOST_ERROR("scale16=" << scale16 << " offset=" << off
+                                                   << " m=" << a << "," << b);
+                }
+        }
+    BOOST_CHECK_EQUAL(wrong, 0);
+    BOOST_CHECK_GT(checked, 1000000);
+}
+
+BOOST_AUTO_TEST_CASE(check_update_and_messages_equal_the_scalar_ones)
+{
+    std::mt19937 rng(5);
+    // Magnitudes the decoder can produce: |app| <= 16383 less a message.
+    std::uniform_int_distribution<int> wide(-16383 - 127, 16383 + 127), narrow(-4, 4);
+    std::uniform_int_distribution<int> deg_of(3, ldpc_max_degree), s16(1, 16), off(0, 8);
+    long wrong = 0;
+    for (int trial = 0; trial < 200000; ++trial) {
+        const int deg = deg_of(rng);
+        const auto n = norm_of(s16(rng), off(rng));
+        int32_t ta[ldpc_max_degree], tb[ldpc_max_degree];
+        uint32_t t[ldpc_max_degree];
+        const bool ties = trial % 2; // small values: equal minima, zeros
+        for (int i = 0; i < deg; ++i) {
+            ta[i] = ties ? narrow(rng) : wide(rng);
+            tb[i] = ties ? narrow(rng) : wide(rng);
+            t[i] = pk::make(ta[i], tb[i]);
+        }
+        const auto sa = ldpc_check_update(ta, deg, n), sb = ldpc_check_update(tb, deg, n);
+        const auto msgs = ldpc_pair_unpack(ldpc_pair_update(t, deg, n));
+        for (int i = 0; i < deg; ++i) {
+            const uint32_t c = ldpc_pair_c2v(msgs, i);
+            if (pk::lane(c, 0) != ldpc_c2v(sa, i) || pk::lane(c, 1) != ldpc_c2v(sb, i))
+                if (++wrong < 5)
+                    BOOST_ERROR("trial " << trial << " deg " << deg << " edge " << i);
+        }
+    }
+    BOOST_CHECK_EQUAL(wrong, 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_frozen_codeword_keeps_its_state_and_values)
+{
+    std::mt19937 rng(9);
+    std::uniform_int_distribution<int> v(-300, 300);
+    const auto n = norm_of(12, 1);
+    // Two rows sharing columns 2..4: row 0, row 1, then row 0 again with
+    // codewords frozen (a row pass right after itself changes nothing, so
+    // the other row comes between).
+    const int Z = 7, deg = 5;
+    const int32_t edges[2][deg] = {
+        { 0 << 16 | 3, 1 << 16 | 0, 2 << 16 | 6, 3 << 16 | 1, 4 << 16 | 5 },
+        { 2 << 16 | 2, 3 << 16 | 4, 4 << 16 | 0, 5 << 16 | 1, 6 << 16 | 3 }
+    };
+    int changed[2] = { 0, 0 };
+    for (uint32_t frozen : { 0u, 1u, 2u, 3u })
+        for (int trial = 0; trial < 200; ++trial) {
+            std::vector<uint32_t> app(7 * Z);
+            for (auto& x : app)
+                x = pk::make(v(rng), v(rng));
+            std::vector<ldpc_pair_state> st(2 * Z, ldpc_pair_state{ 0, { 0, 0 } });
+            for (int r = 0; r < 2; ++r)
+                for (int z = 0; z < Z; ++z)
+                    ldpc_pair_row(app.data(), edges[r], deg, z, Z, st[r * Z + z], 0u, n);
+            const auto app0 = app;
+            const auto st0 = st;
+            for (int z = 0; z < Z; ++z)
+                ldpc_pair_row(app.data(), edges[0], deg, z, Z, st[z], frozen, n);
+            for (int k = 0; k < 2; ++k) {
+                if (!(frozen >> k & 1)) {
+                    changed[k] += app != app0 && [&] {
+                        for (std::size_t i = 0; i < app.size(); ++i)
+                            if (pk::lane(app[i], k) != pk::lane(app0[i], k))
+                                return true;
+                        return false;
+                    }();
+                    continue;
+                }
+                for (std::size_t i = 0; i < app.size(); ++i)
+                    BOOST_REQUIRE_EQUAL(pk::lane(app[i], k), pk::lane(app0[i], k));
+                for (int z = 0; z < Z; ++z) {
+                    BOOST_REQUIRE_EQUAL(st[z].tag[k], st0[z].tag[k]);
+                    const uint32_t bytes = k ? 0xff00ff00u : 0x00ff00ffu;
+                    BOOST_REQUIRE_EQUAL(st[z].mins & bytes, st0[z].mins & bytes);
+                }
+            }
+        }
+    // Where not frozen, the second pass does change values (the test can fail).
+    BOOST_CHECK_GT(changed[0], 100);
+    BOOST_CHECK_GT(changed[1], 100);
+}
+
+// --- Whole decodes as the kernel runs them ---------------------------------
+
+namespace {
+
+struct pair_model {
+    const ldpc5g_params& p;
+    ldpc5g_decoder_config c;
+    ldpc_norm norm;
+    ldpc5g_encoder_core code;
+    std::vector<int32_t> row_start, edges;
+    int n_vars;
+
+    pair_model(const ldpc5g_params& p_, const ldpc5g_decoder_config& c_)
+        : p(p_), c(c_), code(p_)
+    {
+        norm = { c.scaling,
+                 c.offset,
+                 int32_t(std::lround(c.scaling * 16)),
+                 int32_t(std::lround(c.offset * c.fixed_scale)) };
+        const auto& g = ldpc5g_graph::get(p.bg, p.Z);
+        row_start.push_back(0);
+        for (int r = 0; r < p.rows_used; ++r) {
+            for (const auto& e : g.rows[r])
+                edges.push_back(e.first << 16 | e.second);
+            row_start.push_back(int32_t(edges.size()));
+        }
+        n_vars = ((p.bg == 1 ? 22 : 10) + p.rows_used) * p.Z;
+    }
+
+    // The prologue of one codeword (null: the empty second codeword of an
+    // odd batch), as ldpc5g_impl.h's quantiser and combining rule.
+    int channel(const float* llr, int n) const
+    {
+        const int j = n - 2 * p.Z;
+        int v = 0;
+        if (!llr)
+            return 0;
+        if (n >= p.K && n < p.K_ldpc)
+            v = ldpc_app_max;
+        else if (j >= 0 && j < p.Ncb && code.first_read()[j] >= 0)
+            for (int e = code.first_read()[j]; e < p.E; e += code.period()) {
+                const float x =
+                    ldpc_llr_in((c.positive_is_zero ? 1 : -1) * llr[code.interleaved(e)]);
+                v += std::clamp<int>(
+                    int(std::nearbyint(x * c.fixed_scale)), -ldpc_msg_max, ldpc_msg_max);
+            }
+        return ldpc_clamp_app(v);
+    }
+
+    void decode(const float* a, const float* b, uint8_t* bits, int32_t* its, uint8_t* ok)
+    {
+        const int Z = p.Z;
+        std::vector<uint32_t> app(n_vars);
+        for (int n = 0; n < n_vars; ++n)
+            app[n] = pk::make(channel(a, n), channel(b, n));
+        std::vector<ldpc_pair_state> st(std::size_t(p.rows_used) * Z,
+                                        ldpc_pair_state{ 0, { 0, 0 } });
+        uint32_t frozen = b ? 0u : 2u;
+        bool pass[2] = { false, false };
+        its[0] = its[1] = 0;
+        for (int it = 0; it < c.max_iterations && frozen != 3u;) {
+            for (int r = 0; r < p.rows_used; ++r)
+                for (int z = 0; z < Z; ++z)
+                    ldpc_pair_row(app.data(),
+                                  &edges[row_start[r]],
+                                  row_start[r + 1] - row_start[r],
+                                  z,
+                                  Z,
+                                  st[std::size_t(r) * Z + z],
+                                  frozen,
+                                  norm);
+            ++it;
+            for (int k = 0; k < 2; ++k)
+                if (!(frozen >> k & 1))
+                    its[k] = it;
+            if (c.early_termination || it == c.max_iterations) {
+                uint32_t bad = 0;
+                for (int r = 0; r < p.rows_used; ++r)
+                    for (int z = 0; z < Z; ++z)
+                        bad |= ldpc_pair_parity(app.data(),
+                                                &edges[row_start[r]],
+                                                row_start[r + 1] - row_start[r],
+                                                z,
+                                                Z);
+                for (int k = 0; k < 2; ++k)
+                    if (!(frozen >> k & 1))
+                        pass[k] = !(bad >> (15 + 16 * k) & 1);
+                if (c.early_termination)
+                    frozen |= (pass[0] ? 1u : 0u) | (pass[1] ? 2u : 0u);
+            }
+        }
+        for (int k = 0; k < (b ? 2 : 1); ++k) {
+            for (int i = 0; i < p.K; ++i)
+                bits[std::size_t(k) * p.K + i] = pk::lane(app[i], k) < 0;
+            ok[k] = pass[k];
+        }
+    }
+};
+
+std::vector<float> noisy(const ldpc5g_params& p, int batch, double sigma, std::mt19937& rng)
+{
+    ldpc5g_encoder_core enc(p);
+    std::normal_distribution<double> g;
+    std::bernoulli_distribution coin;
+    std::vector<float> llr(std::size_t(batch) * p.E);
+    std::vector<uint8_t> info(p.K), tx(p.E);
+    for (int b = 0; b < batch; ++b) {
+        for (auto& x : info)
+            x = coin(rng);
+        enc.encode(info.data(), tx.data());
+        for (int e = 0; e < p.E; ++e)
+            llr[std::size_t(b) * p.E + e] =
+                float(2 * ((tx[e] ? -1.0 : 1.0) + sigma * g(rng)) / (sigma * sigma));
+    }
+    return llr;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(pair_decodes_equal_the_cpu_backend)
+{
+    std::mt19937 rng(33);
+    struct case_t {
+        int K, E, Qm;
+        double sigma;
+        bool early;
+        float offset;
+    };
+    // High rate (few rows, the pair kernel's register rows only), low rate
+    // (rows in memory too), BG2 with fillers, repetitions, no early stop,
+    // an offset; noise near each code's waterfall, so some codewords fail
+    // and the others stop at different iterations.
+    for (const case_t& k : { case_t{ 8448, 10752, 2, 0.575, true, 0.375f },
+                             case_t{ 1200, 1500, 2, 0.55, true, 0.f },
+                             case_t{ 500, 1500, 2, 1.09, true, 0.25f },
+                             case_t{ 300, 900, 4, 1.08, false, 0.f },
+                             case_t{ 200, 4000, 2, 2.6, true, 0.f } }) {
+        const auto p = ldpc5g_params::make(k.K, k.E, 0, k.Qm, 0, "qa");
+        ldpc5g_decoder_config dc;
+        dc.fixed_point = true;
+        dc.max_iterations = 8;
+        dc.scaling = 0.875f;
+        dc.offset = k.offset;
+        dc.early_termination = k.early;
+        const int batch = 7; // odd: the last pair has one codeword
+        const auto llr = noisy(p, batch, k.sigma, rng);
+        ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
+        std::vector<uint8_t> bits(std::size_t(batch) * p.K), ok(batch);
+        std::vector<int32_t> its(batch);
+        cpu.decode(llr.data(), batch, bits.data(), its.data(), ok.data());
+        pair_model model(p, dc);
+        std::vector<uint8_t> mbits(std::size_t(batch) * p.K), mok(batch + 1);
+        std::vector<int32_t> mits(batch + 1);
+        for (int b = 0; b < batch; b += 2)
+            model.decode(&llr[std::size_t(b) * p.E],
+                         b + 1 < batch ? &llr[std::size_t(b + 1) * p.E] : nullptr,
+                         &mbits[std::size_t(b) * p.K],
+                         &mits[b],
+                         &mok[b]);
+        int passed = 0;
+        std::string iterations;
+        for (int b = 0; b < batch; ++b) {
+            BOOST_CHECK_MESSAGE(std::equal(&bits[std::size_t(b) * p.K],
+                                           &bits[std::size_t(b + 1) * p.K],
+                                           &mbits[std::size_t(b) * p.K]),
+                                "K=" << k.K << " E=" << k.E << " codeword " << b);
+            BOOST_CHECK_EQUAL(its[b], mits[b]);
+            BOOST_CHECK_EQUAL(ok[b], mok[b]);
+            passed += ok[b];
+            iterations += " " + std::to_string(its[b]);
+        }
+        BOOST_TEST_MESSAGE("K=" << k.K << " E=" << k.E << " rows=" << p.rows_used
+                                << ": " << passed << " of " << batch
+                                << " passed, iterations" << iterations);
+    }
+}
