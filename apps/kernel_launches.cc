@@ -75,6 +75,18 @@ int main()
                          ldpc5g_cuda_threads(Z),
                          bytes,
                          limit);
+                    // Fixed-point layered: the pair kernel, two int16 per
+                    // variable (4 bytes, as float).
+                    const std::size_t pair = ldpc5g_cuda_shared_bytes(Z, cols, false, limit);
+                    if (fixed)
+                        emit(pair ? "^decode_pair_kernel<.*, true>"
+                                  : "^decode_pair_kernel<.*, false>",
+                             "BG" + std::to_string(bg) + " Z=" + std::to_string(Z) +
+                                 " pair, all " + std::to_string(cols) + " columns" +
+                                 (pair ? "" : ", a-posteriori pairs in global memory"),
+                             ldpc5g_cuda_threads(Z),
+                             pair,
+                             limit);
                 }
     std::printf("\n]\n");
     return 0;

@@ -3,7 +3,10 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The LDPC decoder on CUDA: one thread block per codeword (one thread per
+// The LDPC decoder on CUDA. Fixed-point layered decoding runs the pair
+// kernel (ldpc5g_pair_cuda.cu: two codewords per thread block in int16x2
+// SIMD, compressed messages in registers, fp16/int8 LLRs read as such);
+// float and flooding run the kernel below: one thread block per codeword (one thread per
 // lift index z), every iteration inside one launch. The a-posteriori values
 // live in shared memory (float, or int16 in fixed point); the compressed
 // check messages (two minima, their edge, signs) per (row, z) in global
@@ -24,6 +27,7 @@
 // plan made later for a smaller code cannot shrink it under a live one.
 
 #include "ldpc5g_impl.h"
+#include "ldpc5g_pair_cuda.h"
 #include "../runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <type_traits>
@@ -224,16 +228,19 @@ public:
         : d_l(l), d_ctx(std::move(ctx)), d_who(who)
     {
         d_ctx->make_current();
+        std::vector<int32_t> edges(l.edge_col.size());
+        for (std::size_t e = 0; e < edges.size(); ++e)
+            edges[e] = l.edge_col[e] << 16 | l.edge_shift[e];
         const std::vector<const std::vector<int32_t>*> tables = {
-            &l.row_start, &l.edge_col,  &l.edge_shift, &l.col_start,  &l.col_row,
-            &l.col_edge,  &l.col_shift, &l.first_read, &l.interleaved
+            &l.row_start, &l.edge_col,  &l.edge_shift, &l.col_start,   &l.col_row,
+            &l.col_edge,  &l.col_shift, &l.first_read, &l.interleaved, &edges
         };
         std::size_t total = 0;
         for (auto* t : tables)
             total += (t->size() + 1) * 4;
         d_tables = std::make_unique<runtime::device_memory>(d_ctx, total, who);
         std::vector<int32_t> packed;
-        const int32_t* ptrs[9];
+        const int32_t* ptrs[10];
         for (std::size_t k = 0; k < tables.size(); ++k) {
             ptrs[k] = reinterpret_cast<const int32_t*>(d_tables->get()) + packed.size();
             packed.insert(packed.end(), tables[k]->begin(), tables[k]->end());
@@ -273,6 +280,24 @@ public:
                             ptrs[6],
                             ptrs[7],
                             ptrs[8] };
+        d_pair = l.c.fixed_point && l.c.layered;
+        d_pair_config = ldpc_pair_config{ p.Z,
+                                          p.K,
+                                          p.K_ldpc,
+                                          p.E,
+                                          p.Ncb,
+                                          l.period,
+                                          p.rows_used,
+                                          l.cols_used,
+                                          l.c.max_iterations,
+                                          l.c.early_termination,
+                                          l.c.positive_is_zero,
+                                          l.c.fixed_scale,
+                                          l.norm,
+                                          ptrs[0],
+                                          ptrs[9],
+                                          ptrs[7],
+                                          ptrs[8] };
         static_assert(sizeof(S) == (std::is_same<T, float>::value ? 4 : 2),
                       "ldpc5g_cuda_shared_bytes counts float or int16 values");
         int optin = 0;
@@ -284,11 +309,16 @@ public:
         int limit = optin;
         if (const char* e = std::getenv("GPUDSP_LDPC_SHARED_LIMIT"))
             limit = std::max(0, std::min(optin, std::atoi(e)));
-        d_smem = ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, l.c.fixed_point, limit);
+        // The pair kernel keeps 4 bytes per variable (two int16), as float.
+        d_smem = ldpc5g_cuda_shared_bytes(
+            p.Z, l.cols_used, l.c.fixed_point && !d_pair, limit);
         d_threads = ldpc5g_cuda_threads(p.Z);
         auto kernel =
             l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;
-        if (d_smem > 0) // the device's limit, whatever this plan needs (see top)
+        if (d_smem > 0 && d_pair) // the device's limit, whatever this plan needs
+            check(ldpc_pair_allow_shared(optin),
+                  "cudaFuncSetAttribute (shared memory for the LDPC pair decoder)");
+        else if (d_smem > 0)
             check(cudaFuncSetAttribute(
                       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
                   "cudaFuncSetAttribute (shared memory for the LDPC decoder)");
@@ -312,8 +342,38 @@ public:
     void decode(
         const float* llrs, int batch, uint8_t* bits, int32_t* its, uint8_t* ok) override
     {
+        run(llrs, ldpc5g_llr_format::f32, batch, bits, false, its, ok);
+    }
+
+    bool decode_any(const void* llrs,
+                    ldpc5g_llr_format format,
+                    int batch,
+                    uint8_t* bits,
+                    bool packed_bits,
+                    int32_t* its,
+                    uint8_t* ok) override
+    {
+        if (!d_pair)
+            return false;
+        run(llrs, format, batch, bits, packed_bits, its, ok);
+        return true;
+    }
+
+private:
+    void run(const void* llrs,
+             ldpc5g_llr_format format,
+             int batch,
+             uint8_t* bits,
+             bool packed_bits,
+             int32_t* its,
+             uint8_t* ok)
+    {
         d_ctx->make_current();
         const auto& p = d_l.p;
+        const std::size_t llr_size = format == ldpc5g_llr_format::f32   ? 4
+                                     : format == ldpc5g_llr_format::f16 ? 2
+                                                                        : 1;
+        const std::size_t bits_per_cw = packed_bits ? (p.K + 7) / 8 : p.K;
         const int chunk = std::min(batch, chunk_max);
         for (auto& lane : d_lanes)
             reserve(lane, chunk);
@@ -327,7 +387,7 @@ public:
             lane.stream->synchronize();
             const int b0 = pending[k].first, n = pending[k].second;
             std::memcpy(
-                bits + std::size_t(b0) * p.K, lane.h_bits->get(), std::size_t(n) * p.K);
+                bits + b0 * bits_per_cw, lane.h_bits->get(), n * bits_per_cw);
             std::memcpy(its + b0, lane.h_its->get(), std::size_t(n) * 4);
             std::memcpy(ok + b0, lane.h_ok->get(), std::size_t(n));
             pending[k].first = -1;
@@ -341,21 +401,21 @@ public:
             const auto s = lane.stream->get();
             const auto cs = static_cast<cudaStream_t>(s);
             std::memcpy(lane.h_llr->get(),
-                        llrs + std::size_t(b0) * p.E,
-                        std::size_t(n) * p.E * sizeof(float));
+                        static_cast<const char*>(llrs) + std::size_t(b0) * p.E * llr_size,
+                        std::size_t(n) * p.E * llr_size);
             d_ctx->copy_async(lane.d_llr->get(),
                               lane.h_llr->get(),
-                              std::size_t(n) * p.E * sizeof(float),
+                              std::size_t(n) * p.E * llr_size,
                               runtime::copy_kind::host_to_device,
                               s,
                               d_who);
             if (b0 == 0)
                 check(cudaEventRecord(d_first_begin, cs), "cudaEventRecord");
-            launch(n, lane, cs);
+            launch(n, lane, cs, format, packed_bits);
             check(cudaEventRecord(lane.end, cs), "cudaEventRecord");
             d_ctx->copy_async(lane.h_bits->get(),
                               lane.d_bits->get(),
-                              std::size_t(n) * p.K,
+                              n * bits_per_cw,
                               runtime::copy_kind::device_to_host,
                               s,
                               d_who);
@@ -388,7 +448,6 @@ public:
         }
     }
 
-private:
     struct lane_t {
         std::unique_ptr<runtime::device_stream> stream;
         cudaEvent_t end = nullptr;
@@ -413,12 +472,15 @@ private:
         };
         lane.d_llr = dev(std::size_t(n) * p.E * 4);
         lane.d_states =
-            dev(std::size_t(n) * 2 * p.rows_used * p.Z * sizeof(ldpc_check_state<T>));
+            d_pair ? dev(ldpc_pair_state_bytes(d_pair_config, n))
+                   : dev(std::size_t(n) * 2 * p.rows_used * p.Z *
+                         sizeof(ldpc_check_state<T>));
         lane.d_channel = d_l.c.layered
                              ? dev(4)
                              : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(T));
-        lane.d_app = d_smem ? dev(4)
-                            : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(S));
+        lane.d_app = d_pair ? dev(ldpc_pair_app_bytes(d_pair_config, n, d_smem))
+                     : d_smem ? dev(4)
+                              : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(S));
         lane.d_bits = dev(std::size_t(n) * p.K);
         lane.d_its = dev(std::size_t(n) * 4);
         lane.d_ok = dev(std::size_t(n));
@@ -434,8 +496,24 @@ private:
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
     }
 
-    void launch(int n, lane_t& lane, cudaStream_t s)
+    void launch(int n, lane_t& lane, cudaStream_t s, ldpc5g_llr_format format, bool packed)
     {
+        if (d_pair) {
+            ldpc_pair_launch(d_pair_config,
+                             lane.d_llr->get(),
+                             format,
+                             n,
+                             lane.d_states->get(),
+                             lane.d_app->get(),
+                             d_smem,
+                             reinterpret_cast<uint8_t*>(lane.d_bits->get()),
+                             packed,
+                             reinterpret_cast<int32_t*>(lane.d_its->get()),
+                             reinterpret_cast<uint8_t*>(lane.d_ok->get()),
+                             s);
+            d_ctx->check_last_error("ldpc5g pair decoder kernel launch", d_who);
+            return;
+        }
         auto* llr = reinterpret_cast<const float*>(lane.d_llr->get());
         auto* st = reinterpret_cast<ldpc_check_state<T>*>(lane.d_states->get());
         auto* ch = d_l.c.layered ? nullptr : reinterpret_cast<T*>(lane.d_channel->get());
@@ -457,6 +535,8 @@ private:
     std::string d_who;
     std::unique_ptr<runtime::device_memory> d_tables;
     dev_layout d_dev;
+    bool d_pair;
+    ldpc_pair_config d_pair_config;
     std::size_t d_smem;
     int d_threads;
     lane_t d_lanes[2];

@@ -151,6 +151,20 @@ struct ldpc5g_decoder_plan::impl {
                         uint8_t* bits,
                         int32_t* iterations,
                         uint8_t* ok) = 0;
+    /*! Backends that read every LLR format and pack bits themselves
+     *  override this and return true; the plan converts for the others. */
+    virtual bool decode_any(const void* llrs,
+                            ldpc5g_llr_format format,
+                            int batch,
+                            uint8_t* bits,
+                            bool packed_bits,
+                            int32_t* iterations,
+                            uint8_t* ok)
+    {
+        (void)llrs, (void)format, (void)batch, (void)bits, (void)packed_bits;
+        (void)iterations, (void)ok;
+        return false;
+    }
     virtual double last_kernel_seconds() const { return 0; }
 };
 

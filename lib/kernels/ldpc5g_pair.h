@@ -28,8 +28,8 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-// Two int16 lanes in a uint32_t; comparisons give 0xffff in a lane where
-// they hold. Device: one SIMD instruction each; host: the same per lane.
+// Two int16 lanes in a uint32_t. Device: one SIMD instruction each; host:
+// the same per lane.
 namespace pk {
 
 LDPC_HD uint32_t make(int a, int b)
@@ -48,9 +48,6 @@ __device__ __forceinline__ uint32_t add(uint32_t a, uint32_t b) { return __vadd2
 __device__ __forceinline__ uint32_t sub(uint32_t a, uint32_t b) { return __vsub2(a, b); }
 __device__ __forceinline__ uint32_t min(uint32_t a, uint32_t b) { return __vmins2(a, b); }
 __device__ __forceinline__ uint32_t max(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
-__device__ __forceinline__ uint32_t abs(uint32_t a) { return __vabsss2(a); }
-__device__ __forceinline__ uint32_t lt(uint32_t a, uint32_t b) { return __vcmplts2(a, b); }
-__device__ __forceinline__ uint32_t eq(uint32_t a, uint32_t b) { return __vcmpeq2(a, b); }
 #else
 template <typename F>
 inline uint32_t per_lane(uint32_t a, uint32_t b, F f)
@@ -73,18 +70,6 @@ inline uint32_t min(uint32_t a, uint32_t b)
 inline uint32_t max(uint32_t a, uint32_t b)
 {
     return per_lane(a, b, [](int x, int y) { return x > y ? x : y; });
-}
-inline uint32_t abs(uint32_t a) // saturating: |-32768| = 32767
-{
-    return per_lane(a, 0, [](int x, int) { return x < 0 ? (x == -32768 ? 32767 : -x) : x; });
-}
-inline uint32_t lt(uint32_t a, uint32_t b)
-{
-    return per_lane(a, b, [](int x, int y) { return x < y ? 0xffff : 0; });
-}
-inline uint32_t eq(uint32_t a, uint32_t b)
-{
-    return per_lane(a, b, [](int x, int y) { return x == y ? 0xffff : 0; });
 }
 #endif
 
@@ -115,49 +100,67 @@ struct ldpc_pair_state {
 
 /*! A state unpacked for reading its messages edge by edge. */
 struct ldpc_pair_messages {
-    uint32_t m1, m2, idx; // int16 pairs
-    uint32_t neg[2];      // per codeword: bit i set where edge i's message is negative
+    uint32_t m1, m1_xor_m2; // int16 pairs
+    uint32_t min_edge[2];   // per codeword: bit i set where edge i holds m1
+    uint32_t neg[2];        // per codeword: bit i set where edge i's message is negative
 };
 
 LDPC_HD ldpc_pair_messages ldpc_pair_unpack(const ldpc_pair_state& s)
 {
     ldpc_pair_messages m;
     m.m1 = (s.mins & 0xffu) | ((s.mins & 0xff00u) << 8);
-    m.m2 = ((s.mins >> 16) & 0xffu) | ((s.mins >> 8) & 0xff0000u);
-    m.idx = ((s.tag[0] >> 24) & 31u) | (((s.tag[1] >> 24) & 31u) << 16);
-    for (int k = 0; k < 2; ++k)
+    m.m1_xor_m2 = m.m1 ^ (((s.mins >> 16) & 0xffu) | ((s.mins >> 8) & 0xff0000u));
+    for (int k = 0; k < 2; ++k) {
+        m.min_edge[k] = 1u << ((s.tag[k] >> 24) & 31u);
         m.neg[k] = s.tag[k] ^ (0u - (s.tag[k] >> 31));
+    }
     return m;
+}
+
+/*! 0xffff in lane k where bit i of b[k] is set (two shifts per lane, one
+ *  byte permutation). */
+LDPC_HD uint32_t ldpc_pair_bit_mask(const uint32_t* b, int i)
+{
+    const uint32_t x0 = uint32_t(int32_t(b[0] << (31 - i)) >> 31);
+    const uint32_t x1 = uint32_t(int32_t(b[1] << (31 - i)) >> 31);
+    return (x0 & 0xffffu) | (x1 & 0xffff0000u);
 }
 
 /*! Edge i's check-to-variable message, both codewords (ldpc_c2v per lane). */
 LDPC_HD uint32_t ldpc_pair_c2v(const ldpc_pair_messages& m, int i)
 {
-    const uint32_t v = pk::sel(pk::eq(m.idx, pk::splat(i)), m.m2, m.m1);
-    const uint32_t neg = (((m.neg[0] >> i) & 1u) | (((m.neg[1] >> i) & 1u) << 16)) * 0xffffu;
+    const uint32_t v = m.m1 ^ (m.m1_xor_m2 & ldpc_pair_bit_mask(m.min_edge, i));
+    const uint32_t neg = ldpc_pair_bit_mask(m.neg, i);
     return pk::sub(v ^ neg, neg); // -v where neg (two's complement per lane)
 }
 
 /*! ldpc_check_update per lane from the variable-to-check values t[0..deg)
- *  (deg >= 2: every row of both base graphs has degree >= 3). Starting the
- *  minima at 0x7fff (above any magnitude) takes the first two values as
- *  the scalar form's first/second flags do. */
+ *  (deg >= 2: every row of both base graphs has degree >= 3; |t| <= 16383
+ *  + 127, so -t does not wrap). The minima run over keys magnitude * 32 +
+ *  edge (< 2^12 per lane): the smallest key is the first edge of the
+ *  smallest magnitude, as the scalar form's strict comparison picks, the
+ *  second smallest key carries the second smallest magnitude (equal to the
+ *  first on a tie), and no per-lane comparison is needed. Starting at
+ *  0x7fff (above any key) takes the first two values as the scalar form's
+ *  first/second flags do. */
 LDPC_HD ldpc_pair_state ldpc_pair_update(const uint32_t* t, int deg, const ldpc_norm& n)
 {
-    uint32_t m1 = pk::splat(0x7fff), m2 = m1, idx = 0, s0 = 0, s1 = 0;
+    uint32_t m1 = pk::splat(0x7fff), m2 = m1, s0 = 0, s1 = 0;
     LDPC_UNROLL
     for (int i = 0; i < ldpc_max_degree; ++i) {
         if (i >= deg)
             break;
-        const uint32_t a = pk::min(pk::abs(t[i]), pk::splat(ldpc_msg_max));
-        const uint32_t neg = pk::lt(t[i], 0u);
-        s0 |= (neg & 1u) << i;
-        s1 |= ((neg >> 16) & 1u) << i;
-        const uint32_t below = pk::lt(a, m1);
-        m2 = pk::sel(below, m1, pk::min(m2, a));
-        m1 = pk::min(m1, a);
-        idx = pk::sel(below, pk::splat(i), idx);
+        const uint32_t a =
+            pk::min(pk::max(t[i], pk::sub(0u, t[i])), pk::splat(ldpc_msg_max));
+        const uint32_t key = a * 32u + uint32_t(i) * 0x10001u;
+        m2 = pk::min(m2, pk::max(m1, key));
+        m1 = pk::min(m1, key);
+        s0 |= ((t[i] >> 15) & 1u) << i; // the lanes' sign bits
+        s1 |= (t[i] >> 31) << i;
     }
+    const uint32_t idx = m1 & 0x001f001fu;
+    m1 = (m1 >> 5) & 0x07ff07ffu;
+    m2 = (m2 >> 5) & 0x07ff07ffu;
     m1 = ldpc_pair_scale(m1, n);
     m2 = ldpc_pair_scale(m2, n);
     ldpc_pair_state s;

@@ -9,6 +9,7 @@
 #include "emulated_work.h"
 #include "ldpc5g_impl.h"
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 namespace gr {
@@ -172,6 +173,63 @@ void ldpc5g_decoder_plan::decode(
         throw std::invalid_argument(d_who + ": batch must be >= 0");
     if (batch)
         d_impl->decode(llrs, batch, bits, iterations, ok);
+}
+
+namespace {
+
+// IEEE binary16 to float, exactly (subnormals, infinities, NaN).
+float half_to_float(uint16_t h)
+{
+    const uint32_t sign = uint32_t(h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
+    float v;
+    if (e == 31) {
+        uint32_t bits = sign | 0x7f800000u | (m << 13);
+        std::memcpy(&v, &bits, 4);
+        return v;
+    }
+    v = e ? std::ldexp(float(1024 + m), int(e) - 25) : std::ldexp(float(m), -24);
+    return sign ? -v : v;
+}
+
+} // namespace
+
+void ldpc5g_decoder_plan::decode(const void* llrs,
+                                 ldpc5g_llr_format format,
+                                 int batch,
+                                 uint8_t* bits,
+                                 bool packed_bits,
+                                 int32_t* iterations,
+                                 uint8_t* ok)
+{
+    if (batch < 0)
+        throw std::invalid_argument(d_who + ": batch must be >= 0");
+    if (!batch ||
+        d_impl->decode_any(llrs, format, batch, bits, packed_bits, iterations, ok))
+        return;
+    const std::size_t n = std::size_t(batch) * d_p.E;
+    std::vector<float> converted;
+    const float* f = static_cast<const float*>(llrs);
+    if (format != ldpc5g_llr_format::f32) {
+        converted.resize(n);
+        if (format == ldpc5g_llr_format::f16)
+            for (std::size_t i = 0; i < n; ++i)
+                converted[i] = half_to_float(static_cast<const uint16_t*>(llrs)[i]);
+        else // the kernel's rule: steps / fixed_scale, IEEE-rounded
+            for (std::size_t i = 0; i < n; ++i)
+                converted[i] = float(static_cast<const int8_t*>(llrs)[i]) / d_c.fixed_scale;
+        f = converted.data();
+    }
+    if (!packed_bits) {
+        d_impl->decode(f, batch, bits, iterations, ok);
+        return;
+    }
+    std::vector<uint8_t> unpacked(std::size_t(batch) * d_p.K);
+    d_impl->decode(f, batch, unpacked.data(), iterations, ok);
+    const std::size_t bytes = (d_p.K + 7) / 8;
+    std::memset(bits, 0, batch * bytes);
+    for (int b = 0; b < batch; ++b)
+        for (int i = 0; i < d_p.K; ++i)
+            bits[b * bytes + i / 8] |= uint8_t(unpacked[std::size_t(b) * d_p.K + i] << (7 - i % 8));
 }
 
 double ldpc5g_decoder_plan::last_kernel_seconds() const

@@ -620,3 +620,89 @@ BOOST_AUTO_TEST_CASE(cpu_backend_equals_the_golden_model)
                 }
             }
 }
+
+// LLRs as float, fp16 and int8 (int8 counting fixed-point steps), bits
+// unpacked or packed MSB first, on the test device (CUDA: the pair kernel
+// reads fp16/int8 itself; the CPU converts first) against the CPU backend
+// decoding the same values given as float.
+namespace {
+
+uint16_t exact_half(float v) // v = k / 8 with |k| < 2^11: exact in binary16
+{
+    if (v == 0.f)
+        return std::signbit(v) ? 0x8000 : 0;
+    int e = 0;
+    const float m = std::frexp(std::fabs(v), &e); // v = m 2^e, m in [0.5, 1)
+    const uint16_t mant = uint16_t(std::lround((m * 2 - 1) * 1024));
+    return uint16_t((v < 0 ? 0x8000 : 0) | ((e - 1 + 15) << 10) | mant);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(llr_formats_and_packed_bits)
+{
+    std::mt19937 rng(41);
+    for (bool fixed : { true, false })
+        for (const auto& KE : std::vector<std::pair<int, int>>{ { 8448, 10752 }, { 203, 610 } })
+            for (int batch : { 1, 4, 7 }) {
+                const auto p = ldpc5g_params::make(KE.first, KE.second, 0, 2, 0, "qa");
+                auto llr = noisy_llrs(p, sigma_for(p, 2.5), batch, rng);
+                kernels::ldpc5g_decoder_config dc;
+                dc.fixed_point = fixed;
+                dc.fixed_scale = 4.0f;
+                const std::size_t n = llr.size();
+                std::vector<int8_t> q(n);
+                std::vector<uint16_t> h(n);
+                std::vector<float> from_q(n), from_h(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    const long s = std::lround(llr[i] * dc.fixed_scale);
+                    q[i] = int8_t(std::clamp<long>(s, -128, 127)); // -128 occurs
+                    from_q[i] = float(q[i]) / dc.fixed_scale;
+                    from_h[i] = std::clamp(std::round(llr[i] * 8) / 8, -200.f, 200.f);
+                    h[i] = exact_half(from_h[i]);
+                }
+                kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
+                kernels::ldpc5g_decoder_plan dev(p, dc, qa::test_device(), "qa dev");
+                const std::size_t bytes = (p.K + 7) / 8;
+                for (int format = 0; format < 3; ++format) {
+                    const auto& ref_llr = format == 0 ? llr : format == 1 ? from_h : from_q;
+                    const void* in = format == 0   ? (const void*)llr.data()
+                                     : format == 1 ? (const void*)h.data()
+                                                   : (const void*)q.data();
+                    const auto fmt = format == 0   ? kernels::ldpc5g_llr_format::f32
+                                     : format == 1 ? kernels::ldpc5g_llr_format::f16
+                                                   : kernels::ldpc5g_llr_format::i8;
+                    const auto ref = decode(cpu, p, ref_llr, batch);
+                    for (bool packed : { false, true }) {
+                        decoded d{ std::vector<uint8_t>(
+                                       std::size_t(batch) * (packed ? bytes : p.K), 0x5a),
+                                   std::vector<uint8_t>(batch, 9),
+                                   std::vector<int32_t>(batch, -1) };
+                        dev.decode(in,
+                                   fmt,
+                                   batch,
+                                   d.bits.data(),
+                                   packed,
+                                   d.iterations.data(),
+                                   d.ok.data());
+                        if (packed) { // compare as unpacked; padding bits 0
+                            std::vector<uint8_t> u(std::size_t(batch) * p.K);
+                            for (int b = 0; b < batch; ++b) {
+                                for (int i = 0; i < p.K; ++i)
+                                    u[std::size_t(b) * p.K + i] =
+                                        d.bits[b * bytes + i / 8] >> (7 - i % 8) & 1;
+                                if (p.K % 8)
+                                    BOOST_CHECK_EQUAL(d.bits[b * bytes + bytes - 1] &
+                                                          (0xff >> (p.K % 8)),
+                                                      0);
+                            }
+                            d.bits = u;
+                        }
+                        BOOST_TEST_CONTEXT("K=" << p.K << " fixed=" << fixed << " format="
+                                                << format << " packed=" << packed
+                                                << " batch=" << batch)
+                        check_same(ref, d, fixed);
+                    }
+                }
+            }
+}

@@ -112,6 +112,11 @@ private:
     int d_period = 0;
 };
 
+/*! \brief Received LLRs' element type. int8 values count the
+ *  fixed-point decoder's steps: LLR = value / fixed_scale (-128 reads as
+ *  -127 after quantisation); fp16 is IEEE binary16. */
+enum class ldpc5g_llr_format { f32, f16, i8 };
+
 /*! \brief Decoder settings. */
 struct GPUDSP_API ldpc5g_decoder_config {
     int max_iterations = 10;
@@ -164,6 +169,21 @@ public:
      *  bytes); iterations, ok [batch]. */
     void
     decode(const float* llrs, int batch, uint8_t* bits, int32_t* iterations, uint8_t* ok);
+
+    /*! \brief As above for LLRs of any format ([batch][E] elements) and
+     *  bits unpacked (K bytes per codeword) or packed MSB first
+     *  (ceil(K / 8) bytes per codeword, the last byte's unused bits 0). On
+     *  CUDA the fixed-point layered decoder (two codewords per thread
+     *  block) reads fp16 and int8 as such (2 and 4 times fewer bytes over
+     *  PCIe than float); the other backends and configurations convert to
+     *  float on the host first. */
+    void decode(const void* llrs,
+                ldpc5g_llr_format format,
+                int batch,
+                uint8_t* bits,
+                bool packed_bits,
+                int32_t* iterations,
+                uint8_t* ok);
 
     /*! \brief Device time of the last decode(): from the start of its
      *  first kernel to the end of its last (CUDA events). A batch of
