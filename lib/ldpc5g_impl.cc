@@ -17,6 +17,36 @@ namespace gpudsp {
 namespace {
 const pmt::pmt_t iterations_key = pmt::intern("gpudsp.ldpc_iterations");
 const pmt::pmt_t ok_key = pmt::intern("gpudsp.ldpc_ok");
+
+bool char_llrs(const std::string& llr_format, const std::string& who)
+{
+    if (llr_format != "float" && llr_format != "char")
+        throw std::invalid_argument(who + ": llr_format must be \"float\" or \"char\"");
+    return llr_format == "char";
+}
+
+kernels::ldpc5g_decoder_config config_for(int max_iterations,
+                                          const std::string& algorithm,
+                                          float scaling,
+                                          float offset,
+                                          const std::string& arithmetic,
+                                          const std::string& llr_sign,
+                                          bool early_termination,
+                                          bool char_input,
+                                          const std::string& who)
+{
+    auto c = kernels::make_ldpc5g_decoder_config(max_iterations,
+                                                 algorithm,
+                                                 scaling,
+                                                 offset,
+                                                 arithmetic,
+                                                 llr_sign,
+                                                 early_termination,
+                                                 who);
+    if (char_input)
+        c.fixed_scale = 1; // int8 LLRs are already in the fixed-point units
+    return c;
+}
 } // namespace
 
 // --- gr-fec encoder --------------------------------------------------------
@@ -56,31 +86,37 @@ ldpc5g_decoder::sptr ldpc5g_decoder::make(int K,
                                           const std::string& arithmetic,
                                           const std::string& llr_sign,
                                           int n_ref,
-                                          bool early_termination)
+                                          bool early_termination,
+                                          const std::string& llr_format)
 {
     const std::string who = "ldpc5g_decoder";
     if (batch < 1)
         throw std::invalid_argument(who + ": batch must be >= 1");
+    const bool char_input = char_llrs(llr_format, who);
     return std::make_shared<ldpc5g_decoder_impl>(
         kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, who),
-        kernels::make_ldpc5g_decoder_config(max_iterations,
-                                            algorithm,
-                                            scaling,
-                                            offset,
-                                            arithmetic,
-                                            llr_sign,
-                                            early_termination,
-                                            who),
+        config_for(max_iterations,
+                   algorithm,
+                   scaling,
+                   offset,
+                   arithmetic,
+                   llr_sign,
+                   early_termination,
+                   char_input,
+                   who),
         batch,
+        char_input,
         runtime::resolve_backend(backend, device, who));
 }
 
 ldpc5g_decoder_impl::ldpc5g_decoder_impl(const kernels::ldpc5g_params& p,
                                          const kernels::ldpc5g_decoder_config& c,
                                          int batch,
+                                         bool char_input,
                                          const runtime::backend_choice& where)
     : d_plan(p, c, where, "ldpc5g_decoder"),
       d_batch(batch),
+      d_char_input(char_input),
       d_iterations(batch),
       d_ok(batch)
 {
@@ -88,9 +124,12 @@ ldpc5g_decoder_impl::ldpc5g_decoder_impl(const kernels::ldpc5g_params& p,
 
 void ldpc5g_decoder_impl::generic_work(void* in, void* out)
 {
-    d_plan.decode(static_cast<const float*>(in),
+    d_plan.decode(in,
+                  d_char_input ? kernels::ldpc5g_llr_format::i8
+                               : kernels::ldpc5g_llr_format::f32,
                   d_batch,
                   static_cast<uint8_t*>(out),
+                  false,
                   d_iterations.data(),
                   d_ok.data());
 }
@@ -178,26 +217,23 @@ ldpc5g_decode::sptr ldpc5g_decode::make(int K,
                                         bool early_termination)
 {
     const std::string who = "ldpc5g_decode";
-    if (llr_format != "float" && llr_format != "char")
-        throw std::invalid_argument(who + ": llr_format must be \"float\" or \"char\"");
+    const bool char_input = char_llrs(llr_format, who);
     if (output != "unpacked" && output != "packed")
         throw std::invalid_argument(who + ": output must be \"unpacked\" or \"packed\"");
     if (batch < 1)
         throw std::invalid_argument(who + ": batch must be >= 1");
-    auto c = kernels::make_ldpc5g_decoder_config(max_iterations,
-                                                 algorithm,
-                                                 scaling,
-                                                 offset,
-                                                 arithmetic,
-                                                 llr_sign,
-                                                 early_termination,
-                                                 who);
-    if (llr_format == "char")
-        c.fixed_scale = 1; // int8 LLRs are already in the fixed-point units
     return gnuradio::make_block_sptr<ldpc5g_decode_impl>(
         kernels::ldpc5g_params::make(K, E, rv, Qm, n_ref, who),
-        c,
-        llr_format == "char",
+        config_for(max_iterations,
+                   algorithm,
+                   scaling,
+                   offset,
+                   arithmetic,
+                   llr_sign,
+                   early_termination,
+                   char_input,
+                   who),
+        char_input,
         output == "packed",
         batch,
         runtime::resolve_backend(backend, device, who));
@@ -246,26 +282,17 @@ int ldpc5g_decode_impl::general_work(int noutput_items,
     const int n = std::min(noutput_items / per, ninput_items[0] / p.E);
     if (n <= 0)
         return 0;
-    const float* llr = static_cast<const float*>(input_items[0]);
-    if (d_char_input) {
-        auto in = static_cast<const int8_t*>(input_items[0]);
-        d_llr.assign(in, in + std::size_t(n) * p.E);
-        llr = d_llr.data();
-    }
-    d_bits.resize(std::size_t(n) * p.K);
     d_ok.resize(n);
     d_iterations.resize(n);
-    d_plan.decode(llr, n, d_bits.data(), d_iterations.data(), d_ok.data());
-    auto out = static_cast<uint8_t*>(output_items[0]);
-    if (d_packed) {
-        std::fill(out, out + std::size_t(n) * per, 0);
-        for (int b = 0; b < n; ++b)
-            for (int i = 0; i < p.K; ++i)
-                out[std::size_t(b) * per + i / 8] |=
-                    uint8_t(d_bits[std::size_t(b) * p.K + i] << (7 - i % 8));
-    } else {
-        std::copy(d_bits.begin(), d_bits.end(), out);
-    }
+    // int8 LLRs travel as such (fixed_scale 1: they are the fixed-point steps).
+    d_plan.decode(input_items[0],
+                  d_char_input ? kernels::ldpc5g_llr_format::i8
+                               : kernels::ldpc5g_llr_format::f32,
+                  n,
+                  static_cast<uint8_t*>(output_items[0]),
+                  d_packed,
+                  d_iterations.data(),
+                  d_ok.data());
     const uint64_t w0 = nitems_written(0);
     for (int b = 0; b < n; ++b) {
         add_item_tag(0,

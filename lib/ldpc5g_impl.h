@@ -33,12 +33,13 @@ public:
     ldpc5g_decoder_impl(const kernels::ldpc5g_params& p,
                         const kernels::ldpc5g_decoder_config& c,
                         int batch,
+                        bool char_input,
                         const runtime::backend_choice& where);
     void generic_work(void* in, void* out) override;
     double rate() override { return double(d_plan.params().K) / d_plan.params().E; }
     int get_input_size() override { return d_batch * d_plan.params().E; }
     int get_output_size() override { return d_batch * d_plan.params().K; }
-    int get_input_item_size() override { return sizeof(float); }
+    int get_input_item_size() override { return d_char_input ? 1 : sizeof(float); }
     int get_output_item_size() override { return 1; }
     bool set_frame_size(unsigned int frame_size) override;
     float get_iterations() override;
@@ -48,6 +49,7 @@ public:
 private:
     kernels::ldpc5g_decoder_plan d_plan;
     int d_batch;
+    bool d_char_input;
     std::vector<int32_t> d_iterations;
     std::vector<uint8_t> d_ok;
 };
@@ -88,8 +90,7 @@ private:
     kernels::ldpc5g_decoder_plan d_plan;
     runtime::backend_choice d_where;
     bool d_char_input, d_packed;
-    std::vector<float> d_llr;
-    std::vector<uint8_t> d_bits, d_ok;
+    std::vector<uint8_t> d_ok;
     std::vector<int32_t> d_iterations;
 };
 

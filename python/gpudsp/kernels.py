@@ -168,22 +168,29 @@ def ldpc5g_codeword(bits, E, rv=0, Qm=1, n_ref=0, bg=0):
 def ldpc5g_decode(llrs, K, rv=0, Qm=1, n_ref=0, max_iterations=10, algorithm="layered_nms",
                   scaling=0.75, offset=0.0, arithmetic="float", fixed_scale=4.0,
                   llr_sign="positive_is_zero", early_termination=True, backend="auto",
-                  device=0, bg=0, E=None):
+                  device=0, bg=0, E=None, packed_bits=False):
     """Decodes LLRs [batch, E] (received order) into (bits [batch, K] uint8,
-    iterations [batch] int32, ok [batch] bool). algorithm: "layered_nms" or
+    iterations [batch] int32, ok [batch] bool). LLRs float32, float16, or int8
+    counting fixed-point steps (LLR = value / fixed_scale); on CUDA the
+    fixed-point layered decoder reads float16 and int8 as they are (2 and 4
+    times fewer bytes to the GPU). packed_bits: bits [batch, ceil(K / 8)],
+    MSB first. algorithm: "layered_nms" or
     "flooding_nms" (normalized min-sum with scaling, minus offset);
     arithmetic "fixed": int16 a-posteriori values, int8 messages, LLRs
     quantised to fixed_scale steps per unit (bit-exact between CPU and
     GPU). llr_sign: "positive_is_zero" (3GPP) or "positive_is_one". E, when
     given, must equal the LLRs per codeword (llrs.shape[-1])."""
-    llrs = np.asarray(llrs, np.float32)
+    llrs = np.asarray(llrs)
+    if llrs.dtype not in (np.int8, np.float16):
+        llrs = llrs.astype(np.float32, copy=False)
     if E is not None and (llrs.ndim == 0 or llrs.shape[-1] != int(E)):
         raise ValueError(f"ldpc5g_decode: llrs hold {llrs.shape[-1] if llrs.ndim else 0} "
                          f"values per codeword, E = {int(E)}")
     return _kernels.ldpc5g_decode(llrs, int(K), int(rv), int(Qm),
                                   int(n_ref), int(max_iterations), algorithm, float(scaling),
                                   float(offset), arithmetic, float(fixed_scale), llr_sign,
-                                  bool(early_termination), backend, int(device), int(bg))
+                                  bool(early_termination), backend, int(device), int(bg),
+                                  bool(packed_bits))
 
 
 def ldpc5g_lifting_sizes():

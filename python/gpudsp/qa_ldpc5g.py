@@ -91,6 +91,29 @@ class ldpc_decoder_tests:
             out, _, ok = self.decode(llr, K, **kw)
             np.testing.assert_array_equal(out, bits, err_msg=str(kw))
 
+    def test_llr_formats_and_packed_bits(self):
+        # float16 and int8 (fixed-point steps: LLR = value / fixed_scale)
+        # decode as the same values given as float32; packed bits are
+        # numpy's packbits of the unpacked ones.
+        rng = np.random.default_rng(7)
+        K, E = 1003, 2000
+        bits = rng.integers(0, 2, (5, K)).astype(np.uint8)
+        llr = noisy(kernels.ldpc5g_encode(bits, E, Qm=2), 0.8, rng)
+        q = np.clip(np.round(llr * 4), -128, 127).astype(np.int8)
+        h = llr.astype(np.float16)
+        for arithmetic in ("fixed", "float"):
+            for given, same in ((q, q.astype(np.float32) / 4), (h, h.astype(np.float32))):
+                kw = dict(Qm=2, arithmetic=arithmetic, fixed_scale=4.0)
+                a, ia, oa = self.decode(given, K, **kw)
+                b, ib, ob = self.decode(same, K, **kw)
+                np.testing.assert_array_equal(a, b, err_msg=f"{arithmetic} {given.dtype}")
+                np.testing.assert_array_equal(ia, ib)
+                np.testing.assert_array_equal(oa, ob)
+                p, ip, _ = self.decode(given, K, packed_bits=True, **kw)
+                self.assertEqual(p.shape, (5, (K + 7) // 8))
+                np.testing.assert_array_equal(p, np.packbits(a, axis=1))
+                np.testing.assert_array_equal(ip, ia)
+
     def test_bad_parameters_are_refused(self):
         for args in ((8449, 9000), (100, 99), (100, 200, 0, 3), (100, 200, 4, 2),
                      (100, 201, 0, 2)):
@@ -143,6 +166,25 @@ class qa_ldpc5g(ldpc_decoder_tests, gr_unittest.TestCase):
         np.testing.assert_array_equal(out, bits)
         self.assertEqual(len(dec.last_iterations()), 2)
         self.assertTrue(all(dec.last_ok()))
+
+    def test_fec_decoder_with_int8_soft_values(self):
+        # llr_format="char": the decoder object takes int8 (input item size 1).
+        K, E, frames = 600, 1200, 4
+        rng = np.random.default_rng(8)
+        bits = rng.integers(0, 2, (frames, K)).astype(np.uint8)
+        llr = noisy(kernels.ldpc5g_encode(bits, E, Qm=2), 0.6, rng)
+        q = np.clip(np.round(-llr * 2), -127, 127).astype(np.int8)  # positive is 1
+        dec = gpudsp.ldpc5g_decoder_make(K, E, Qm=2, backend="cpu", batch=2,
+                                         arithmetic="fixed", llr_format="char")
+        self.assertEqual(dec.get_input_item_size(), 1)
+        tb = gr.top_block()
+        src = blocks.vector_source_b(q.view(np.uint8).reshape(-1).tolist())
+        sink = blocks.vector_sink_b()
+        tb.connect(src, fec.decoder(dec, 1, 1), sink)
+        tb.run()
+        np.testing.assert_array_equal(np.array(sink.data(), np.uint8), bits.reshape(-1))
+        with self.assertRaises(ValueError):
+            gpudsp.ldpc5g_decoder_make(K, E, llr_format="int4")
 
     def test_stream_blocks_with_tags(self):
         K, E, n = 800, 1600, 5

@@ -39,7 +39,10 @@ public:
  * \details llr_sign "positive_is_one" (default here) matches gr-fec's test
  * chain, which maps bit 1 to +1; "positive_is_zero" is 3GPP's LLR sign.
  * Soft values need not be scaled LLRs for float min-sum (it is scale
- * invariant without an offset). See docs/ldpc.md.
+ * invariant without an offset). llr_format "char": int8 soft values, used
+ * directly as the fixed-point decoder's steps (a quarter of the bytes to a
+ * GPU); the object's input item size is then 1 (fec.decoder(dec, 1, 1)).
+ * See docs/ldpc.md.
  */
 class GPUDSP_API ldpc5g_decoder : public gr::fec::generic_decoder
 {
@@ -60,7 +63,8 @@ public:
                      const std::string& arithmetic = "float",
                      const std::string& llr_sign = "positive_is_one",
                      int n_ref = 0,
-                     bool early_termination = true);
+                     bool early_termination = true,
+                     const std::string& llr_format = "float");
 
     /*! \brief Iterations used by each codeword of the last frame. */
     virtual std::vector<int> last_iterations() const = 0;

@@ -88,10 +88,23 @@ py::tuple decode_array(py::array llrs,
                        bool early_termination,
                        const std::string& backend,
                        int device,
-                       int bg)
+                       int bg,
+                       bool packed_bits)
 {
     const std::string who = "kernels.ldpc5g_decode";
-    auto l = py::array_t<float, py::array::c_style | py::array::forcecast>(llrs);
+    // int8 and float16 arrays are passed as they are (the GPU reads them);
+    // anything else becomes float32.
+    auto format = kernels::ldpc5g_llr_format::f32;
+    py::array l;
+    if (llrs.dtype().is(py::dtype::of<int8_t>())) {
+        format = kernels::ldpc5g_llr_format::i8;
+        l = py::array_t<int8_t, py::array::c_style | py::array::forcecast>(llrs);
+    } else if (llrs.dtype().kind() == 'f' && llrs.dtype().itemsize() == 2) {
+        format = kernels::ldpc5g_llr_format::f16;
+        l = py::array::ensure(llrs, py::array::c_style);
+    } else {
+        l = py::array_t<float, py::array::c_style | py::array::forcecast>(llrs);
+    }
     if (l.ndim() == 1)
         l = l.reshape({ py::ssize_t(1), l.shape(0) });
     if (l.ndim() != 2)
@@ -109,14 +122,17 @@ py::tuple decode_array(py::array llrs,
     c.fixed_scale = fixed_scale;
     kernels::ldpc5g_decoder_plan plan(
         p, c, runtime::resolve_backend(backend, device, who), who);
-    py::array_t<uint8_t> bits({ py::ssize_t(batch), py::ssize_t(K) });
+    py::array_t<uint8_t> bits(
+        { py::ssize_t(batch), py::ssize_t(packed_bits ? (K + 7) / 8 : K) });
     py::array_t<int32_t> its(batch);
     py::array_t<bool> ok(batch);
     {
         py::gil_scoped_release release;
         plan.decode(l.data(),
+                    format,
                     batch,
                     bits.mutable_data(),
+                    packed_bits,
                     its.mutable_data(),
                     reinterpret_cast<uint8_t*>(ok.mutable_data()));
     }
@@ -169,7 +185,8 @@ void bind_ldpc5g(py::module& m, py::module& k)
           py::arg("early_termination"),
           py::arg("backend"),
           py::arg("device"),
-          py::arg("bg"));
+          py::arg("bg"),
+          py::arg("packed_bits"));
     k.def("ldpc5g_lifting_sizes", &kernels::ldpc5g_lifting_sizes);
 
     py::class_<ldpc5g_encoder, gr::fec::generic_encoder, std::shared_ptr<ldpc5g_encoder>>(
@@ -205,8 +222,9 @@ void bind_ldpc5g(py::module& m, py::module& k)
           py::arg("llr_sign") = "positive_is_one",
           py::arg("n_ref") = 0,
           py::arg("early_termination") = true,
-          "A gr-fec decoder object: batch x E soft values in, batch x K bits out per "
-          "frame.");
+          py::arg("llr_format") = "float",
+          "A gr-fec decoder object: batch x E soft values in (float, or int8 with "
+          "llr_format=\"char\"), batch x K bits out per frame.");
 
     py::class_<ldpc5g_encode, gr::block, gr::basic_block, std::shared_ptr<ldpc5g_encode>>(
         m, "ldpc5g_encode", "5G NR LDPC encoder + rate matching, stream block")
