@@ -7,8 +7,11 @@
 // batch of the 5G LDPC decoder for BG1 Z=384 at R = 0.79 and 1/3 and BG2
 // Z=384 at R = 1/5 (QPSK over AWGN, exact LLRs), 10 iterations without
 // early exit, and with early exit at an Eb/N0 near BLER 1e-2 (the observed
-// BLER is printed); batches 1, 64, 1024. CPU rows (one core, float and
-// fixed point); CUDA rows host to host and kernels only. The CPU
+// BLER is printed); batches 1, 32, 1024, 8192. CPU rows (one core, float
+// and fixed point); CUDA rows host to host and kernels only, with us per
+// codeword and the ratio to the CPU row of the same configuration in the
+// same run; fixed point also host to host from int8 LLRs (the pair
+// kernel reads them as such: a quarter of the bytes over PCIe). The CPU
 // targets' configuration (BG1 Z=384 R=8/9, 5 iterations) too. Peer: GNU
 // Radio's gr-fec ldpc_decoder (sum-product from an alist of the same
 // parity-check matrix) when its set-up completes within --peer-seconds.
@@ -125,7 +128,7 @@ std::string write_alist(const kernels::ldpc5g_params& p)
 
 void run_ldpc(const options& opt, report& rep)
 {
-    const auto batches = opt.sizes("batches", { 1, 64, 1024 });
+    const auto batches = opt.sizes("batches", { 1, 32, 1024, 8192 });
     const int cpu_frames = int(opt.size("cpu-frames", 16));
     const double peer_seconds = double(opt.size("peer-seconds", 120));
     const int iterations = int(opt.size("iterations", 3));
@@ -149,7 +152,7 @@ void run_ldpc(const options& opt, report& rep)
     for (const auto& c : cases) {
         const auto p = kernels::ldpc5g_params::make(c.K, c.E, 0, 2, 0, "bench");
         const int its = c.iterations;
-        const int n_max = int(*std::max_element(batches.begin(), batches.end()));
+        const int n_max = ctx ? int(*std::max_element(batches.begin(), batches.end())) : 0;
         const frames hi =
             make_frames(p, std::max(n_max, cpu_frames), 6.0 + c.ebn0_early, 11);
         const frames lo = make_frames(p, std::max(n_max, cpu_frames), c.ebn0_early, 12);
@@ -178,10 +181,11 @@ void run_ldpc(const options& opt, report& rep)
                 double mean_it = 0;
                 for (int v : it)
                     mean_it += v;
+                const double cpu_bps = double(cpu_frames) * p.K / t;
                 rep.add({ "ldpc",
                           c.name + mode + ar,
                           "cpu",
-                          double(cpu_frames) * p.K / t / 1e6,
+                          cpu_bps / 1e6,
                           "Mb/s",
                           0,
                           "",
@@ -199,6 +203,21 @@ void run_ldpc(const options& opt, report& rep)
                     dc,
                     runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
                     "bench");
+                // int8 LLRs in fixed-point steps (LLR x fixed_scale).
+                std::vector<int8_t> q;
+                if (fixed) {
+                    q.resize(f.llr.size());
+                    for (std::size_t j = 0; j < q.size(); ++j)
+                        q[j] = int8_t(std::clamp(
+                            std::lrint(f.llr[j] * dc.fixed_scale), -127L, 127L));
+                }
+                auto per_cw = [&](double s, int n) {
+                    return std::to_string(s / n * 1e6).substr(0, 7) + " us/codeword";
+                };
+                auto vs_cpu = [&](double s, int n) {
+                    return std::to_string(double(n) * p.K / s / cpu_bps).substr(0, 6) +
+                           "x the CPU row (one core)";
+                };
                 for (auto nb : batches) {
                     const int n = int(nb);
                     std::vector<uint8_t> o(std::size_t(n) * p.K), k(n);
@@ -222,7 +241,8 @@ void run_ldpc(const options& opt, report& rep)
                               "Gb/s",
                               0,
                               "",
-                              std::to_string(th * 1e6).substr(0, 8) + " us/batch; BLER " +
+                              std::to_string(th * 1e6).substr(0, 8) + " us/batch; " +
+                                  per_cw(th, n) + "; " + vs_cpu(th, n) + "; BLER " +
                                   std::to_string(block_error_rate(f, o, p.K, n))
                                       .substr(0, 6) });
                     rep.add(
@@ -233,7 +253,33 @@ void run_ldpc(const options& opt, report& rep)
                           "Gb/s",
                           0,
                           "",
-                          std::to_string(kernel_best * 1e6).substr(0, 8) + " us/batch" });
+                          std::to_string(kernel_best * 1e6).substr(0, 8) + " us/batch; " +
+                              per_cw(kernel_best, n) + "; " + vs_cpu(kernel_best, n) });
+                    if (!fixed)
+                        continue;
+                    const double t8 = seconds_per_call(
+                        [&] {
+                            gpu.decode(q.data(),
+                                       kernels::ldpc5g_llr_format::i8,
+                                       n,
+                                       o.data(),
+                                       false,
+                                       i.data(),
+                                       k.data());
+                        },
+                        [] {},
+                        iterations);
+                    rep.add({ "ldpc",
+                              what + ", int8 LLRs, host to host",
+                              "cuda",
+                              double(n) * p.K / t8 / 1e9,
+                              "Gb/s",
+                              0,
+                              "",
+                              std::to_string(t8 * 1e6).substr(0, 8) + " us/batch; " +
+                                  per_cw(t8, n) + "; " + vs_cpu(t8, n) + "; BLER " +
+                                  std::to_string(block_error_rate(f, o, p.K, n))
+                                      .substr(0, 6) });
                 }
             }
         }
