@@ -78,16 +78,21 @@ int main()
                     // Fixed-point layered: the pair kernel, two int16 per
                     // variable (4 bytes, as float).
                     const std::size_t pair = ldpc5g_cuda_shared_bytes(Z, cols, false, limit);
-                    if (fixed)
-                        emit(pair ? "^decode_pair_kernel<.*, true>"
-                                  : "^decode_pair_kernel<.*, false>",
+                    if (fixed && pair)
+                        emit("^decode_pair_kernel<.*, true>",
                              "BG" + std::to_string(bg) + " Z=" + std::to_string(Z) +
-                                 " pair, all " + std::to_string(cols) + " columns" +
-                                 (pair ? "" : ", a-posteriori pairs in global memory"),
+                                 " pair, all " + std::to_string(cols) + " columns",
                              ldpc5g_cuda_threads(Z),
                              pair,
                              limit);
                 }
+    // The pair kernel with its values in global memory: where they exceed
+    // the limit (BG1 Z=384 on sm_86/89, larger codes on sm_75), and on any
+    // device under the GPUDSP_LDPC_SHARED_LIMIT test hook.
+    emit("^decode_pair_kernel<.*, false>",
+         "pairs in global memory",
+         ldpc5g_cuda_threads(384),
+         0);
     std::printf("\n]\n");
     return 0;
 }

@@ -98,11 +98,44 @@ struct ldpc_pair_state {
     uint32_t tag[2]; // per codeword: signs (0..18), edge of m1 (24..28), parity (31)
 };
 
+/*! Per-edge bits of both codewords (bit i of codeword a's and b's 19-bit
+ *  words) laid out so that one shift brings edge i's bits to bits 7 and 23:
+ *  lo holds edges 0..15 (a in bits 0..15, b in 16..31), hi edges 16..18
+ *  (a from bit 0, b from bit 16). */
+struct ldpc_pair_bits {
+    uint32_t lo, hi;
+};
+LDPC_HD ldpc_pair_bits ldpc_pair_interleave(uint32_t a, uint32_t b)
+{
+    return { (a & 0xffffu) | (b << 16), (a >> 16) | (b & 0xffff0000u) };
+}
+
+/*! 0xffff in lane a where bit 7 of y is set, in lane b where bit 23 is:
+ *  one byte permutation replicating the sign of bytes 0 and 2. */
+LDPC_HD uint32_t ldpc_pair_sign_lanes(uint32_t y)
+{
+#ifdef __CUDA_ARCH__
+    uint32_t r;
+    asm("prmt.b32 %0, %1, 0, 0xaa88;" : "=r"(r) : "r"(y));
+    return r;
+#else
+    return (y & 0x80u ? 0xffffu : 0u) | (y & 0x800000u ? 0xffff0000u : 0u);
+#endif
+}
+
+/*! 0xffff in each codeword's lane where its bit for edge i is set. */
+LDPC_HD uint32_t ldpc_pair_edge_mask(const ldpc_pair_bits& b, int i)
+{
+    const uint32_t w = i < 16 ? b.lo : b.hi;
+    const int k = i & 15;
+    return ldpc_pair_sign_lanes(k <= 7 ? w << (7 - k) : w >> (k - 7));
+}
+
 /*! A state unpacked for reading its messages edge by edge. */
 struct ldpc_pair_messages {
     uint32_t m1, m1_xor_m2; // int16 pairs
-    uint32_t min_edge[2];   // per codeword: bit i set where edge i holds m1
-    uint32_t neg[2];        // per codeword: bit i set where edge i's message is negative
+    ldpc_pair_bits min_edge; // bit i set where edge i holds m1
+    ldpc_pair_bits neg;      // bit i set where edge i's message is negative
 };
 
 LDPC_HD ldpc_pair_messages ldpc_pair_unpack(const ldpc_pair_state& s)
@@ -110,27 +143,18 @@ LDPC_HD ldpc_pair_messages ldpc_pair_unpack(const ldpc_pair_state& s)
     ldpc_pair_messages m;
     m.m1 = (s.mins & 0xffu) | ((s.mins & 0xff00u) << 8);
     m.m1_xor_m2 = m.m1 ^ (((s.mins >> 16) & 0xffu) | ((s.mins >> 8) & 0xff0000u));
-    for (int k = 0; k < 2; ++k) {
-        m.min_edge[k] = 1u << ((s.tag[k] >> 24) & 31u);
-        m.neg[k] = s.tag[k] ^ (0u - (s.tag[k] >> 31));
-    }
+    m.min_edge = ldpc_pair_interleave(1u << ((s.tag[0] >> 24) & 31u),
+                                      1u << ((s.tag[1] >> 24) & 31u));
+    m.neg = ldpc_pair_interleave(s.tag[0] ^ (0u - (s.tag[0] >> 31)),
+                                 s.tag[1] ^ (0u - (s.tag[1] >> 31)));
     return m;
-}
-
-/*! 0xffff in lane k where bit i of b[k] is set (two shifts per lane, one
- *  byte permutation). */
-LDPC_HD uint32_t ldpc_pair_bit_mask(const uint32_t* b, int i)
-{
-    const uint32_t x0 = uint32_t(int32_t(b[0] << (31 - i)) >> 31);
-    const uint32_t x1 = uint32_t(int32_t(b[1] << (31 - i)) >> 31);
-    return (x0 & 0xffffu) | (x1 & 0xffff0000u);
 }
 
 /*! Edge i's check-to-variable message, both codewords (ldpc_c2v per lane). */
 LDPC_HD uint32_t ldpc_pair_c2v(const ldpc_pair_messages& m, int i)
 {
-    const uint32_t v = m.m1 ^ (m.m1_xor_m2 & ldpc_pair_bit_mask(m.min_edge, i));
-    const uint32_t neg = ldpc_pair_bit_mask(m.neg, i);
+    const uint32_t v = m.m1 ^ (m.m1_xor_m2 & ldpc_pair_edge_mask(m.min_edge, i));
+    const uint32_t neg = ldpc_pair_edge_mask(m.neg, i);
     return pk::sub(v ^ neg, neg); // -v where neg (two's complement per lane)
 }
 
