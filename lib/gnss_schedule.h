@@ -16,6 +16,7 @@
 #include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -97,14 +98,15 @@ public:
     double code_chips() const { return std::ldexp(double(d_code), -d_frac); }
 
     /*! The secondary code: primary period number \p epoch (counted as
-     *  gnss_integration::epoch; -1: the period the next integration starts
-     *  with) carries secondary chip \p chip (taken modulo the code's
-     *  length), and every other period follows from it; \p chip -1
-     *  correlates with the primary code alone. Periods are counted across
-     *  everything that moves the replica (integrations, skipped samples,
-     *  code corrections), so a loop may name the period of an integration
-     *  it has already seen. */
-    void set_secondary_chip(int chip, int64_t epoch = -1)
+     *  gnss_integration::epoch, which is -1 after a negative code
+     *  correction back across a satellite's start; none: the period the
+     *  next integration starts with) carries secondary chip \p chip (taken
+     *  modulo the code's length), and every other period follows from it;
+     *  \p chip -1 correlates with the primary code alone. Periods are
+     *  counted across everything that moves the replica (integrations,
+     *  skipped samples, code corrections), so a loop may name the period of
+     *  an integration it has already seen. */
+    void set_secondary_chip(int chip, std::optional<int64_t> epoch = std::nullopt)
     {
         check_secondary_chip(d_system, chip, epoch);
         const int n = kernels::gnss_signal(d_system).secondary_length;
@@ -112,17 +114,18 @@ public:
             d_secondary_offset = -1;
             return;
         }
-        const int64_t at = epoch >= 0 ? epoch : d_epoch;
+        const int64_t at = epoch ? *epoch : d_epoch;
         d_secondary_offset = int(((chip - at) % n + n) % n);
     }
     /*! What set_secondary_chip accepts: chip -1, or a chip >= 0 for a
-     *  system with a secondary code, and epoch >= -1; throws
-     *  std::invalid_argument otherwise. */
-    static void
-    check_secondary_chip(kernels::gnss_system system, int64_t chip, int64_t epoch = -1)
+     *  system with a secondary code, and an epoch >= -1 (the earliest
+     *  period a replica can reach); throws std::invalid_argument otherwise. */
+    static void check_secondary_chip(kernels::gnss_system system,
+                                     int64_t chip,
+                                     std::optional<int64_t> epoch = std::nullopt)
     {
         const auto& s = kernels::gnss_signal(system);
-        if (epoch < -1)
+        if (epoch && *epoch < -1)
             throw std::invalid_argument("epoch must be >= -1");
         if (chip < -1)
             throw std::invalid_argument(std::string(s.name) +

@@ -231,6 +231,17 @@ void wipeoff_correlator_impl::set_secondary_chip(const std::string& system,
                                                  int chip,
                                                  int64_t epoch)
 {
+    // The method's -1 is "the next period" (its documented default); a
+    // control message can name period -1 itself.
+    apply_secondary_chip(
+        system, prn, chip, epoch == -1 ? std::nullopt : std::optional<int64_t>(epoch));
+}
+
+void wipeoff_correlator_impl::apply_secondary_chip(const std::string& system,
+                                                   int prn,
+                                                   int chip,
+                                                   std::optional<int64_t> epoch)
+{
     gr::thread::scoped_lock guard(d_setlock);
     auto& t = correlated(system, prn);
     try {
@@ -295,16 +306,19 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
         // The secondary code keys are checked before anything changes (a
         // refused message changes nothing) and applied last.
         const bool has_secondary = pmt::dict_has_key(msg, pmt::intern("secondary_chip"));
-        long chip = -1, epoch = -1;
+        long chip = -1;
+        std::optional<int64_t> epoch; // absent: the next period
         if (has_secondary) {
             const pmt::pmt_t c = pmt::dict_ref(msg, pmt::intern("secondary_chip"), pmt::PMT_NIL);
             if (!pmt::is_integer(c) || pmt::to_long(c) < -1 || pmt::to_long(c) > INT_MAX)
                 throw std::invalid_argument("\"secondary_chip\" must be an integer >= -1");
-            const pmt::pmt_t e = pmt::dict_ref(msg, pmt::intern("epoch"), pmt::from_long(-1));
-            if (!pmt::is_integer(e))
-                throw std::invalid_argument("\"epoch\" must be an integer >= -1");
             chip = pmt::to_long(c);
-            epoch = pmt::to_long(e);
+            if (pmt::dict_has_key(msg, pmt::intern("epoch"))) {
+                const pmt::pmt_t e = pmt::dict_ref(msg, pmt::intern("epoch"), pmt::PMT_NIL);
+                if (!pmt::is_integer(e))
+                    throw std::invalid_argument("\"epoch\" must be an integer >= -1");
+                epoch = pmt::to_long(e);
+            }
             gnss_tracker::check_secondary_chip(kernels::gnss_system(k.first), chip, epoch);
         } else if (pmt::dict_has_key(msg, pmt::intern("epoch"))) {
             throw std::invalid_argument("\"epoch\" goes with \"secondary_chip\"");
@@ -350,7 +364,7 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
                 at_sample);
         }
         if (has_secondary)
-            set_secondary_chip(system, p, int(chip), epoch);
+            apply_secondary_chip(system, p, int(chip), epoch);
     } catch (const std::exception& e) {
         d_logger->error("ignored a control message: {}", e.what());
     }

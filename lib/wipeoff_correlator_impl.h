@@ -49,6 +49,11 @@ public:
                             int prn,
                             int chip,
                             int64_t epoch) override;
+    // epoch: none for the next period (the method's -1), else exact.
+    void apply_secondary_chip(const std::string& system,
+                              int prn,
+                              int chip,
+                              std::optional<int64_t> epoch);
 
     bool start() override;
     bool stop() override;

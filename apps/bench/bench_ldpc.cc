@@ -234,17 +234,20 @@ void run_ldpc(const options& opt, report& rep)
                         iterations);
                     const std::string what =
                         c.name + mode + ar + ", batch " + std::to_string(n);
-                    rep.add({ "ldpc",
-                              what + ", host to host",
-                              "cuda",
-                              double(n) * p.K / th / 1e9,
-                              "Gb/s",
-                              0,
-                              "",
-                              std::to_string(th * 1e6).substr(0, 8) + " us/batch; " +
-                                  per_cw(th, n) + "; " + vs_cpu(th, n) + "; BLER " +
-                                  std::to_string(block_error_rate(f, o, p.K, n))
-                                      .substr(0, 6) });
+                    auto host_row = [&](const std::string& how, double s) {
+                        rep.add({ "ldpc",
+                                  what + how,
+                                  "cuda",
+                                  double(n) * p.K / s / 1e9,
+                                  "Gb/s",
+                                  0,
+                                  "",
+                                  std::to_string(s * 1e6).substr(0, 8) + " us/batch; " +
+                                      per_cw(s, n) + "; " + vs_cpu(s, n) + "; BLER " +
+                                      std::to_string(block_error_rate(f, o, p.K, n))
+                                          .substr(0, 6) });
+                    };
+                    host_row(", host to host", th);
                     rep.add(
                         { "ldpc",
                           what + ", kernels only",
@@ -269,17 +272,7 @@ void run_ldpc(const options& opt, report& rep)
                         },
                         [] {},
                         iterations);
-                    rep.add({ "ldpc",
-                              what + ", int8 LLRs, host to host",
-                              "cuda",
-                              double(n) * p.K / t8 / 1e9,
-                              "Gb/s",
-                              0,
-                              "",
-                              std::to_string(t8 * 1e6).substr(0, 8) + " us/batch; " +
-                                  per_cw(t8, n) + "; " + vs_cpu(t8, n) + "; BLER " +
-                                  std::to_string(block_error_rate(f, o, p.K, n))
-                                      .substr(0, 6) });
+                    host_row(", int8 LLRs, host to host", t8);
                 }
             }
         }

@@ -44,20 +44,15 @@ namespace {
 
 constexpr int chunk_max = 512;
 
-struct dev_layout {
-    int Z, K, K_ldpc, E, Ncb, period, rows_used, cols_used, max_iterations, n_edges;
-    bool early, positive_is_zero;
-    float fixed_scale;
-    ldpc_norm norm;
-    const int32_t* row_start;
+// The pair kernel's view plus the tables this kernel's edge gathers and
+// flooding schedule read.
+struct dev_layout : ldpc_pair_config {
     const int32_t* edge_col;
     const int32_t* edge_shift;
     const int32_t* col_start;
     const int32_t* col_row;
     const int32_t* col_edge;
     const int32_t* col_shift;
-    const int32_t* first_read;
-    const int32_t* interleaved;
 };
 
 template <typename T>
@@ -257,47 +252,25 @@ public:
             s.synchronize();
         }
         const auto& p = l.p;
-        d_dev = dev_layout{ p.Z,
-                            p.K,
-                            p.K_ldpc,
-                            p.E,
-                            p.Ncb,
-                            l.period,
-                            p.rows_used,
-                            l.cols_used,
-                            l.c.max_iterations,
-                            int(l.edge_col.size()),
-                            l.c.early_termination,
-                            l.c.positive_is_zero,
-                            l.c.fixed_scale,
-                            l.norm,
-                            ptrs[0],
-                            ptrs[1],
-                            ptrs[2],
-                            ptrs[3],
-                            ptrs[4],
-                            ptrs[5],
-                            ptrs[6],
-                            ptrs[7],
-                            ptrs[8] };
         d_pair = l.c.fixed_point && l.c.layered;
-        d_pair_config = ldpc_pair_config{ p.Z,
-                                          p.K,
-                                          p.K_ldpc,
-                                          p.E,
-                                          p.Ncb,
-                                          l.period,
-                                          p.rows_used,
-                                          l.cols_used,
-                                          l.c.max_iterations,
-                                          l.c.early_termination,
-                                          l.c.positive_is_zero,
-                                          l.c.fixed_scale,
-                                          l.norm,
-                                          ptrs[0],
-                                          ptrs[9],
-                                          ptrs[7],
-                                          ptrs[8] };
+        const ldpc_pair_config common{ p.Z,
+                                       p.K,
+                                       p.K_ldpc,
+                                       p.E,
+                                       p.Ncb,
+                                       l.period,
+                                       p.rows_used,
+                                       l.cols_used,
+                                       l.c.max_iterations,
+                                       l.c.early_termination,
+                                       l.c.positive_is_zero,
+                                       l.c.fixed_scale,
+                                       l.norm,
+                                       ptrs[0],
+                                       ptrs[9],
+                                       ptrs[7],
+                                       ptrs[8] };
+        d_dev = dev_layout{ common, ptrs[1], ptrs[2], ptrs[3], ptrs[4], ptrs[5], ptrs[6] };
         static_assert(sizeof(S) == (std::is_same<T, float>::value ? 4 : 2),
                       "ldpc5g_cuda_shared_bytes counts float or int16 values");
         int optin = 0;
@@ -472,13 +445,13 @@ private:
         };
         lane.d_llr = dev(std::size_t(n) * p.E * 4);
         lane.d_states =
-            d_pair ? dev(ldpc_pair_state_bytes(d_pair_config, n))
+            d_pair ? dev(ldpc_pair_state_bytes(d_dev, n))
                    : dev(std::size_t(n) * 2 * p.rows_used * p.Z *
                          sizeof(ldpc_check_state<T>));
         lane.d_channel = d_l.c.layered
                              ? dev(4)
                              : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(T));
-        lane.d_app = d_pair ? dev(ldpc_pair_app_bytes(d_pair_config, n, d_smem))
+        lane.d_app = d_pair ? dev(ldpc_pair_app_bytes(d_dev, n, d_smem))
                      : d_smem ? dev(4)
                               : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(S));
         lane.d_bits = dev(std::size_t(n) * p.K);
@@ -499,7 +472,7 @@ private:
     void launch(int n, lane_t& lane, cudaStream_t s, ldpc5g_llr_format format, bool packed)
     {
         if (d_pair) {
-            ldpc_pair_launch(d_pair_config,
+            ldpc_pair_launch(d_dev,
                              lane.d_llr->get(),
                              format,
                              n,
@@ -536,7 +509,6 @@ private:
     std::unique_ptr<runtime::device_memory> d_tables;
     dev_layout d_dev;
     bool d_pair;
-    ldpc_pair_config d_pair_config;
     std::size_t d_smem;
     int d_threads;
     lane_t d_lanes[2];

@@ -453,3 +453,23 @@ BOOST_AUTO_TEST_CASE(missing_runs_count_each_sample_once)
     runs.forget_before(260);
     BOOST_CHECK_EQUAL(runs.overlap(0, 2000), 1u);
 }
+
+// A near-full-period negative code correction in a satellite's first period
+// numbers its first integration's period -1 (as its messages report it); a
+// loop naming that period later must get period -1, not "the next one".
+BOOST_AUTO_TEST_CASE(secondary_chip_of_period_minus_one)
+{
+    const double fs = 10.5e6;
+    gnss_tracker t(gnss_system::gps_l5q, 7, fs, 1, 0.0, 10.23e6, 0.0, 0.0, 0);
+    t.correct(0, -(10230 - 0.25)); // back across the start: period -1
+    const auto first = t.take();
+    BOOST_REQUIRE_EQUAL(first.epoch, -1);
+    for (int k = 0; k < 3; ++k)
+        t.take();
+    t.set_secondary_chip(5, first.epoch); // period -1 carries chip 5
+    const auto g = t.take();
+    BOOST_CHECK_EQUAL(g.epoch, 3);
+    BOOST_CHECK_EQUAL(g.secondary_chip, (5 + g.epoch + 1) % 20);
+    t.set_secondary_chip(5); // the next period carries chip 5
+    BOOST_CHECK_EQUAL(t.take().secondary_chip, 5);
+}

@@ -82,8 +82,11 @@ public:
      * one (GPS L5, Galileo E5a): primary period \p epoch carries secondary
      * chip \p chip (taken modulo the code's length). Periods are numbered
      * from the satellite's first (the "epoch" of each "corr" message is
-     * its integration's first period; -1: the period the next integration
-     * starts with), so a tracking loop may name the period of an
+     * its integration's first period; -1 here: the period the next
+     * integration starts with; a control message without "epoch" means
+     * the same, and one with "epoch" -1 names period -1, which a negative
+     * code correction back across the satellite's start reaches), so a
+     * tracking loop may name the period of an
      * integration it has seen, whatever the latency. From the next
      * integration on each primary period is multiplied by its secondary
      * chip's sign, so an integration of several periods adds up
