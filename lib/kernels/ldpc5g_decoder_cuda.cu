@@ -252,7 +252,6 @@ public:
             s.synchronize();
         }
         const auto& p = l.p;
-        d_pair = l.c.fixed_point && l.c.layered;
         const ldpc_pair_config common{ p.Z,
                                        p.K,
                                        p.K_ldpc,
@@ -282,7 +281,14 @@ public:
         int limit = optin;
         if (const char* e = std::getenv("GPUDSP_LDPC_SHARED_LIMIT"))
             limit = std::max(0, std::min(optin, std::atoi(e)));
-        // The pair kernel keeps 4 bytes per variable (two int16), as float.
+        // Fixed-point layered decoding runs the pair kernel, except where
+        // its values (4 bytes per variable: two int16, as float) would go to
+        // global memory while one codeword's (2 bytes) fit shared memory
+        // (full-length BG1 Z=384 on sm_86/89, large codes on sm_75): there
+        // the one-codeword kernel is faster.
+        d_pair = l.c.fixed_point && l.c.layered &&
+                 (ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, false, limit) > 0 ||
+                  ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, true, limit) == 0);
         d_smem = ldpc5g_cuda_shared_bytes(
             p.Z, l.cols_used, l.c.fixed_point && !d_pair, limit);
         d_threads = ldpc5g_cuda_threads(p.Z);

@@ -196,7 +196,10 @@ std::unique_ptr<ldpc5g_decoder_plan::impl> make_ldpc5g_cpu(const ldpc5g_layout& 
 // memory where they fit the device's per-block opt-in limit, else in global
 // memory (float BG1 Z=384, 102 KiB, on sm_86/89's 99 KiB; float BG1 Z >= 256
 // and BG2 Z >= 320 on sm_75's 64 KiB): slower, but every (BG, Z) decodes
-// everywhere with the same arithmetic.
+// everywhere with the same arithmetic. The fixed-point pair kernel
+// (ldpc5g_pair_cuda.cu) keeps 4 bytes per variable and pair, as float; the
+// plan runs it where they fit, or where one codeword's int16 values do not
+// fit either.
 constexpr int ldpc5g_cuda_max_threads = 384;
 /*! Per-block shared-memory opt-in limits (bytes) of sm_75, sm_86/89, sm_80
  *  and sm_90: the launches the static report and the tests check. */

@@ -24,7 +24,11 @@ ldpc5g_layout::ldpc5g_layout(const ldpc5g_params& p_,
     norm.scaling = c.scaling;
     norm.offset = c.offset;
     norm.scale16 = int32_t(std::lround(c.scaling * 16));
-    norm.offset_q = int32_t(std::lround(c.offset * c.fixed_scale));
+    // Offsets from the largest message up zero every message alike; capped
+    // there so that no path's integer type wraps (the AVX2 row pass holds it
+    // in int16).
+    norm.offset_q = int32_t(std::lround(std::min(double(c.offset) * c.fixed_scale,
+                                                 double(ldpc_msg_max))));
     const auto& g = ldpc5g_graph::get(p.bg, p.Z);
     const int sys = p.bg == 1 ? 22 : 10;
     cols_used = sys + p.rows_used;

@@ -345,8 +345,9 @@ BOOST_AUTO_TEST_CASE(two_live_plans_used_alternately)
         kernels::ldpc5g_decoder_config dc;
         dc.fixed_point = fixed;
         dc.max_iterations = 10;
-        // All 68 columns: 102 KiB of float (52 KiB fixed point), beyond the
-        // 48 KiB a kernel gets without the attribute.
+        // All 68 columns: 102 KiB of float (52 KiB fixed point, 102 KiB for
+        // the pair kernel's two codewords), beyond the 48 KiB a kernel gets
+        // without the attribute.
         const auto big = ldpc5g_params::make(8448, 25344, 0, 2, 0, "qa");
         const auto small = ldpc5g_params::make(120, 360, 0, 2, 0, "qa");
         kernels::ldpc5g_decoder_plan dev_big(big, dc, qa::test_device(), "qa big");
@@ -644,7 +645,9 @@ BOOST_AUTO_TEST_CASE(llr_formats_and_packed_bits)
     std::mt19937 rng(41);
     for (bool fixed : { true, false })
         for (const auto& KE : std::vector<std::pair<int, int>>{ { 8448, 10752 }, { 203, 610 } })
-            for (int batch : { 1, 4, 7 }) {
+            for (int batch : { 1, 4, 7, 1030 }) { // 1030: chunks of 512 on CUDA
+                if (batch > 7 && KE.first > 1000)
+                    continue;
                 const auto p = ldpc5g_params::make(KE.first, KE.second, 0, 2, 0, "qa");
                 auto llr = noisy_llrs(p, sigma_for(p, 2.5), batch, rng);
                 kernels::ldpc5g_decoder_config dc;
@@ -660,6 +663,19 @@ BOOST_AUTO_TEST_CASE(llr_formats_and_packed_bits)
                     from_q[i] = float(q[i]) / dc.fixed_scale;
                     from_h[i] = std::clamp(std::round(llr[i] * 8) / 8, -200.f, 200.f);
                     h[i] = exact_half(from_h[i]);
+                }
+                // Binary16 specials: subnormals, -0, infinities, NaN.
+                const std::pair<uint16_t, float> special[] = {
+                    { 0x0001, std::ldexp(1.f, -24) },
+                    { 0x83ff, -std::ldexp(1023.f, -24) },
+                    { 0x8000, -0.f },
+                    { 0x7c00, INFINITY },
+                    { 0xfc00, -INFINITY },
+                    { 0x7e00, NAN }
+                };
+                for (std::size_t i = 0; i < std::size(special); ++i) {
+                    h[3 * i] = special[i].first;
+                    from_h[3 * i] = special[i].second;
                 }
                 kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
                 kernels::ldpc5g_decoder_plan dev(p, dc, qa::test_device(), "qa dev");

@@ -96,12 +96,14 @@ py::tuple decode_array(py::array llrs,
     // anything else becomes float32.
     auto format = kernels::ldpc5g_llr_format::f32;
     py::array l;
-    if (llrs.dtype().is(py::dtype::of<int8_t>())) {
+    const auto dt = llrs.dtype();
+    if (dt.kind() == 'i' && dt.itemsize() == 1) {
         format = kernels::ldpc5g_llr_format::i8;
         l = py::array_t<int8_t, py::array::c_style | py::array::forcecast>(llrs);
-    } else if (llrs.dtype().kind() == 'f' && llrs.dtype().itemsize() == 2) {
-        format = kernels::ldpc5g_llr_format::f16;
-        l = py::array::ensure(llrs, py::array::c_style);
+    } else if (dt.kind() == 'f' && dt.itemsize() == 2) {
+        format = kernels::ldpc5g_llr_format::f16; // in native byte order
+        l = py::array::ensure(llrs.attr("astype")("=f2", py::arg("copy") = false),
+                              py::array::c_style);
     } else {
         l = py::array_t<float, py::array::c_style | py::array::forcecast>(llrs);
     }
