@@ -4,22 +4,201 @@
  */
 
 // The DDC on the CPU: decode the span the outputs need once (complex input
-// is read in place), then per kept output one VOLK dot product with the
-// reversed premultiplied taps and one rotation from the exact 64-bit phase.
+// is read in place), then compute kept outputs B at a time with the taps in
+// SIMD vectors: each tap vector is loaded once for the B outputs
+// (polyphase register blocking: outputs m .. m+B-1 read the same taps at
+// input offsets D apart), every output's accumulators stay in registers,
+// and one rotation per output comes from the exact 64-bit phase
+// (ddc_cpu_layout.h). One body for 16, 8 and 4 float lanes (AVX-512, AVX2
+// and the x86-64 baseline), chosen at run time (runtime/cpu_simd.h).
+//
+// Every output is computed by the same instructions in the same order
+// whichever block it falls in, so a stream cut anywhere gives the same bits.
 // The reference for the GPU kernel and the fallback without a GPU.
 
+#include "ddc_cpu_layout.h"
 #include "ddc_impl.h"
 #include "fengine_math.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
-#include <volk/volk.h>
+#include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>
-#include <cmath>
+#include <cstring>
+#include <utility>
 
 namespace gr {
 namespace gpudsp {
 namespace kernels {
 
 namespace {
+
+#define DDC_INLINE inline __attribute__((always_inline))
+
+typedef float f2 __attribute__((vector_size(8)));
+typedef float f4 __attribute__((vector_size(16)));
+typedef float f8 __attribute__((vector_size(32)));
+typedef float f16 __attribute__((vector_size(64)));
+
+// (Vectors are taken and given by reference: always inlined into a
+// function of the right target, they never cross an ABI boundary.)
+
+// Outputs per block: 2B accumulators plus two tap vectors stay within the
+// 16 (AVX2) or 32 (AVX-512) vector registers.
+constexpr int block_outputs = 4;
+
+// The lower and upper halves of v, added, down to two lanes: a fixed
+// order, so every output's horizontal sum is the same operations.
+DDC_INLINE void fold_to_two(const f2& v, f2& r) { r = v; }
+DDC_INLINE void fold_to_two(const f4& v, f2& r)
+{
+    fold_to_two(__builtin_shufflevector(v, v, 0, 1) + __builtin_shufflevector(v, v, 2, 3), r);
+}
+DDC_INLINE void fold_to_two(const f8& v, f2& r)
+{
+    fold_to_two(__builtin_shufflevector(v, v, 0, 1, 2, 3) +
+                    __builtin_shufflevector(v, v, 4, 5, 6, 7),
+                r);
+}
+DDC_INLINE void fold_to_two(const f16& v, f2& r)
+{
+    fold_to_two(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+                    __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15),
+                r);
+}
+
+// Lanes (a, b) -> (b, a): for the complex-input sum below.
+template <std::size_t... I, class V>
+DDC_INLINE void swap_pairs(const V& v, V& r, std::index_sequence<I...>)
+{
+    r = __builtin_shufflevector(v, v, (I ^ 1)...);
+}
+
+template <class V>
+DDC_INLINE void load(V& v, const float* p)
+{
+    std::memcpy(&v, p, sizeof v); // any alignment
+}
+
+// B kept outputs: output i's window starts at x + i * stride floats. Real
+// input: acc_a sums zre * x, acc_b zim * x. Complex input (interleaved
+// I/Q; taps duplicated per lane pair): acc_a sums (zr xr, zr xi), acc_b
+// (zi xr, zi xi), so y = (sum a_even - b_odd, sum a_odd + b_even) with no
+// shuffle in the loop.
+template <class V, int B, bool complex_in>
+DDC_INLINE void dot_block(const float* x,
+                          std::size_t stride,
+                          const ddc_cpu_layout& lay,
+                          std::complex<float>* y)
+{
+    constexpr std::size_t W = sizeof(V) / sizeof(float);
+    V acc_a[B] = {}, acc_b[B] = {};
+    const float* a = lay.a.data();
+    const float* b = lay.b.data();
+    for (int k = 0; k < lay.vectors; ++k) {
+        V za, zb;
+        load(za, a + k * W);
+        load(zb, b + k * W);
+        const float* xk = x + lay.offset[k];
+        for (int i = 0; i < B; ++i) {
+            V xv;
+            load(xv, xk + i * stride);
+            acc_a[i] += xv * za;
+            acc_b[i] += xv * zb;
+        }
+    }
+    for (int i = 0; i < B; ++i) {
+        if constexpr (complex_in) {
+            V sign;
+            for (std::size_t l = 0; l < W; ++l)
+                sign[l] = l % 2 ? 1.0f : -1.0f;
+            V swapped;
+            swap_pairs(acc_b[i], swapped, std::make_index_sequence<W>{});
+            f2 r;
+            fold_to_two(acc_a[i] + sign * swapped, r);
+            y[i] = std::complex<float>(r[0], r[1]);
+        } else {
+            f2 ra, rb;
+            fold_to_two(acc_a[i], ra);
+            fold_to_two(acc_b[i], rb);
+            y[i] = std::complex<float>(ra[0] + ra[1], rb[0] + rb[1]);
+        }
+    }
+}
+
+// Outputs [0, n): x holds output 0's window (floats), stride floats apart.
+template <class V, bool complex_in>
+DDC_INLINE void dot_all(const float* x,
+                        std::size_t stride,
+                        std::size_t n,
+                        const ddc_cpu_layout& lay,
+                        std::complex<float>* y)
+{
+    std::size_t m = 0;
+    for (; m + block_outputs <= n; m += block_outputs)
+        dot_block<V, block_outputs, complex_in>(x + m * stride, stride, lay, y + m);
+    for (; m < n; ++m)
+        dot_block<V, 1, complex_in>(x + m * stride, stride, lay, y + m);
+}
+
+template <class V>
+DDC_INLINE void dot_level(const float* x,
+                          std::size_t stride,
+                          std::size_t n,
+                          const ddc_cpu_layout& lay,
+                          bool complex_in,
+                          std::complex<float>* y)
+{
+    if (complex_in)
+        dot_all<V, true>(x, stride, n, lay, y);
+    else
+        dot_all<V, false>(x, stride, n, lay, y);
+}
+
+void dot_baseline(const float* x,
+                  std::size_t stride,
+                  std::size_t n,
+                  const ddc_cpu_layout& lay,
+                  bool complex_in,
+                  std::complex<float>* y)
+{
+    dot_level<f4>(x, stride, n, lay, complex_in, y);
+}
+
+__attribute__((target("avx2,fma"))) void dot_avx2(const float* x,
+                                                  std::size_t stride,
+                                                  std::size_t n,
+                                                  const ddc_cpu_layout& lay,
+                                                  bool complex_in,
+                                                  std::complex<float>* y)
+{
+    dot_level<f8>(x, stride, n, lay, complex_in, y);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void
+dot_avx512(const float* x,
+           std::size_t stride,
+           std::size_t n,
+           const ddc_cpu_layout& lay,
+           bool complex_in,
+           std::complex<float>* y)
+{
+    dot_level<f16>(x, stride, n, lay, complex_in, y);
+}
+
+// The widest level the CPU allows: its float lanes and its function.
+typedef void (*dot_fn)(const float*,
+                       std::size_t,
+                       std::size_t,
+                       const ddc_cpu_layout&,
+                       bool,
+                       std::complex<float>*);
+std::pair<int, dot_fn> widest_level()
+{
+    if (runtime::cpu_use_avx512())
+        return { 16, dot_avx512 };
+    if (runtime::cpu_use_avx2())
+        return { 8, dot_avx2 };
+    return { 4, dot_baseline };
+}
 
 class ddc_cpu : public ddc_plan::impl
 {
@@ -28,15 +207,22 @@ public:
 
     void set_taps(const std::vector<std::complex<float>>& z) override
     {
-        // Reversed, so output m reads x[mD - T + 1 + j] against zr[j]; split
-        // into parts too, for the real-input loop.
-        d_zr.assign(z.rbegin(), z.rend());
-        d_zre.resize(z.size());
-        d_zim.resize(z.size());
-        for (std::size_t j = 0; j < z.size(); ++j) {
-            d_zre[j] = d_zr[j].real();
-            d_zim[j] = d_zr[j].imag();
-        }
+        // The widest vector whose samples fit in one window (a level
+        // narrower than the CPU's for tiny T; scalar below 2 samples).
+        const bool cplx = d_c.complex_input();
+        const int T = int(z.size());
+        auto [lanes, fn] = widest_level();
+        const std::pair<int, dot_fn> levels[] = {
+            { lanes, fn }, { 8, dot_avx2 }, { 4, dot_baseline }
+        };
+        d_dot = nullptr;
+        for (const auto& [w, f] : levels)
+            if (w <= lanes && (cplx ? w / 2 : w) <= T) {
+                d_layout = ddc_cpu_layout(z, w, cplx);
+                d_dot = f;
+                break;
+            }
+        d_z = z;
     }
 
     void execute(const void* in,
@@ -47,52 +233,60 @@ public:
                  const mixer_phase& phase,
                  runtime::stream_handle) override
     {
-        const int T = int(d_zr.size()), D = d_c.decimation;
-        const lv_32fc_t* z = d_zr.data();
-        const lv_32fc_t* xc = nullptr;
-        if (d_c.complex_input())
-            xc = static_cast<const lv_32fc_t*>(in) + first_sample;
-        else
+        const int T = int(d_z.size()), D = d_c.decimation;
+        const bool cplx = d_c.complex_input();
+        const float* x;
+        if (cplx)
+            x = static_cast<const float*>(in) + 2 * first_sample;
+        else if (d_c.input == ddc_input::float32)
+            x = static_cast<const float*>(in) + first_sample;
+        else {
             decode(in, first_sample, (n - 1) * std::size_t(D) + T);
-        auto* y = static_cast<std::complex<float>*>(out);
-        for (std::size_t m = 0; m < n; ++m) {
-            lv_32fc_t acc;
-            if (xc)
-                volk_32fc_x2_dot_prod_32fc(&acc, xc + m * D, z, T);
-            else
-                acc = dot_real(d_xr.data() + m * D, T);
-            const uint64_t p = phase.at((first_output + m) * uint64_t(D));
-            const double angle = -2 * M_PI * (double(int64_t(p)) * 0x1p-64);
-            y[m] =
-                acc * std::complex<float>(float(std::cos(angle)), float(std::sin(angle)));
+            x = d_xr.data();
         }
+        auto* y = static_cast<std::complex<float>*>(out);
+        const std::size_t stride = std::size_t(D) * (cplx ? 2 : 1);
+        if (d_dot)
+            d_dot(x, stride, n, d_layout, cplx, y);
+        else
+            dot_scalar(x, stride, n, cplx, y);
+        for (std::size_t m = 0; m < n; ++m)
+            y[m] = rotate(y[m], phase.at((first_output + m) * uint64_t(D)));
     }
 
 private:
-    // Complex taps against real samples. (VOLK's volk_32fc_32f_dot_prod_32fc
-    // crashed in its AVX kernels with VOLK 2.5 here; this loop vectorises.)
-    __attribute__((target_clones("avx2", "default"))) lv_32fc_t dot_real(const float* x,
-                                                                         int T) const
+    // Windows shorter than the narrowest vector (T = 1, or T < 4 real).
+    void dot_scalar(const float* x,
+                    std::size_t stride,
+                    std::size_t n,
+                    bool cplx,
+                    std::complex<float>* y) const
     {
-        const float* zre = d_zre.data();
-        const float* zim = d_zim.data();
-        float re = 0, im = 0;
-        for (int j = 0; j < T; ++j) {
-            re += zre[j] * x[j];
-            im += zim[j] * x[j];
+        const int T = int(d_z.size());
+        for (std::size_t m = 0; m < n; ++m) {
+            const float* xm = x + m * stride;
+            float re = 0, im = 0;
+            for (int j = 0; j < T; ++j) {
+                const float zr = d_z[T - 1 - j].real(), zi = d_z[T - 1 - j].imag();
+                if (cplx) {
+                    re += zr * xm[2 * j] - zi * xm[2 * j + 1];
+                    im += zr * xm[2 * j + 1] + zi * xm[2 * j];
+                } else {
+                    re += zr * xm[j];
+                    im += zi * xm[j];
+                }
+            }
+            y[m] = { re, im };
         }
-        return { re, im };
     }
 
-    // Real samples [first, first + n) as floats into d_xr.
+    // int16 or packed 10-bit samples [first, first + n) as floats into d_xr.
     void decode(const void* in, int64_t first, std::size_t n)
     {
         d_xr.resize(n);
         switch (d_c.input) {
         case ddc_input::complex64: // read in place, never decoded
-            break;
         case ddc_input::float32:
-            std::copy_n(static_cast<const float*>(in) + first, n, d_xr.data());
             break;
         case ddc_input::int16: {
             const auto* p = static_cast<const int16_t*>(in) + first;
@@ -113,8 +307,10 @@ private:
     }
 
     ddc_config d_c;
-    std::vector<lv_32fc_t> d_zr;
-    std::vector<float> d_zre, d_zim, d_xr;
+    std::vector<std::complex<float>> d_z; // z[k], not reversed
+    ddc_cpu_layout d_layout;
+    dot_fn d_dot = nullptr;
+    std::vector<float> d_xr;
 };
 
 } // namespace

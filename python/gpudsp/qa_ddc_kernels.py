@@ -56,14 +56,22 @@ class ddc_kernel_tests:
     def test_odd_cases_against_float64(self):
         rng = np.random.default_rng(70)
         fs = 1e6
-        for T, D in ((55, 5), (1, 1), (1, 7), (16, 1), (3, 8), (100, 7), (256, 16)):
-            x = (rng.normal(size=600) + 1j * rng.normal(size=600)).astype(np.complex64)
-            taps = rng.uniform(-1, 1, T)
-            fc = rng.uniform(-0.5, 0.5) * fs
-            got = self.ddc(x, D, taps, fc, fs)
-            want = reference(x, D, taps, fc, fs)
-            self.assertEqual(len(got), len(want))
-            self.assertLess(rel_rms(got, want), 1e-5, f"T={T} D={D}")
+        # T around the CPU's vector widths (4, 8, 16 float lanes: 2, 4, 8
+        # complex samples) and below them, where narrower levels take over.
+        for T, D in ((55, 5), (1, 1), (1, 7), (16, 1), (3, 8), (100, 7), (256, 16),
+                     (2, 3), (4, 1), (5, 2), (7, 3), (8, 2), (9, 4), (15, 1), (17, 5),
+                     (31, 2), (33, 3)):
+            for cplx in (True, False):
+                x = rng.normal(size=600)
+                if cplx:
+                    x = x + 1j * rng.normal(size=600)
+                taps = rng.uniform(-1, 1, T)
+                fc = rng.uniform(-0.5, 0.5) * fs * (1 if cplx else 0.9)
+                got = self.ddc(x.astype(np.complex64 if cplx else np.float32), D, taps, fc,
+                               fs, input_format="complex" if cplx else "float")
+                want = reference(x, D, taps, fc, fs)
+                self.assertEqual(len(got), len(want))
+                self.assertLess(rel_rms(got, want), 1e-5, f"T={T} D={D} complex={cplx}")
 
     def test_complex_taps_and_every_input_format(self):
         rng = np.random.default_rng(71)
