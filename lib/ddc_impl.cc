@@ -125,6 +125,17 @@ ddc_impl::ddc_impl(const std::vector<kernels::ddc_config>& outputs,
 bool ddc_impl::start()
 {
     check_backend_topology(*this);
+    // Every run counts items from 0 (GNU Radio gives the block a new
+    // detail), so a flowgraph run again, or the block moved to another,
+    // starts over: output 0 next, each output's mixer at its current
+    // frequency with phase 0 at sample 0. Retunes not yet applied stay.
+    gr::thread::scoped_lock guard(d_setlock);
+    for (auto& o : d_out) {
+        o.next = 0;
+        o.missing = missing_tracker();
+        o.plan->restart();
+    }
+    d_tags_mapped = 0;
     return block::start();
 }
 

@@ -190,6 +190,12 @@ void ddc_plan::retune(double center_freq, uint64_t n0)
     d_impl->set_taps(z);
 }
 
+void ddc_plan::restart()
+{
+    d_phase = mixer_phase{};
+    retune(d_config.center_freq, 0);
+}
+
 std::size_t ddc_plan::input_bytes(std::size_t n) const
 {
     switch (d_config.input) {

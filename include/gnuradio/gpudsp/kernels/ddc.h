@@ -83,6 +83,10 @@ public:
      *  m with m D >= n0), phase-continuous at n0. */
     void retune(double center_freq, uint64_t n0);
 
+    /*! \brief Phase 0 at sample 0 again, at the current centre frequency
+     *  (a stream that starts over). */
+    void restart();
+
     void execute(const void* in,
                  int64_t first_sample,
                  uint64_t first_output,
