@@ -10,7 +10,9 @@
 //  - kernel with kernel (one core): our CPU kernel against GNU Radio's own
 //    (fir_filter_ccc::filterNdec with the rotated taps, then rotator, which
 //    is what freq_xlating_fir_filter_ccf runs), complex input; our 10-bit
-//    kernel alone (GNU Radio has none);
+//    kernel alone (GNU Radio has none); both against one core's memory
+//    roofline: memcpy's rate (bytes read + written, same run) over the
+//    bytes per input sample (8 or 1.25 in, 8/D out);
 //  - block with block: vector source -> DDC block -> head -> null sink,
 //    1 MiB buffers, our `ddc` (CPU backend) against
 //    freq_xlating_fir_filter_ccf (complex) and _fcf (float input);
@@ -113,6 +115,8 @@ void run_ddc(const options& opt, report& rep)
     const auto tapss = opt.sizes("taps", { 256, 128, 1024 });
     const auto ctx = cuda_or_skip(rep, "ddc");
     const double peak = ctx ? nominal_peaks().fp32 : 0;
+    const double memcpy_rate = host_memcpy_bandwidth(std::size_t(1) << 26, iterations);
+    const std::string memory_roofline = "memcpy roofline, one core";
     for (std::size_t i = 0; i < decims.size() && i < tapss.size(); ++i) {
         const int D = int(decims[i]), T = int(tapss[i]);
         const std::string dt = "D=" + std::to_string(D) + " T=" + std::to_string(T);
@@ -139,6 +143,8 @@ void run_ddc(const options& opt, report& rep)
                 for (std::size_t k = 0; k < span * 2; ++k)
                     reinterpret_cast<float*>(in.data())[k] = u(rng);
             const double flops = double(n_out) * T * (cplx ? 8 : 4);
+            const double roofline_gsps =
+                memcpy_rate / ((cplx ? 8.0 : 1.25) + 8.0 / D) / 1e9;
             const std::string what = dt + (cplx ? " complex in" : " 10-bit in");
             kernels::ddc_plan cpu(c, runtime::backend_choice{}, "bench");
             std::vector<std::complex<float>> out(n_out);
@@ -162,8 +168,8 @@ void run_ddc(const options& opt, report& rep)
                           "gr-cpu",
                           span / t_gr / 1e9,
                           "GS/s",
-                          0,
-                          "",
+                          roofline_gsps,
+                          memory_roofline,
                           std::to_string(flops / t_gr / 1e9).substr(0, 6) +
                               " GFLOP/s, one core" });
                 vs = "; " + ratio_text(t_gr, t_cpu, "GNU Radio's kernel");
@@ -173,8 +179,8 @@ void run_ddc(const options& opt, report& rep)
                       "cpu",
                       span / t_cpu / 1e9,
                       "GS/s",
-                      0,
-                      "",
+                      roofline_gsps,
+                      memory_roofline,
                       std::to_string(flops / t_cpu / 1e9).substr(0, 6) +
                           " GFLOP/s, one core" + vs });
             if (!ctx)

@@ -3,26 +3,35 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The DDC on the CPU: decode the span the outputs need once (complex input
-// is read in place), then compute kept outputs B at a time with the taps in
-// SIMD vectors: each tap vector is loaded once for the B outputs
+// The DDC on the CPU. Kept outputs are computed B at a time with the taps
+// in SIMD vectors: each tap vector is loaded once for the B outputs
 // (polyphase register blocking: outputs m .. m+B-1 read the same taps at
-// input offsets D apart), every output's accumulators stay in registers,
-// and one rotation per output comes from the exact 64-bit phase
-// (ddc_cpu_layout.h). One body for 16, 8 and 4 float lanes (AVX-512, AVX2
-// and the x86-64 baseline), chosen at run time (runtime/cpu_simd.h).
+// input offsets D apart) and every output's accumulators stay in registers.
+// Two forms of the same definition (docs/ddc.md):
+//  - premultiplied complex taps z against the input (real input decoded to
+//    float once; complex input with complex taps), then one rotation per
+//    output from the exact 64-bit phase (ddc_cpu_mix.h, vectorised over
+//    outputs): 2 multiply-adds per tap for real input, 4 for complex;
+//  - complex input with real taps: mix first (ddc_cpu_mix.h: the input
+//    times the exact carrier, tile by tile, planar), then the real taps
+//    against its real and imaginary parts: 2 multiply-adds per tap and no
+//    rotation per output, for about 2 mixer operations per input sample.
+// One body for 16, 8 and 4 float lanes (AVX-512, AVX2 and the x86-64
+// baseline), chosen at run time (runtime/cpu_simd.h).
 //
 // Every output is computed by the same instructions in the same order
 // whichever block it falls in, so a stream cut anywhere gives the same bits.
 // The reference for the GPU kernel and the fallback without a GPU.
 
 #include "ddc_cpu_layout.h"
+#include "ddc_cpu_mix.h"
 #include "ddc_impl.h"
 #include "fengine_math.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 namespace gr {
@@ -124,6 +133,54 @@ DDC_INLINE void dot_block(const float* x,
     }
 }
 
+// B kept outputs from planar mixed input (wr, wi) and real taps (lay.a):
+// output i's window starts at wr/wi + i * stride.
+template <class V, int B>
+DDC_INLINE void dot_block_planar(const float* wr,
+                                 const float* wi,
+                                 std::size_t stride,
+                                 const ddc_cpu_layout& lay,
+                                 std::complex<float>* y)
+{
+    constexpr std::size_t W = sizeof(V) / sizeof(float);
+    V acc_r[B] = {}, acc_i[B] = {};
+    const float* a = lay.a.data();
+    for (int k = 0; k < lay.vectors; ++k) {
+        V h;
+        load(h, a + k * W);
+        const int off = lay.offset[k];
+        for (int i = 0; i < B; ++i) {
+            V vr, vi;
+            load(vr, wr + off + i * stride);
+            load(vi, wi + off + i * stride);
+            acc_r[i] += vr * h;
+            acc_i[i] += vi * h;
+        }
+    }
+    for (int i = 0; i < B; ++i) {
+        f2 rr, ri;
+        fold_to_two(acc_r[i], rr);
+        fold_to_two(acc_i[i], ri);
+        y[i] = std::complex<float>(rr[0] + rr[1], ri[0] + ri[1]);
+    }
+}
+
+template <class V>
+DDC_INLINE void dot_planar(const float* wr,
+                           const float* wi,
+                           std::size_t stride,
+                           std::size_t n,
+                           const ddc_cpu_layout& lay,
+                           std::complex<float>* y)
+{
+    std::size_t m = 0;
+    for (; m + block_outputs <= n; m += block_outputs)
+        dot_block_planar<V, block_outputs>(
+            wr + m * stride, wi + m * stride, stride, lay, y + m);
+    for (; m < n; ++m)
+        dot_block_planar<V, 1>(wr + m * stride, wi + m * stride, stride, lay, y + m);
+}
+
 // Outputs [0, n): x holds output 0's window (floats), stride floats apart.
 template <class V, bool complex_in>
 DDC_INLINE void dot_all(const float* x,
@@ -151,6 +208,37 @@ DDC_INLINE void dot_level(const float* x,
         dot_all<V, true>(x, stride, n, lay, y);
     else
         dot_all<V, false>(x, stride, n, lay, y);
+}
+
+void planar_baseline(const float* wr,
+                     const float* wi,
+                     std::size_t stride,
+                     std::size_t n,
+                     const ddc_cpu_layout& lay,
+                     std::complex<float>* y)
+{
+    dot_planar<f4>(wr, wi, stride, n, lay, y);
+}
+
+__attribute__((target("avx2,fma"))) void planar_avx2(const float* wr,
+                                                     const float* wi,
+                                                     std::size_t stride,
+                                                     std::size_t n,
+                                                     const ddc_cpu_layout& lay,
+                                                     std::complex<float>* y)
+{
+    dot_planar<f8>(wr, wi, stride, n, lay, y);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void
+planar_avx512(const float* wr,
+              const float* wi,
+              std::size_t stride,
+              std::size_t n,
+              const ddc_cpu_layout& lay,
+              std::complex<float>* y)
+{
+    dot_planar<f16>(wr, wi, stride, n, lay, y);
 }
 
 void dot_baseline(const float* x,
@@ -184,21 +272,36 @@ dot_avx512(const float* x,
     dot_level<f16>(x, stride, n, lay, complex_in, y);
 }
 
-// The widest level the CPU allows: its float lanes and its function.
 typedef void (*dot_fn)(const float*,
                        std::size_t,
                        std::size_t,
                        const ddc_cpu_layout&,
                        bool,
                        std::complex<float>*);
-std::pair<int, dot_fn> widest_level()
+typedef void (*planar_fn)(const float*,
+                          const float*,
+                          std::size_t,
+                          std::size_t,
+                          const ddc_cpu_layout&,
+                          std::complex<float>*);
+struct simd_level {
+    int lanes;
+    dot_fn dot;
+    planar_fn planar;
+};
+// Widest first; a CPU runs those up to runtime::cpu_use_avx512/avx2.
+constexpr simd_level levels[] = { { 16, dot_avx512, planar_avx512 },
+                                  { 8, dot_avx2, planar_avx2 },
+                                  { 4, dot_baseline, planar_baseline } };
+int cpu_lanes()
 {
-    if (runtime::cpu_use_avx512())
-        return { 16, dot_avx512 };
-    if (runtime::cpu_use_avx2())
-        return { 8, dot_avx2 };
-    return { 4, dot_baseline };
+    return runtime::cpu_use_avx512() ? 16 : runtime::cpu_use_avx2() ? 8 : 4;
 }
+
+// Mixed input per tile: the tile's windows overlap the next tile's by T - 1
+// samples, mixed twice; 4096 samples or more keep that small and the tile
+// in L1/L2.
+constexpr std::size_t tile_samples = 4096;
 
 class ddc_cpu : public ddc_plan::impl
 {
@@ -207,21 +310,32 @@ public:
 
     void set_taps(const std::vector<std::complex<float>>& z) override
     {
-        // The widest vector whose samples fit in one window (a level
-        // narrower than the CPU's for tiny T; scalar below 2 samples).
+        // Complex input with real taps mixes first (the taps stay h); else
+        // the premultiplied z. The widest vector whose samples fit in one
+        // window (a level narrower than the CPU's for tiny T; scalar below).
         const bool cplx = d_c.complex_input();
         const int T = int(z.size());
-        auto [lanes, fn] = widest_level();
-        const std::pair<int, dot_fn> levels[] = {
-            { lanes, fn }, { 8, dot_avx2 }, { 4, dot_baseline }
-        };
+        const bool real_taps =
+            std::all_of(d_c.taps.begin(), d_c.taps.end(), [](auto t) { return t.imag() == 0; });
+        d_mix_first = cplx && real_taps && T >= 4;
+        std::vector<std::complex<float>> h(T);
+        for (int k = 0; k < T; ++k)
+            h[k] = float(d_c.taps[k].real());
         d_dot = nullptr;
-        for (const auto& [w, f] : levels)
-            if (w <= lanes && (cplx ? w / 2 : w) <= T) {
-                d_layout = ddc_cpu_layout(z, w, cplx);
-                d_dot = f;
-                break;
+        d_planar = nullptr;
+        for (const auto& l : levels) {
+            const int per_vector = cplx && !d_mix_first ? l.lanes / 2 : l.lanes;
+            if (l.lanes > cpu_lanes() || per_vector > T)
+                continue;
+            if (d_mix_first) {
+                d_layout = ddc_cpu_layout(h, l.lanes, false);
+                d_planar = l.planar;
+            } else {
+                d_layout = ddc_cpu_layout(z, l.lanes, cplx);
+                d_dot = l.dot;
             }
+            break;
+        }
         d_z = z;
     }
 
@@ -235,6 +349,14 @@ public:
     {
         const int T = int(d_z.size()), D = d_c.decimation;
         const bool cplx = d_c.complex_input();
+        if (d_mix_first) {
+            execute_mixed(static_cast<const float*>(in) + 2 * first_sample,
+                          first_output,
+                          n,
+                          static_cast<std::complex<float>*>(out),
+                          phase);
+            return;
+        }
         const float* x;
         if (cplx)
             x = static_cast<const float*>(in) + 2 * first_sample;
@@ -250,11 +372,52 @@ public:
             d_dot(x, stride, n, d_layout, cplx, y);
         else
             dot_scalar(x, stride, n, cplx, y);
-        for (std::size_t m = 0; m < n; ++m)
-            y[m] = rotate(y[m], phase.at((first_output + m) * uint64_t(D)));
+        // Output m turns by exp(-2j pi phase(mD)): the phase of every D-th
+        // sample, step F D.
+        const mixer_phase at_outputs{ phase.step * uint64_t(D), phase.offset };
+        ddc_rotate(reinterpret_cast<float*>(y), n, first_output, at_outputs, table(at_outputs));
     }
 
 private:
+    // Complex input, real taps: outputs [0, n) from x (interleaved, output
+    // 0's window first), tile by tile: mix the tile's windows, then filter.
+    void execute_mixed(const float* x,
+                       uint64_t first_output,
+                       std::size_t n,
+                       std::complex<float>* y,
+                       const mixer_phase& phase)
+    {
+        const std::size_t T = d_z.size(), D = std::size_t(d_c.decimation);
+        const std::size_t tile = std::max<std::size_t>(1, std::max(tile_samples, 16 * T) / D);
+        // Absolute index of output 0's first window sample (mod 2^64: the
+        // windows of the first outputs start before sample 0).
+        const uint64_t n_first = first_output * D - (T - 1);
+        for (std::size_t m0 = 0; m0 < n; m0 += tile) {
+            const std::size_t count = std::min(tile, n - m0);
+            const std::size_t span = (count - 1) * D + T;
+            float* wr = aligned(d_wr, span);
+            float* wi = aligned(d_wi, span);
+            ddc_mix(x + 2 * m0 * D, span, n_first + m0 * D, phase, table(phase), wr, wi);
+            d_planar(wr, wi, D, count, d_layout, y + m0);
+        }
+    }
+
+    // Room for n floats in v from a 64-byte boundary: the filter's loads
+    // then cross no cache line where D is a multiple of the vector width.
+    static float* aligned(std::vector<float>& v, std::size_t n)
+    {
+        v.resize(std::max(v.size(), n + 16));
+        const auto p = reinterpret_cast<std::uintptr_t>(v.data());
+        return reinterpret_cast<float*>((p + 63) & ~std::uintptr_t(63));
+    }
+
+    const ddc_mix_table& table(const mixer_phase& p)
+    {
+        if (!d_table || d_table->step != p.step)
+            d_table.emplace(p.step);
+        return *d_table;
+    }
+
     // Windows shorter than the narrowest vector (T = 1, or T < 4 real).
     void dot_scalar(const float* x,
                     std::size_t stride,
@@ -310,7 +473,10 @@ private:
     std::vector<std::complex<float>> d_z; // z[k], not reversed
     ddc_cpu_layout d_layout;
     dot_fn d_dot = nullptr;
-    std::vector<float> d_xr;
+    bool d_mix_first = false;
+    planar_fn d_planar = nullptr;
+    std::optional<ddc_mix_table> d_table;
+    std::vector<float> d_xr, d_wr, d_wi;
 };
 
 } // namespace

@@ -5,7 +5,7 @@
 
 // Internal: the CPU DDC's arithmetic that is not SIMD code, here so that
 // qa_ddc_cpu_layout checks it exhaustively on small sizes — the taps laid out
-// in vectors of W float lanes, and the mixer rotation from the exact phase.
+// in vectors of W float lanes, and the rotation from the exact phase.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_DDC_CPU_LAYOUT_H
 #define INCLUDED_GPUDSP_KERNELS_DDC_CPU_LAYOUT_H
@@ -81,14 +81,6 @@ inline std::complex<double> mixer_rotation(uint64_t p)
     const std::complex<double> q = table[k & 1023];
     // Written out: std::complex's operator* calls __muldc3 (NaN rules).
     return { q.real() * c - q.imag() * s, q.real() * s + q.imag() * c };
-}
-
-/*! y exp(-2j pi p / 2^64), rounded to float once. */
-inline std::complex<float> rotate(std::complex<float> y, uint64_t p)
-{
-    const std::complex<double> r = mixer_rotation(p);
-    const double yr = y.real(), yi = y.imag();
-    return { float(yr * r.real() - yi * r.imag()), float(yr * r.imag() + yi * r.real()) };
 }
 
 } // namespace kernels

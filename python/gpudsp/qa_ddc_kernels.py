@@ -130,16 +130,24 @@ class ddc_kernel_tests:
         np.testing.assert_allclose(y8, x8, rtol=1e-6, atol=1e-6)
 
     def test_later_outputs_do_not_depend_on_the_cut(self):
+        # Each of the CPU's forms: complex input with real taps (mixed
+        # first), with complex taps and real input (premultiplied taps);
+        # cuts inside and on the mixer's 512-sample blocks.
         rng = np.random.default_rng(74)
         fs, D, T = 1e6, 6, 40
-        x = (rng.normal(size=3000) + 1j * rng.normal(size=3000)).astype(np.complex64)
-        taps = rng.uniform(-1, 1, T)
-        whole = self.ddc(x, D, taps, 1e5, fs)
-        cut = 1001
-        tail = self.ddc(x[cut - T + 1:], D, taps, 1e5, fs, first_sample_index=cut - T + 1)
-        m_cut = -(-cut // D)
-        m_tail = -(-(cut - T + 1) // D)
-        np.testing.assert_array_equal(tail[m_cut - m_tail:], whole[m_cut:])
+        xc = (rng.normal(size=3000) + 1j * rng.normal(size=3000)).astype(np.complex64)
+        real = rng.uniform(-1, 1, T)
+        cases = (("complex", xc, real), ("complex", xc, real + 1j * rng.uniform(-1, 1, T)),
+                 ("float", xc.real.copy(), real))
+        for fmt, x, taps in cases:
+            whole = self.ddc(x, D, taps, 1e5, fs, input_format=fmt)
+            for cut in (1001, 1063, 1575):
+                tail = self.ddc(x[cut - T + 1:], D, taps, 1e5, fs, input_format=fmt,
+                                first_sample_index=cut - T + 1)
+                m_cut = -(-cut // D)
+                m_tail = -(-(cut - T + 1) // D)
+                np.testing.assert_array_equal(tail[m_cut - m_tail:], whole[m_cut:],
+                                              f"{fmt} complex taps={np.iscomplexobj(taps)}")
 
     def test_bad_parameters(self):
         x = np.zeros(100, np.complex64)
