@@ -167,6 +167,11 @@ std::vector<double> pfb_fengine_impl::weights() const
 bool pfb_fengine_impl::start()
 {
     check_backend_topology(*this);
+    // Every run counts items from 0 (GNU Radio gives the block a new
+    // detail): the delay model's segment and the missing runs of a previous
+    // run are dropped; settings applied or scheduled stay.
+    d_segment_end = 0;
+    d_missing = missing_tracker();
     // Saturation counts of a whole call, sized once: a call never produces
     // more spectra than the output buffer holds, so work() allocates nothing.
     if (d_io && d_config.output == kernels::fengine_output::ci8) {

@@ -106,7 +106,33 @@ xengine_impl::xengine_impl(const kernels::xengine_config& config,
 bool xengine_impl::start()
 {
     check_backend_topology(*this);
+    // Every run counts items from 0 (GNU Radio gives the block a new
+    // detail): a dump the previous run left unfinished is dropped, sums and
+    // missing-data state included.
+    discard_partial_dump();
+    d_in_dump = 0;
+    d_used = 0;
+    d_missing_until = 0;
+    d_dump_tags.clear();
     return block::start();
+}
+
+void xengine_impl::discard_partial_dump()
+{
+    if (d_in_dump == 0)
+        return;
+    const std::size_t bytes = d_config.output_item_size();
+    const auto where = d_plan.where();
+    if (where.kind == runtime::backend_kind::cpu) {
+        std::vector<char> scratch(bytes);
+        d_plan.dump(scratch.data(), nullptr, nullptr);
+        return;
+    }
+    auto ctx = runtime::device_context::get(where.kind, where.device);
+    runtime::device_stream stream(ctx, identifier());
+    runtime::device_memory scratch(ctx, bytes, identifier());
+    d_plan.dump(scratch.get(), nullptr, stream.get());
+    stream.synchronize();
 }
 
 void xengine_impl::forecast(int, gr_vector_int& ninput_items_required)

@@ -33,6 +33,7 @@ public:
 private:
     void accumulate_valid(const char* in, uint64_t first, int count);
     uint64_t finish_dump(void* out);
+    void discard_partial_dump();
 
     kernels::xengine_config d_config;
     kernels::xengine_plan d_plan;

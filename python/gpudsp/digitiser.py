@@ -225,15 +225,27 @@ class digitiser_source(gr.sync_block):
             raise ValueError(f"digitiser: n_samples must be None or an integer >= 0 "
                              f"(got {n_samples!r})")
         # Made (and its arguments checked) before the ports depend on them.
-        signal = digitiser_signal(n_antennas, band, sources, noise_power, offset, rfi, seed)
+        self._signal_args = (n_antennas, band, sources, noise_power, offset, rfi, seed)
+        signal = digitiser_signal(*self._signal_args)
         gr.sync_block.__init__(self, name="digitiser_source", in_sig=None,
                                out_sig=[np.uint8] * (2 * n_antennas))
-        self.signal = signal
-        self.pending = [np.zeros(0, np.uint8) for _ in range(2 * n_antennas)]
         self.n_bytes = None if n_samples is None else \
             formats.packed10_bytes(int(n_samples) // 4 * 4)
+        self._restart(signal)
+
+    def _restart(self, signal):
+        self.signal = signal
+        n_ports = 2 * self._signal_args[0]
+        self.pending = [np.zeros(0, np.uint8) for _ in range(n_ports)]
         self.n_sent = 0
         self.clipped = 0  # samples beyond the 10-bit range
+
+    def start(self):
+        # A flowgraph run again counts items from 0: the same samples again
+        # (a fresh signal from the same arguments and seed), not the rest.
+        if self.n_sent:
+            self._restart(digitiser_signal(*self._signal_args))
+        return True
 
     def _make_block(self):
         x = self.signal.block()
