@@ -10,6 +10,7 @@
 // Needs no GPU. Not installed.
 
 #include "kernels/ddc_impl.h"
+#include "kernels/ddc_tile.h"
 #include "kernels/ldpc5g_impl.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <cstdio>
@@ -55,6 +56,30 @@ int main()
          "T = " + std::to_string(T) + " taps (the most held in shared memory)",
          ddc_cuda_threads,
          ddc_cuda_shared_bytes(T));
+    // DDC tile kernel: the shapes the plan picks (ddc_tile_shape_for) for
+    // the benchmark's filters and a short one (4 taps per phase: AC = 4),
+    // real and complex input, at each per-block shared-memory limit.
+    for (const std::size_t limit : ldpc5g_cuda_smem_limits)
+        for (const bool cplx : { false, true })
+            for (const auto& dt : { std::make_pair(16, 256),
+                                    std::make_pair(8, 128),
+                                    std::make_pair(64, 1024),
+                                    std::make_pair(16, 55) }) {
+                const auto sh = ddc_tile_shape_for(dt.first, dt.second, cplx, limit);
+                if (!sh.A)
+                    continue; // the simple kernel's case
+                // ('.' for the parentheses: the pattern travels in JSON)
+                const std::string kernel = std::string("^ddc_tile_kernel<.sample_kind.") +
+                                           (cplx ? "3" : "[012]") + ", " +
+                                           std::to_string(sh.AC) + ">$";
+                emit(kernel.c_str(),
+                     "D=" + std::to_string(dt.first) + " T=" + std::to_string(dt.second) +
+                         (cplx ? " complex" : " real") + ", " + std::to_string(sh.M) +
+                         " outputs per tile, " + std::to_string(sh.G) + " phase groups",
+                     sh.threads(),
+                     ddc_tile_shared_bytes(sh, cplx ? 8 : 4),
+                     limit);
+            }
     // LDPC: every lifting size of both base graphs at the lowest rate (all
     // columns used), in float and in fixed point, for each per-block
     // shared-memory limit of sm_75, sm_86/89, sm_80 and sm_90: where the

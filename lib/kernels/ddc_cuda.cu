@@ -3,15 +3,21 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The DDC on CUDA: one thread per kept output (only those are computed),
-// the premultiplied taps in shared memory when they fit (else read through
-// the cache), the input decoded as it is read (packed 10-bit, int16, float
-// or complex float), neighbouring threads reading overlapping windows
-// through L1/L2, and one rotation per output from the exact 64-bit phase.
+// The DDC on CUDA. The tile kernel (ddc_tile.h): a block decodes the input
+// its M kept outputs need into shared memory once, by phase, and each
+// thread computes R outputs from register windows sliding along the phase
+// rows (each loaded sample feeds up to 8 multiply-adds, each broadcast tap
+// R); the premultiplied taps in shared memory; one rotation per output from
+// the exact 64-bit phase. Where even a 32-thread tile does not fit in
+// shared memory (very long filters), the simple kernel: one thread per
+// output reading its window through the cache.
 
 #include "ddc_impl.h"
+#include "ddc_tile.h"
 #include "sample_load.cuh"
+#include "../runtime/cuda_check.h"
 #include <cuda_runtime.h>
+#include <type_traits>
 
 namespace gr {
 namespace gpudsp {
@@ -20,6 +26,99 @@ namespace kernels {
 namespace {
 
 constexpr int threads = ddc_cuda_threads;
+
+// y exp(-2j pi phase(mD)), the phase exact in 64-bit fixed point.
+__device__ __forceinline__ float2 rotate_output(float2 acc,
+                                                unsigned long long m,
+                                                int decimation,
+                                                unsigned long long phase_step,
+                                                unsigned long long phase_offset)
+{
+    const unsigned long long p = phase_step * (m * (unsigned long long)decimation) + phase_offset;
+    const float cycles = float((long long)p) * 0x1p-64f; // in [-0.5, 0.5)
+    float s, c;
+    sincospif(-2.0f * cycles, &s, &c);
+    return make_float2(acc.x * c - acc.y * s, acc.x * s + acc.y * c);
+}
+
+template <class X>
+__device__ __forceinline__ X zero_sample();
+template <>
+__device__ __forceinline__ float zero_sample<float>()
+{
+    return 0.0f;
+}
+template <>
+__device__ __forceinline__ ddc_cf zero_sample<ddc_cf>()
+{
+    return ddc_cf{ 0.0f, 0.0f };
+}
+__device__ __forceinline__ float as_tile(float x) { return x; }
+__device__ __forceinline__ ddc_cf as_tile(float2 x) { return ddc_cf{ x.x, x.y }; }
+
+// Outputs [blockIdx.x M, + M) of n_outputs. in: the launch's first window
+// sample is first_sample; valid samples are [0, valid) from there (the
+// rest of the last tile reads zeros, against zero taps). zr: the reversed
+// premultiplied taps padded with zeros to A D.
+template <sample_kind K, int AC>
+__global__ void __launch_bounds__(ddc_tile_max_threads)
+    ddc_tile_kernel(const void* __restrict__ in,
+                    long long first_sample,
+                    long long valid,
+                    const ddc_cf* __restrict__ zr,
+                    ddc_tile_shape sh,
+                    unsigned long long first_output,
+                    unsigned long long n_outputs,
+                    unsigned long long phase_step,
+                    unsigned long long phase_offset,
+                    float2* __restrict__ out)
+{
+    using X = typename std::conditional<K == sample_kind::complex64, ddc_cf, float>::type;
+    constexpr int R = ddc_tile_outputs_per_thread;
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto* taps = reinterpret_cast<ddc_cf*>(smem);
+    auto* tile = reinterpret_cast<X*>(taps + sh.A * sh.D);
+    auto* parts = reinterpret_cast<ddc_cf*>(tile + sh.D * sh.row_stride);
+    const int tid = threadIdx.x, n_threads = sh.threads();
+    for (int j = tid; j < sh.A * sh.D; j += n_threads)
+        taps[j] = zr[j];
+    const long long m0 = (long long)blockIdx.x * sh.M;
+    const long long s0 = m0 * sh.D; // the tile's first sample, from first_sample
+    for (int s = tid; s < sh.span; s += n_threads) {
+        const long long n = s0 + s;
+        tile[ddc_tile_addr(sh, s)] =
+            n < valid ? as_tile(sample_loader<K>::load(in, first_sample + n))
+                      : zero_sample<X>();
+    }
+    __syncthreads();
+    const int t = tid % sh.TW, g = tid / sh.TW;
+    ddc_cf acc[R];
+    ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
+    if (sh.G > 1) {
+        for (int r = 0; r < R; ++r)
+            parts[g * sh.M + t * R + r] = acc[r];
+        __syncthreads();
+        if (g != 0)
+            return;
+        for (int r = 0; r < R; ++r) {
+            ddc_cf sum = parts[t * R + r];
+            for (int h = 1; h < sh.G; ++h) {
+                sum.re += parts[h * sh.M + t * R + r].re;
+                sum.im += parts[h * sh.M + t * R + r].im;
+            }
+            acc[r] = sum;
+        }
+    }
+    for (int r = 0; r < R; ++r) {
+        const unsigned long long m = (unsigned long long)(m0 + t * R + r);
+        if (m < n_outputs)
+            out[m] = rotate_output(make_float2(acc[r].re, acc[r].im),
+                                   first_output + m,
+                                   sh.D,
+                                   phase_step,
+                                   phase_offset);
+    }
+}
 
 __device__ __forceinline__ float2 mac(float2 acc, float2 z, float x)
 {
@@ -61,13 +160,7 @@ __global__ void __launch_bounds__(threads) ddc_kernel(const void* __restrict__ i
     float2 acc = make_float2(0.0f, 0.0f);
     for (int j = 0; j < taps; ++j)
         acc = mac(acc, z[j], sample_loader<K>::load(in, base + j));
-    // exp(-2j pi phase(mD)), phase exact in 64-bit fixed point.
-    const unsigned long long p =
-        phase_step * ((first_output + m) * (unsigned long long)decimation) + phase_offset;
-    const float cycles = float((long long)p) * 0x1p-64f; // in [-0.5, 0.5)
-    float s, c;
-    sincospif(-2.0f * cycles, &s, &c);
-    out[m] = make_float2(acc.x * c - acc.y * s, acc.x * s + acc.y * c);
+    out[m] = rotate_output(acc, first_output + m, decimation, phase_step, phase_offset);
 }
 
 sample_kind kind_of(ddc_input f)
@@ -91,21 +184,37 @@ public:
     ddc_cuda(const ddc_config& c,
              runtime::device_context::sptr ctx,
              const std::string& who)
-        : d_c(c),
-          d_ctx(std::move(ctx)),
-          d_who(who),
-          d_taps(d_ctx, c.taps.size() * sizeof(float2), who)
+        : d_c(c), d_ctx(std::move(ctx)), d_who(who)
     {
+        d_ctx->make_current();
+        int optin = 0;
+        check(cudaDeviceGetAttribute(
+                  &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_ctx->device()),
+              "cudaDeviceGetAttribute (shared memory per block, opt-in)");
+        d_shape = ddc_tile_shape_for(
+            c.decimation, c.n_taps(), c.complex_input(), std::size_t(optin));
+        d_smem = d_shape.A ? ddc_tile_shared_bytes(d_shape, c.complex_input() ? 8 : 4)
+                           : ddc_cuda_shared_bytes(c.n_taps());
+        // The attribute is per kernel and process-wide: the device's limit,
+        // whatever this plan needs, so that plans never lower it for others.
+        if (d_shape.A)
+            for_kernel([&](auto kernel) {
+                check(cudaFuncSetAttribute(
+                          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
+                      "cudaFuncSetAttribute (shared memory for the DDC)");
+            });
+        const std::size_t n_taps =
+            d_shape.A ? std::size_t(d_shape.A) * d_shape.D : std::size_t(c.n_taps());
+        d_taps = std::make_unique<runtime::device_memory>(d_ctx, n_taps * sizeof(ddc_cf), who);
     }
 
     void set_taps(const std::vector<std::complex<float>>& z) override
     {
-        // Reversed; uploaded by the next execute() on its stream, so work in
-        // flight keeps the taps it was given.
-        d_host.resize(z.size());
+        // Reversed (zeros past T for the tile kernel); uploaded by the next
+        // execute() on its stream, so work in flight keeps its taps.
+        d_host.assign(d_taps->size() / sizeof(ddc_cf), ddc_cf{ 0.0f, 0.0f });
         for (std::size_t j = 0; j < z.size(); ++j)
-            d_host[j] =
-                make_float2(z[z.size() - 1 - j].real(), z[z.size() - 1 - j].imag());
+            d_host[j] = ddc_cf{ z[z.size() - 1 - j].real(), z[z.size() - 1 - j].imag() };
         d_dirty = true;
     }
 
@@ -121,73 +230,88 @@ public:
         auto stream = static_cast<cudaStream_t>(sh);
         if (d_dirty) {
             // Pageable source: the call returns once the bytes are staged.
-            d_ctx->copy_async(d_taps.get(),
+            d_ctx->copy_async(d_taps->get(),
                               d_host.data(),
-                              d_host.size() * sizeof(float2),
+                              d_host.size() * sizeof(ddc_cf),
                               runtime::copy_kind::host_to_device,
                               sh,
                               d_who);
             d_dirty = false;
         }
-        const int T = int(d_host.size());
-        const std::size_t smem = ddc_cuda_shared_bytes(T);
-        const bool shared = smem > 0;
-        const auto* z = reinterpret_cast<const float2*>(d_taps.get());
+        const int T = d_c.n_taps(), D = d_c.decimation;
+        const auto* z = reinterpret_cast<const ddc_cf*>(d_taps->get());
         auto* y = static_cast<float2*>(out);
-        // Launches of at most 2^31 - 1 blocks' worth of outputs.
-        const std::size_t per_launch = std::size_t(threads) * 0x7fffffff;
+        // Launches of at most 2^31 - 1 blocks.
+        const std::size_t per_block = d_shape.A ? std::size_t(d_shape.M) : threads;
+        const std::size_t per_launch = per_block * 0x7fffffff;
         for (std::size_t m0 = 0; m0 < n; m0 += per_launch) {
             const std::size_t count = std::min(per_launch, n - m0);
-            const unsigned blocks = unsigned((count + threads - 1) / threads);
-            const long long first = first_sample + (long long)(m0 * d_c.decimation);
-            launch(kind_of(d_c.input),
-                   shared,
-                   blocks,
-                   smem,
-                   stream,
-                   in,
-                   first,
-                   z,
-                   T,
-                   first_output + m0,
-                   count,
-                   phase,
-                   y + m0);
+            const unsigned blocks = unsigned((count + per_block - 1) / per_block);
+            const long long first = first_sample + (long long)(m0 * D);
+            if (d_shape.A) {
+                const long long valid = (long long)(count - 1) * D + T;
+                for_kernel([&](auto kernel) {
+                    kernel<<<blocks, d_shape.threads(), d_smem, stream>>>(
+                        in, first, valid, z, d_shape, first_output + m0, count,
+                        phase.step, phase.offset, y + m0);
+                });
+            } else {
+                launch_simple(blocks, stream, in, first, z, T, first_output + m0, count, phase,
+                              y + m0);
+            }
             d_ctx->check_last_error("ddc kernel launch", d_who);
         }
     }
 
 private:
-    void launch(sample_kind k,
-                bool shared,
-                unsigned blocks,
-                std::size_t smem,
-                cudaStream_t stream,
-                const void* in,
-                long long first,
-                const float2* z,
-                int T,
-                uint64_t first_output,
-                std::size_t count,
-                const mixer_phase& ph,
-                float2* y)
+    void check(cudaError_t e, const char* what) const
     {
-#define GPUDSP_DDC(KIND)                                                          \
-    if (shared)                                                                   \
-        ddc_kernel<KIND, true><<<blocks, threads, smem, stream>>>(in,             \
-                                                                  first,          \
-                                                                  z,              \
-                                                                  T,              \
-                                                                  d_c.decimation, \
-                                                                  first_output,   \
-                                                                  count,          \
-                                                                  ph.step,        \
-                                                                  ph.offset,      \
-                                                                  y);             \
-    else                                                                          \
-        ddc_kernel<KIND, false><<<blocks, threads, 0, stream>>>(                  \
+        runtime::cuda_check(e, what, d_ctx->device(), d_who);
+    }
+
+    // fn(the tile kernel instance for this plan's sample format and AC).
+    template <class Fn>
+    void for_kernel(Fn fn) const
+    {
+        const bool ac8 = d_shape.AC == 8;
+#define GPUDSP_DDC_TILE(KIND)                                                       \
+    return ac8 ? fn(ddc_tile_kernel<KIND, 8>) : fn(ddc_tile_kernel<KIND, 4>)
+        switch (kind_of(d_c.input)) {
+        case sample_kind::packed10:
+            GPUDSP_DDC_TILE(sample_kind::packed10);
+        case sample_kind::int16:
+            GPUDSP_DDC_TILE(sample_kind::int16);
+        case sample_kind::float32:
+            GPUDSP_DDC_TILE(sample_kind::float32);
+        case sample_kind::complex64:
+            GPUDSP_DDC_TILE(sample_kind::complex64);
+        }
+#undef GPUDSP_DDC_TILE
+    }
+
+    // The simple kernel (filters too long for a tile): taps in shared
+    // memory up to ddc_cuda_max_shared_taps, else read through the cache.
+    void launch_simple(unsigned blocks,
+                       cudaStream_t stream,
+                       const void* in,
+                       long long first,
+                       const ddc_cf* zc,
+                       int T,
+                       uint64_t first_output,
+                       std::size_t count,
+                       const mixer_phase& ph,
+                       float2* y)
+    {
+        const auto* z = reinterpret_cast<const float2*>(zc);
+        const bool shared = d_smem > 0;
+#define GPUDSP_DDC(KIND)                                                            \
+    if (shared)                                                                     \
+        ddc_kernel<KIND, true><<<blocks, threads, d_smem, stream>>>(                \
+            in, first, z, T, d_c.decimation, first_output, count, ph.step, ph.offset, y); \
+    else                                                                            \
+        ddc_kernel<KIND, false><<<blocks, threads, 0, stream>>>(                    \
             in, first, z, T, d_c.decimation, first_output, count, ph.step, ph.offset, y)
-        switch (k) {
+        switch (kind_of(d_c.input)) {
         case sample_kind::packed10:
             GPUDSP_DDC(sample_kind::packed10);
             break;
@@ -207,8 +331,10 @@ private:
     ddc_config d_c;
     runtime::device_context::sptr d_ctx;
     std::string d_who;
-    runtime::device_memory d_taps;
-    std::vector<float2> d_host;
+    ddc_tile_shape d_shape; // A == 0: the simple kernel
+    std::size_t d_smem = 0;
+    std::unique_ptr<runtime::device_memory> d_taps;
+    std::vector<ddc_cf> d_host;
     bool d_dirty = false;
 };
 

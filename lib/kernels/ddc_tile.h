@@ -1,0 +1,157 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the CUDA DDC's tile kernel arithmetic, compiled by g++ and nvcc
+// so that qa_ddc_tile runs the kernel's own per-thread code on the host
+// (docs/ddc.md, "GPU kernel").
+//
+// A block computes M = TW * R consecutive kept outputs from one tile of
+// input in shared memory: the samples its windows need, each read from
+// global memory once (decoded from 10-bit on the way) and stored by phase,
+// tile[p][q] = x[q D + p], so that output m's tap j = a D + p reads
+// tile[p][m + a]. A thread owns R consecutive outputs and, per phase p,
+// slides a register window of R + AC - 1 samples along its row: each sample
+// loaded feeds up to AC multiply-adds, each tap (a broadcast) R of them.
+// Rows are padded one element per R (q -> q + q / R), so that the 32 threads
+// of a warp, R elements apart, hit 32 different banks. With few outputs per
+// tile (large D), G thread groups split the phases and their partial sums
+// are added in a fixed order.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_DDC_TILE_H
+#define INCLUDED_GPUDSP_KERNELS_DDC_TILE_H
+
+#include "fengine_math.h" // GPUDSP_HD
+#include <cstddef>
+#include <cstdint>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+struct ddc_cf {
+    float re, im;
+};
+
+constexpr int ddc_tile_outputs_per_thread = 8; // R
+constexpr int ddc_tile_max_threads = 256;
+
+/*! One tile launch's shape (host: ddc_tile_shape_for). */
+struct ddc_tile_shape {
+    int D = 1;          //!< decimation
+    int A = 0;          //!< taps per phase, ceil(T / D) rounded up to a multiple of AC
+    int AC = 4;         //!< taps per register-window step (4 or 8)
+    int TW = 32;        //!< threads per group (owning R outputs each)
+    int G = 1;          //!< groups (splitting the phases)
+    int M = 0;          //!< outputs per tile, TW * R
+    int row_stride = 0; //!< elements per phase row, padded
+    int span = 0;       //!< tile samples: (M + A - 1) D
+    GPUDSP_HD int threads() const { return TW * G; }
+};
+
+/*! Shared-memory element of tile sample s (phase s mod D, q = s / D). */
+GPUDSP_HD int ddc_tile_addr(const ddc_tile_shape& sh, int s)
+{
+    const int p = s % sh.D, q = s / sh.D;
+    return p * sh.row_stride + q + q / ddc_tile_outputs_per_thread;
+}
+
+/*! Bytes of dynamic shared memory: the taps (A D complex), the tile (D rows
+ *  of \p sample_bytes elements) and the groups' partial sums (G > 1). */
+GPUDSP_HD std::size_t ddc_tile_shared_bytes(const ddc_tile_shape& sh, int sample_bytes)
+{
+    const std::size_t taps = std::size_t(sh.A) * sh.D * sizeof(ddc_cf);
+    const std::size_t tile = std::size_t(sh.D) * sh.row_stride * sample_bytes;
+    const std::size_t parts = sh.G > 1 ? std::size_t(sh.G) * sh.M * sizeof(ddc_cf) : 0;
+    return taps + tile + parts;
+}
+
+/*! The shape for T taps and decimation D with a shared-memory limit of
+ *  \p smem_limit bytes per block: the most outputs per tile (up to
+ *  256 threads x R) within half the limit, so that two blocks share an SM
+ *  (else within the limit), then as many phase groups as keep 256 threads
+ *  busy. A = 0 where even 32 threads do not fit (the launch then takes the
+ *  simple kernel). */
+inline ddc_tile_shape ddc_tile_shape_for(int D, int T, bool complex_in, std::size_t smem_limit)
+{
+    constexpr int R = ddc_tile_outputs_per_thread;
+    const int per_phase = (T + D - 1) / D;
+    const int bytes = complex_in ? 8 : 4;
+    ddc_tile_shape sh;
+    sh.D = D;
+    sh.AC = per_phase >= 8 ? 8 : 4;
+    sh.A = (per_phase + sh.AC - 1) / sh.AC * sh.AC;
+    for (const std::size_t budget : { smem_limit / 2, smem_limit })
+        for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2) {
+            sh.TW = tw;
+            sh.M = tw * R;
+            const int q_len = sh.M + sh.A - 1; // q of the tile's last sample + 1
+            sh.row_stride = (q_len + (q_len - 1) / R) | 1; // odd: rows start on spread banks
+            sh.span = q_len * D;
+            sh.G = 1;
+            while (sh.G * 2 <= D && sh.TW * sh.G * 2 <= ddc_tile_max_threads)
+                sh.G *= 2;
+            // Fewer groups if their partial sums do not fit.
+            while (sh.G > 1 && ddc_tile_shared_bytes(sh, bytes) > budget)
+                sh.G /= 2;
+            if (ddc_tile_shared_bytes(sh, bytes) <= budget)
+                return sh;
+        }
+    sh.A = 0;
+    return sh;
+}
+
+GPUDSP_HD void ddc_mac(ddc_cf& acc, ddc_cf z, float x)
+{
+    acc.re = fmaf(z.re, x, acc.re);
+    acc.im = fmaf(z.im, x, acc.im);
+}
+GPUDSP_HD void ddc_mac(ddc_cf& acc, ddc_cf z, ddc_cf x)
+{
+    acc.re = fmaf(z.re, x.re, fmaf(-z.im, x.im, acc.re));
+    acc.im = fmaf(z.re, x.im, fmaf(z.im, x.re, acc.im));
+}
+
+/*!
+ * Thread (t, g)'s partial sums for outputs t R .. t R + R - 1 of the tile
+ * over the phases p = g, g + G, ...: tile in ddc_tile_addr order, taps the
+ * reversed premultiplied taps zr[j] (j < A D, zero from T on).
+ */
+template <int AC, class X>
+GPUDSP_HD void ddc_tile_partial(const ddc_tile_shape& sh,
+                                const X* tile,
+                                const ddc_cf* taps,
+                                int t,
+                                int g,
+                                ddc_cf* acc)
+{
+    constexpr int R = ddc_tile_outputs_per_thread;
+    for (int r = 0; r < R; ++r)
+        acc[r] = ddc_cf{ 0.0f, 0.0f };
+    for (int p = g; p < sh.D; p += sh.G) {
+        const X* row = tile + p * sh.row_stride;
+        const ddc_cf* zp = taps + p;
+        for (int a0 = 0; a0 < sh.A; a0 += AC) {
+            // Element q = t R + a0 + i sits at q + q / R = base + i + (a0 % R + i) / R
+            // (base = t (R + 1) + a0 + a0 / R): offsets known at compile time
+            // where AC is a multiple of R (a0 % R = 0).
+            const X* base = row + t * (R + 1) + a0 + a0 / R;
+            const int rem = AC % R == 0 ? 0 : a0 % R;
+            X w[R + AC - 1];
+            for (int i = 0; i < R + AC - 1; ++i)
+                w[i] = base[i + (rem + i) / R];
+            for (int a = 0; a < AC; ++a) {
+                const ddc_cf z = zp[(a0 + a) * sh.D];
+                for (int r = 0; r < R; ++r)
+                    ddc_mac(acc[r], z, w[r + a]);
+            }
+        }
+    }
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

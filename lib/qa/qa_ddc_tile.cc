@@ -1,0 +1,245 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The CUDA DDC tile kernel's arithmetic on the host (kernels/ddc_tile.h):
+// shapes fit each architecture's shared memory with whole warps; the tile
+// layout is one-to-one and the register windows of a warp fall in 32
+// different banks (float) or 16 different bank pairs per half warp
+// (complex); and the kernel's steps run on the host — tile loading with
+// zeros past the valid samples, ddc_tile_partial for every thread and phase
+// group, the fixed-order sum of the groups — give the CPU plan's outputs for
+// odd D and T, every sample format, several tiles, at the smallest and
+// largest shared-memory limits.
+
+#include "kernels/ddc_tile.h"
+#include "kernels/fengine_math.h"
+#include "qa_common.h"
+#include <gnuradio/gpudsp/kernels/ddc.h>
+#include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+using namespace gr::gpudsp;
+using namespace gr::gpudsp::kernels;
+
+namespace {
+
+// Per-block limits of sm_75, sm_86/89, sm_80, sm_90 (opt-in).
+constexpr std::size_t limits[] = { 65536, 101376, 166912, 232448 };
+constexpr int R = ddc_tile_outputs_per_thread;
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(shapes_fit_and_the_layout_is_conflict_free)
+{
+    for (std::size_t limit : limits)
+        for (bool cplx : { false, true })
+            for (int D : { 1, 2, 3, 5, 8, 16, 31, 64, 100, 257 })
+                for (int T : { 1, 3, 8, 55, 128, 256, 1000, 1024, 4096, 20000 }) {
+                    const auto sh = ddc_tile_shape_for(D, T, cplx, limit);
+                    const int eb = cplx ? 8 : 4;
+                    if (sh.A == 0) { // the smallest tile (one warp, one group) is too big
+                        ddc_tile_shape least = ddc_tile_shape_for(D, T, cplx, SIZE_MAX);
+                        least.TW = 32;
+                        least.G = 1;
+                        least.M = 32 * R;
+                        const int q_len = least.M + least.A - 1;
+                        least.row_stride = (q_len + (q_len - 1) / R) | 1;
+                        BOOST_REQUIRE_GT(ddc_tile_shared_bytes(least, eb), limit);
+                        continue;
+                    }
+                    BOOST_REQUIRE_LE(ddc_tile_shared_bytes(sh, eb), limit);
+                    BOOST_REQUIRE(sh.TW % 32 == 0 && sh.threads() <= ddc_tile_max_threads);
+                    BOOST_REQUIRE(sh.G >= 1 && sh.G <= D);
+                    BOOST_REQUIRE(sh.A >= (T + D - 1) / D && sh.A % sh.AC == 0);
+                    BOOST_REQUIRE_EQUAL(sh.M, sh.TW * R);
+                    BOOST_REQUIRE_EQUAL(sh.span, (sh.M + sh.A - 1) * D);
+                    // one-to-one, inside the tile
+                    if (sh.span <= 200000) {
+                        std::vector<char> used(std::size_t(D) * sh.row_stride, 0);
+                        for (int s = 0; s < sh.span; ++s) {
+                            const int a = ddc_tile_addr(sh, s);
+                            BOOST_REQUIRE(a >= 0 && a < D * sh.row_stride);
+                            BOOST_REQUIRE(!used[a]);
+                            used[a] = 1;
+                        }
+                    }
+                    // a warp's window loads (threads t0..t0+31, same p, a0, i)
+                    for (int i = 0; i < R + sh.AC - 1; ++i) {
+                        const int p = D - 1, a0 = sh.A - sh.AC;
+                        std::set<int> banks;
+                        for (int t = 0; t < 32; ++t) {
+                            const int q = t * R + a0 + i;
+                            const int s = q * D + p;
+                            const int word = ddc_tile_addr(sh, s) * (eb / 4);
+                            banks.insert(cplx ? (word / 2) % 16 + 16 * (t / 16) : word % 32);
+                        }
+                        BOOST_REQUIRE_EQUAL(banks.size(), 32u);
+                    }
+                }
+}
+
+namespace {
+
+using cvec = std::vector<std::complex<float>>;
+
+// The kernel's steps on the host: outputs [0, n) from in (first window
+// sample at first_sample), with the plan's taps z and phase.
+template <class X, class Load>
+cvec simulate(const ddc_tile_shape& sh,
+              int T,
+              Load load,
+              std::size_t n,
+              const cvec& z,
+              const mixer_phase& phase)
+{
+    std::vector<ddc_cf> zr(std::size_t(sh.A) * sh.D, ddc_cf{ 0, 0 });
+    for (int j = 0; j < T; ++j)
+        zr[j] = ddc_cf{ z[T - 1 - j].real(), z[T - 1 - j].imag() };
+    const long long valid = (long long)(n - 1) * sh.D + T;
+    cvec y(n);
+    std::vector<X> tile(std::size_t(sh.D) * sh.row_stride);
+    for (std::size_t m0 = 0; m0 < n; m0 += sh.M) {
+        for (int s = 0; s < sh.span; ++s) {
+            const long long k = (long long)m0 * sh.D + s;
+            tile[ddc_tile_addr(sh, s)] = k < valid ? load(k) : X{};
+        }
+        std::vector<ddc_cf> parts(std::size_t(sh.G) * sh.M);
+        for (int g = 0; g < sh.G; ++g)
+            for (int t = 0; t < sh.TW; ++t) {
+                ddc_cf acc[R];
+                if (sh.AC == 8)
+                    ddc_tile_partial<8>(sh, tile.data(), zr.data(), t, g, acc);
+                else
+                    ddc_tile_partial<4>(sh, tile.data(), zr.data(), t, g, acc);
+                for (int r = 0; r < R; ++r)
+                    parts[g * sh.M + t * R + r] = acc[r];
+            }
+        for (int i = 0; i < sh.M && m0 + i < n; ++i) {
+            ddc_cf sum = parts[i];
+            for (int g = 1; g < sh.G; ++g) {
+                sum.re += parts[g * sh.M + i].re;
+                sum.im += parts[g * sh.M + i].im;
+            }
+            const uint64_t p = phase.at((m0 + i) * uint64_t(sh.D));
+            y[m0 + i] = std::complex<float>(
+                std::complex<double>(sum.re, sum.im) *
+                std::polar(1.0, -2 * M_PI * double(int64_t(p)) * 0x1p-64));
+        }
+    }
+    return y;
+}
+
+double rel_err(const cvec& a, const cvec& b)
+{
+    double num = 0, den = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        num = std::max(num, double(std::abs(a[i] - b[i])));
+        den = std::max(den, double(std::abs(b[i])));
+    }
+    return num / den;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
+{
+    unsigned seed = 11;
+    int simulated = 0;
+    for (std::size_t limit : { limits[0], limits[3] })
+        for (auto f : { ddc_input::complex64,
+                        ddc_input::float32,
+                        ddc_input::int16,
+                        ddc_input::packed10 })
+            for (auto td : { std::make_pair(55, 5),
+                             std::make_pair(1, 1),
+                             std::make_pair(3, 8),
+                             std::make_pair(256, 16),
+                             std::make_pair(1024, 64),
+                             std::make_pair(37, 3),
+                             std::make_pair(300, 7) }) {
+                const int T = td.first, D = td.second;
+                ddc_config c;
+                c.input = f;
+                c.decimation = D;
+                c.center_freq = 0.21e6;
+                c.samp_rate = 1e6;
+                std::mt19937 rng(seed++);
+                std::uniform_real_distribution<double> u(-1, 1);
+                for (int k = 0; k < T; ++k)
+                    c.taps.emplace_back(u(rng), f == ddc_input::complex64 ? u(rng) : 0.0);
+                const bool cplx = f == ddc_input::complex64;
+                const auto sh = ddc_tile_shape_for(D, T, cplx, limit);
+                if (sh.A == 0) // the simple kernel's case
+                    continue;
+                ++simulated;
+                // two and a bit tiles; an odd first sample for packed10
+                const std::size_t n = 2 * sh.M + 37;
+                const int64_t first = f == ddc_input::packed10 ? 3 : 0;
+                const std::size_t samples = first + (n - 1) * D + T;
+                ddc_plan plan(c, runtime::backend_choice{}, "qa");
+                std::vector<uint8_t> in;
+                switch (f) {
+                case ddc_input::packed10:
+                    in = qa::random_bytes(packed10_bytes(samples) + 8, seed);
+                    break;
+                case ddc_input::int16:
+                    in = qa::random_bytes(2 * samples, seed);
+                    break;
+                default: {
+                    const auto v = qa::random_floats((cplx ? 2 : 1) * samples, seed);
+                    in.resize(4 * v.size());
+                    std::memcpy(in.data(), v.data(), in.size());
+                }
+                }
+                cvec want(n);
+                plan.execute(in.data(), first, 0, n, want.data(), nullptr);
+                // The plan's premultiplied taps, as the CUDA plan receives them.
+                cvec z(T);
+                for (int k = 0; k < T; ++k) {
+                    const double cyc =
+                        double(int64_t(plan.phase().step * uint64_t(k))) * 0x1p-64;
+                    z[k] = std::complex<float>(c.taps[k] * std::polar(1.0, 2 * M_PI * cyc));
+                }
+                cvec got;
+                if (cplx) {
+                    const auto* x = reinterpret_cast<const float*>(in.data());
+                    got = simulate<ddc_cf>(
+                        sh,
+                        T,
+                        [&](long long k) {
+                            return ddc_cf{ x[2 * (first + k)], x[2 * (first + k) + 1] };
+                        },
+                        n,
+                        z,
+                        plan.phase());
+                } else {
+                    got = simulate<float>(
+                        sh,
+                        T,
+                        [&](long long k) -> float {
+                            const int64_t s = first + k;
+                            if (f == ddc_input::float32)
+                                return reinterpret_cast<const float*>(in.data())[s];
+                            if (f == ddc_input::int16) {
+                                int16_t v;
+                                std::memcpy(&v, in.data() + 2 * s, 2);
+                                return float(v);
+                            }
+                            return float(fmath::packed10_sample(in.data(), s));
+                        },
+                        n,
+                        z,
+                        plan.phase());
+                }
+                BOOST_CHECK_MESSAGE(rel_err(got, want) < 2e-5,
+                                    "format " << int(f) << " T=" << T << " D=" << D
+                                              << " limit " << limit << " G=" << sh.G
+                                              << " TW=" << sh.TW << ": "
+                                              << rel_err(got, want));
+            }
+    BOOST_CHECK_GE(simulated, 50); // of 56: D = 64 does not fit sm_75's 64 KiB
+}
