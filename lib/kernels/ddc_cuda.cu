@@ -84,12 +84,11 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
         taps[j] = zr[j];
     const long long m0 = (long long)blockIdx.x * sh.M;
     const long long s0 = m0 * sh.D; // the tile's first sample, from first_sample
-    for (int s = tid; s < sh.span; s += n_threads) {
+    ddc_tile_for_samples(sh, tid, n_threads, [&](int s, int at) {
         const long long n = s0 + s;
-        tile[ddc_tile_addr(sh, s)] =
-            n < valid ? as_tile(sample_loader<K>::load(in, first_sample + n))
-                      : zero_sample<X>();
-    }
+        tile[at] = n < valid ? as_tile(sample_loader<K>::load(in, first_sample + n))
+                             : zero_sample<X>();
+    });
     __syncthreads();
     const int t = tid % sh.TW, g = tid / sh.TW;
     ddc_cf acc[R];

@@ -57,6 +57,25 @@ GPUDSP_HD int ddc_tile_addr(const ddc_tile_shape& sh, int s)
     return p * sh.row_stride + q + q / ddc_tile_outputs_per_thread;
 }
 
+/*! put(s, ddc_tile_addr(s)) for the tile samples s = first, first + stride,
+ *  ... < span: the loader's loop, with the phase and row advanced by
+ *  additions instead of a division by D per sample. */
+template <class Put>
+GPUDSP_HD void ddc_tile_for_samples(const ddc_tile_shape& sh, int first, int stride, Put put)
+{
+    int p = first % sh.D, q = first / sh.D;
+    const int dp = stride % sh.D, dq = stride / sh.D;
+    for (int s = first; s < sh.span; s += stride) {
+        put(s, p * sh.row_stride + q + q / ddc_tile_outputs_per_thread);
+        p += dp;
+        q += dq;
+        if (p >= sh.D) {
+            p -= sh.D;
+            ++q;
+        }
+    }
+}
+
 /*! Bytes of dynamic shared memory: the taps (A D complex), the tile (D rows
  *  of \p sample_bytes elements) and the groups' partial sums (G > 1). */
 GPUDSP_HD std::size_t ddc_tile_shared_bytes(const ddc_tile_shape& sh, int sample_bytes)

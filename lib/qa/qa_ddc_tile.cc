@@ -67,6 +67,12 @@ BOOST_AUTO_TEST_CASE(shapes_fit_and_the_layout_is_conflict_free)
                             used[a] = 1;
                         }
                     }
+                    // the loader's incremental walk, as 256 threads run it
+                    if (sh.span <= 200000)
+                        for (int tid : { 0, 1, 37, sh.threads() - 1 })
+                            ddc_tile_for_samples(sh, tid, sh.threads(), [&](int s, int at) {
+                                BOOST_REQUIRE_EQUAL(at, ddc_tile_addr(sh, s));
+                            });
                     // a warp's window loads (threads t0..t0+31, same p, a0, i)
                     for (int i = 0; i < R + sh.AC - 1; ++i) {
                         const int p = D - 1, a0 = sh.A - sh.AC;
@@ -103,10 +109,10 @@ cvec simulate(const ddc_tile_shape& sh,
     cvec y(n);
     std::vector<X> tile(std::size_t(sh.D) * sh.row_stride);
     for (std::size_t m0 = 0; m0 < n; m0 += sh.M) {
-        for (int s = 0; s < sh.span; ++s) {
+        ddc_tile_for_samples(sh, 0, 1, [&](int s, int at) {
             const long long k = (long long)m0 * sh.D + s;
-            tile[ddc_tile_addr(sh, s)] = k < valid ? load(k) : X{};
-        }
+            tile[at] = k < valid ? load(k) : X{};
+        });
         std::vector<ddc_cf> parts(std::size_t(sh.G) * sh.M);
         for (int g = 0; g < sh.G; ++g)
             for (int t = 0; t < sh.TW; ++t) {
