@@ -9,6 +9,14 @@
 //   gr peer      the work GNU Radio's pfb_channelizer_ccf does per output
 //                vector (N fir_filter_ccf branch filters of T taps and one
 //                N-point fft_complex_rev), same channels and taps per channel
+//   flowgraph    block with block, at channel counts a GNU Radio flowgraph
+//                of pfb_channelizer_ccf handles (N = 64, 256: it has N
+//                output ports): vector source -> head -> stream_to_streams
+//                -> pfb_channelizer_ccf -> N null sinks, against vector
+//                source -> head -> our pfb_fengine (float in, cf32 out, one
+//                input) -> null sink, 1 MiB buffers; channel samples per
+//                second (our real input carries N channels in 2N samples,
+//                theirs in N complex samples: the same bandwidth)
 //   cuda         device-resident (input already in device memory) and
 //                host-fed (pinned upload of the packed bytes on the stream)
 // GPU roofline: the device copy bandwidth measured in the same run divided
@@ -17,7 +25,14 @@
 // host-to-device bandwidth / 1.25 B.
 
 #include "bench.h"
+#include <gnuradio/blocks/head.h>
+#include <gnuradio/blocks/null_sink.h>
+#include <gnuradio/blocks/stream_to_streams.h>
+#include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/fft/fft.h>
+#include <gnuradio/filter/pfb_channelizer_ccf.h>
+#include <gnuradio/gpudsp/pfb_fengine.h>
+#include <gnuradio/top_block.h>
 #include <gnuradio/filter/fir_filter.h>
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
@@ -68,6 +83,59 @@ double gr_channelizer_seconds(int N, int T, std::size_t spectra, int iterations)
     return t;
 }
 
+// Seconds to channelise \p spectra spectra of N channels in a flowgraph:
+// GNU Radio's pfb_channelizer_ccf (gr = true) or our pfb_fengine block.
+double flowgraph_seconds(bool gr, int N, int T, std::size_t spectra, int iterations)
+{
+    std::mt19937 rng(4);
+    std::normal_distribution<float> g;
+    std::vector<float> taps(std::size_t(N) * T);
+    for (auto& t : taps)
+        t = g(rng);
+    double best = 1e30;
+    for (int it = 0; it < iterations; ++it) {
+        auto tb = gr::make_top_block("bench_fengine");
+        constexpr int buffer_bytes = 1 << 20;
+        if (gr) {
+            std::vector<gr_complex> chunk(std::size_t(1) << 16);
+            for (auto& v : chunk)
+                v = gr_complex(g(rng), g(rng));
+            auto src = gr::blocks::vector_source_c::make(chunk, true);
+            auto head = gr::blocks::head::make(sizeof(gr_complex), spectra * N);
+            auto split = gr::blocks::stream_to_streams::make(sizeof(gr_complex), N);
+            auto pfb = gr::filter::pfb_channelizer_ccf::make(N, taps, 1.0);
+            src->set_min_output_buffer(buffer_bytes / 8);
+            head->set_min_output_buffer(buffer_bytes / 8);
+            tb->connect(src, 0, head, 0);
+            tb->connect(head, 0, split, 0);
+            for (int j = 0; j < N; ++j) {
+                tb->connect(split, j, pfb, j);
+                tb->connect(pfb, j, gr::blocks::null_sink::make(sizeof(gr_complex)), 0);
+            }
+        } else {
+            std::vector<float> chunk(std::size_t(1) << 16);
+            for (auto& v : chunk)
+                v = g(rng);
+            auto src = gr::blocks::vector_source_f::make(chunk, true);
+            auto head = gr::blocks::head::make(sizeof(float), spectra * 2 * N);
+            auto fe = gr::gpudsp::pfb_fengine::make(1, N, T, "float", "cf32", 1.0, {}, false,
+                                                    "cpu");
+            src->set_min_output_buffer(buffer_bytes / 4);
+            head->set_min_output_buffer(buffer_bytes / 4);
+            fe->set_min_output_buffer(std::max(2, buffer_bytes / (8 * N)));
+            tb->connect(src, 0, head, 0);
+            tb->connect(head, 0, fe, 0);
+            tb->connect(fe, 0, gr::blocks::null_sink::make(std::size_t(8) * N), 0);
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        tb->run();
+        best = std::min(
+            best,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
+
 } // namespace
 
 void run_fengine(const options& opt, report& rep)
@@ -80,6 +148,32 @@ void run_fengine(const options& opt, report& rep)
     const auto ctx = cuda_or_skip(rep, "fengine");
     const double hbm = ctx ? device_copy_bandwidth(std::size_t(1) << 28, 5) : 0;
     const double h2d = ctx ? host_to_device_bandwidth(std::size_t(1) << 27, 5) : 0;
+
+    for (std::size_t N : opt.sizes("flowgraph-channels", { 64, 256 })) {
+        const std::size_t spectra = opt.size("flowgraph-spectra", std::size_t(1) << 17);
+        const double t_gr = flowgraph_seconds(true, int(N), T, spectra, iterations);
+        const double t_ours = flowgraph_seconds(false, int(N), T, spectra, iterations);
+        const std::string what = "N=" + std::to_string(N) + " T=" + std::to_string(T) +
+                                 ", flowgraph";
+        rep.add({ "fengine",
+                  what + ": GNU Radio pfb_channelizer_ccf (complex in)",
+                  "gr-cpu",
+                  double(spectra) * N / t_gr / 1e9,
+                  "GS/s",
+                  0,
+                  "",
+                  "channel samples/s; source -> head -> stream_to_streams -> block -> "
+                  "N null sinks, 1 MiB buffers" });
+        rep.add({ "fengine",
+                  what + ": gpudsp pfb_fengine (cpu, float in, cf32 out)",
+                  "cpu",
+                  double(spectra) * N / t_ours / 1e9,
+                  "GS/s",
+                  0,
+                  "",
+                  "channel samples/s; " + std::to_string(t_gr / t_ours).substr(0, 5) +
+                      "x GNU Radio's block (same run)" });
+    }
 
     for (std::size_t N : channels) {
         kernels::fengine_config c;
