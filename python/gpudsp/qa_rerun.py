@@ -14,7 +14,7 @@ case is in qa_ddc.) Settings stay as they are: a run again starts with the
 current ones from its first item. Each case failed before its fix: the
 X-engine gave an extra dump of the old run's spectra or flagged everything
 missing, the F-engine kept the old run's last delay segment and lost its
-missing flags, the digitiser sent nothing."""
+missing flags, the digitiser sent nothing. qa_rerun_cuda runs the block cases on CUDA."""
 
 import numpy as np
 import pmt
@@ -36,7 +36,8 @@ def results(sinks):
     return [(np.asarray(s.data(), np.uint8).tobytes(), tag_list(s)) for s in sinks]  # byte sinks
 
 
-class qa_rerun(gr_unittest.TestCase):
+class rerun_tests:
+    backend = "cpu"
 
     def check(self, make, wire, same=None):
         """wire(tb, block) -> (sources, sinks); same(first, again) asserts
@@ -86,7 +87,7 @@ class qa_rerun(gr_unittest.TestCase):
             snk = blocks.vector_sink_b(C * S * (S + 1) // 2 * P * P * 8)
             tb.connect(src, xe, snk)
             return [src], [snk]
-        self.check(lambda: gpudsp.xengine(S, P, C, n_int, "ci8", backend="cpu"), wire)
+        self.check(lambda: gpudsp.xengine(S, P, C, n_int, "ci8", backend=self.backend), wire)
 
     def test_xengine_partial_dump_at_the_end(self):
         self.xengine_case(45, [])  # 4 dumps and 5 spectra of a fifth
@@ -98,7 +99,7 @@ class qa_rerun(gr_unittest.TestCase):
         N, T, n_spec = 16, 4, 120
 
         def make():
-            fe = gpudsp.pfb_fengine(2, N, T, "float", "cf32", backend="cpu",
+            fe = gpudsp.pfb_fengine(2, N, T, "float", "cf32", backend=self.backend,
                                     max_coarse_delay=64)
             fe.set_delay_model([10.2, 5.0], [0.0, 0.0], phases=[0.0, 0.0],
                                phase_rates=[1e-3, 0.0], at_sample=0)
@@ -132,6 +133,9 @@ class qa_rerun(gr_unittest.TestCase):
             self.assertEqual(a.shape, b.shape)
             np.testing.assert_allclose(b, a, rtol=0, atol=1e-5 * np.abs(a).max())
         self.check(make, wire, same)
+
+
+class qa_rerun(rerun_tests, gr_unittest.TestCase):
 
     def test_digitiser_source(self):
         p = fx.fx_params(antennas=2, channels=64, taps=4, seconds=0.00002, integration=16,
