@@ -36,6 +36,37 @@ GPUDSP_HD int64_t scratch_index(int64_t s, int input, int n_inputs, int points, 
     return (s * n_inputs + input) * int64_t(points) + j;
 }
 
+/*!
+ * The CUDA post-processing's tile: one block handles postproc_elems
+ * (channel, input) values of one spectrum, `inputs` inputs (the smallest
+ * power of two >= n_inputs, at most 32) x `channels` = postproc_elems /
+ * inputs channels, so that every thread has work with 2 inputs as with 64.
+ * Element e is read (channel-contiguous, as the FFT wrote it) at
+ * load_input(e), load_channel(e) and written (input-contiguous, the output
+ * order) at store_channel(e), store_input(e); in shared memory both sit at
+ * smem_index(input, channel) (rows padded by one).
+ */
+constexpr int postproc_elems = 1024;
+struct postproc_tile {
+    int inputs, channels;
+    GPUDSP_HD int load_input(int e) const { return e / channels; }
+    GPUDSP_HD int load_channel(int e) const { return e % channels; }
+    GPUDSP_HD int store_channel(int e) const { return e / inputs; }
+    GPUDSP_HD int store_input(int e) const { return e % inputs; }
+    GPUDSP_HD int smem_index(int input, int channel) const
+    {
+        return input * (channels + 1) + channel;
+    }
+};
+constexpr int postproc_smem_elems = postproc_elems + 32; // the padding of <= 32 rows
+GPUDSP_HD postproc_tile postproc_tile_for(int n_inputs)
+{
+    int inputs = 1;
+    while (inputs < n_inputs && inputs < 32)
+        inputs *= 2;
+    return postproc_tile{ inputs, postproc_elems / inputs };
+}
+
 /*! A run of 2^log2_count spectra starting at spectrum \p begin. */
 struct fft_run {
     int begin, log2_count;

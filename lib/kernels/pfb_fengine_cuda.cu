@@ -195,9 +195,12 @@ __global__ void __launch_bounds__(fir_threads)
 }
 
 // ---------------------------------------------------------------------------
-// Post-processing. Block (32, 8): one spectrum, 32 channels x 32 inputs.
-constexpr int tile = 32;
-constexpr int tile_rows = 8;
+// Post-processing. A block: one spectrum, a tile of 1024 (channel, input)
+// values shaped by the input count (fmath::postproc_tile: 512 channels x 2
+// inputs for a dual-pol antenna, 32 x 32 from 32 inputs on), 4 per thread:
+// read channel-contiguous, corrected and quantised, transposed through
+// shared memory, written input-contiguous.
+constexpr int postproc_threads = 256;
 
 struct postproc_params {
     const cuFloatComplex* rot; // [channel][input]
@@ -208,23 +211,27 @@ struct postproc_params {
     bool dither;
     unsigned long long seed;
     unsigned long long first_spectrum;
+    fmath::postproc_tile tile;
 };
 
 template <bool CI8>
-__global__ void __launch_bounds__(tile* tile_rows)
+__global__ void __launch_bounds__(postproc_threads)
     postproc(const cuFloatComplex* __restrict__ spectra, // [s][input][N+1]
              const postproc_params p,
              void* __restrict__ out,     // [s][channel][input]
              unsigned* __restrict__ sat) // [s][input]
 {
+    constexpr int per_thread = fmath::postproc_elems / postproc_threads;
     const int n_channels = p.n_channels, n_inputs = p.n_inputs;
-    __shared__ float2 tile_c[tile][tile + 1];
-    __shared__ char2 tile_q[tile][tile + 1];
+    const fmath::postproc_tile t = p.tile;
+    __shared__ float2 tile_c[CI8 ? 1 : fmath::postproc_smem_elems];
+    __shared__ char2 tile_q[CI8 ? fmath::postproc_smem_elems : 1];
     const int s = blockIdx.z;
-    const int k0 = blockIdx.x * tile, i0 = blockIdx.y * tile;
-    const int k = k0 + threadIdx.x;
-    for (int r = threadIdx.y; r < tile; r += tile_rows) {
-        const int i = i0 + r;
+    const int k0 = blockIdx.x * t.channels, i0 = blockIdx.y * t.inputs;
+    for (int j = 0; j < per_thread; ++j) {
+        const int e = threadIdx.x + j * postproc_threads;
+        const int il = t.load_input(e), kl = t.load_channel(e);
+        const int i = i0 + il, k = k0 + kl;
         bool clamped = false;
         if (i < n_inputs && k < n_channels) {
             const cuFloatComplex x =
@@ -250,29 +257,31 @@ __global__ void __launch_bounds__(tile* tile_rows)
                 char2 q;
                 q.x = fmath::quantise(re, clamped);
                 q.y = fmath::quantise(im, clamped);
-                tile_q[r][threadIdx.x] = q;
+                tile_q[t.smem_index(il, kl)] = q;
             } else {
-                tile_c[r][threadIdx.x] = make_float2(cuCrealf(v), cuCimagf(v));
+                tile_c[t.smem_index(il, kl)] = make_float2(cuCrealf(v), cuCimagf(v));
             }
         }
         if (CI8) {
-            // One warp holds one input's 32 channels: count its clamped values.
+            // A warp reads 32 channels of one input (t.channels >= 32):
+            // count its clamped values.
             const unsigned n = __popc(__ballot_sync(0xffffffffu, clamped));
-            if (threadIdx.x == 0 && n && i < n_inputs)
+            if (threadIdx.x % 32 == 0 && n && i < n_inputs)
                 atomicAdd(sat + int64_t(s) * n_inputs + i, n);
         }
     }
     __syncthreads();
-    const int i = i0 + threadIdx.x;
-    for (int r = threadIdx.y; r < tile; r += tile_rows) {
-        const int kk = k0 + r;
-        if (i >= n_inputs || kk >= n_channels)
+    for (int j = 0; j < per_thread; ++j) {
+        const int e = threadIdx.x + j * postproc_threads;
+        const int il = t.store_input(e), kl = t.store_channel(e);
+        const int i = i0 + il, k = k0 + kl;
+        if (i >= n_inputs || k >= n_channels)
             continue;
-        const int64_t o = (int64_t(s) * n_channels + kk) * n_inputs + i;
+        const int64_t o = (int64_t(s) * n_channels + k) * n_inputs + i;
         if (CI8)
-            static_cast<char2*>(out)[o] = tile_q[threadIdx.x][r];
+            static_cast<char2*>(out)[o] = tile_q[t.smem_index(il, kl)];
         else
-            static_cast<float2*>(out)[o] = tile_c[threadIdx.x][r];
+            static_cast<float2*>(out)[o] = tile_c[t.smem_index(il, kl)];
     }
 }
 
@@ -533,9 +542,11 @@ private:
     void
     launch_postproc(void* out, uint32_t* sat, int ns, uint64_t first, cudaStream_t stream)
     {
-        dim3 block(tile, tile_rows);
-        dim3 grid(
-            (d_c.n_channels + tile - 1) / tile, (d_c.n_inputs + tile - 1) / tile, ns);
+        const auto shape = fmath::postproc_tile_for(d_c.n_inputs);
+        dim3 block(postproc_threads);
+        dim3 grid((d_c.n_channels + shape.channels - 1) / shape.channels,
+                  (d_c.n_inputs + shape.inputs - 1) / shape.inputs,
+                  ns);
         const auto* spec = reinterpret_cast<const cuFloatComplex*>(d_spec.get());
         postproc_params p;
         p.rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
@@ -548,6 +559,7 @@ private:
         p.dither = d_c.dither && d_c.output == fengine_output::ci8;
         p.seed = d_c.dither_seed;
         p.first_spectrum = first;
+        p.tile = shape;
         if (d_c.output == fengine_output::ci8)
             postproc<true><<<grid, block, 0, stream>>>(spec, p, out, sat);
         else
