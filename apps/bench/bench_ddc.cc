@@ -16,7 +16,9 @@
 //  - block with block: vector source -> DDC block -> head -> null sink,
 //    1 MiB buffers, our `ddc` (CPU backend) against
 //    freq_xlating_fir_filter_ccf (complex) and _fcf (float input);
-//  - CUDA kernel rows, device-resident, against the nominal FP32 peak.
+//  - CUDA kernel rows, device-resident, against the nominal FP32 peak; for
+//    complex input also against the memory roofline (device copy bandwidth
+//    measured in the same run over 8 + 8/D bytes per input sample).
 // The SIMD level of the CPU rows is printed in the table's header.
 
 #include "bench.h"
@@ -115,6 +117,7 @@ void run_ddc(const options& opt, report& rep)
     const auto tapss = opt.sizes("taps", { 256, 128, 1024 });
     const auto ctx = cuda_or_skip(rep, "ddc");
     const double peak = ctx ? nominal_peaks().fp32 : 0;
+    const double hbm = ctx ? device_copy_bandwidth(std::size_t(1) << 28, 5) : 0;
     const double memcpy_rate = host_memcpy_bandwidth(std::size_t(1) << 26, iterations);
     const std::string memory_roofline = "memcpy roofline, one core";
     for (std::size_t i = 0; i < decims.size() && i < tapss.size(); ++i) {
@@ -208,6 +211,15 @@ void run_ddc(const options& opt, report& rep)
                       peak / 1e12,
                       "FP32 peak (nominal)",
                       std::to_string(span / t / 1e9).substr(0, 7) + " GS/s in" });
+            if (cplx)
+                rep.add({ "ddc",
+                          what + ", device-resident, memory",
+                          "cuda",
+                          span / t / 1e9,
+                          "GS/s",
+                          hbm / (8.0 + 8.0 / D) / 1e9,
+                          "D2D copy / (8 + 8/D) B",
+                          "" });
         }
         // Block with block, in the same flowgraph.
         const std::vector<gr_complex> ctaps(real_taps.begin(), real_taps.end());
