@@ -128,7 +128,8 @@ bool ddc_impl::start()
     // Every run counts items from 0 (GNU Radio gives the block a new
     // detail), so a flowgraph run again, or the block moved to another,
     // starts over: output 0 next, each output's mixer at its current
-    // frequency with phase 0 at sample 0. Retunes not yet applied stay.
+    // frequency with phase 0 at sample 0. Retunes asked for since the last
+    // run stopped count samples of the new run.
     gr::thread::scoped_lock guard(d_setlock);
     for (auto& o : d_out) {
         o.next = 0;
@@ -136,7 +137,24 @@ bool ddc_impl::start()
         o.plan->restart();
     }
     d_tags_mapped = 0;
+    d_rx_freq = 0;
+    d_have_rx_freq = false;
     return block::start();
+}
+
+bool ddc_impl::stop()
+{
+    // Retunes the run did not reach were numbered in its samples: they
+    // become the current frequencies (in the order asked) for the next run,
+    // whose sample 0 is "now" for retunes asked from here on.
+    gr::thread::scoped_lock guard(d_setlock);
+    for (auto& o : d_out) {
+        for (const auto& r : o.retunes)
+            o.plan->retune(r.second, 0);
+        o.retunes.clear();
+        o.next = 0;
+    }
+    return block::stop();
 }
 
 int64_t ddc_impl::samples_of(uint64_t items) const

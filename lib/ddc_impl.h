@@ -27,6 +27,7 @@ public:
     double center_freq(int output) const override;
 
     bool start() override;
+    bool stop() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,

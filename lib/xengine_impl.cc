@@ -122,17 +122,16 @@ void xengine_impl::discard_partial_dump()
     if (d_in_dump == 0)
         return;
     const std::size_t bytes = d_config.output_item_size();
-    const auto where = d_plan.where();
-    if (where.kind == runtime::backend_kind::cpu) {
+    if (!d_io) {
         std::vector<char> scratch(bytes);
         d_plan.dump(scratch.data(), nullptr, nullptr);
         return;
     }
-    auto ctx = runtime::device_context::get(where.kind, where.device);
-    runtime::device_stream stream(ctx, identifier());
-    runtime::device_memory scratch(ctx, bytes, identifier());
-    d_plan.dump(scratch.get(), nullptr, stream.get());
-    stream.synchronize();
+    // On the stream of the previous run's accumulations, which may still
+    // be running: the dump follows them.
+    runtime::device_memory scratch(d_io->context(), bytes, identifier());
+    d_plan.dump(scratch.get(), nullptr, d_io->stream());
+    d_io->synchronize();
 }
 
 void xengine_impl::forecast(int, gr_vector_int& ninput_items_required)

@@ -17,8 +17,10 @@
 //    1 MiB buffers, our `ddc` (CPU backend) against
 //    freq_xlating_fir_filter_ccf (complex) and _fcf (float input);
 //  - CUDA kernel rows, device-resident, against the nominal FP32 peak; for
-//    complex input also against the memory roofline (device copy bandwidth
-//    measured in the same run over 8 + 8/D bytes per input sample).
+//    complex input also against min(memory, FP32) roofline: the device copy
+//    bandwidth measured in the same run over 8 + 8/D bytes per input
+//    sample, or the FP32 peak over the 8 T / D flops per input sample,
+//    whichever is lower.
 // The SIMD level of the CPU rows is printed in the table's header.
 
 #include "bench.h"
@@ -217,8 +219,8 @@ void run_ddc(const options& opt, report& rep)
                           "cuda",
                           span / t / 1e9,
                           "GS/s",
-                          hbm / (8.0 + 8.0 / D) / 1e9,
-                          "D2D copy / (8 + 8/D) B",
+                          std::min(hbm / (8.0 + 8.0 / D), peak / (8.0 * T / D)) / 1e9,
+                          "min(memory, FP32) roofline",
                           "" });
         }
         // Block with block, in the same flowgraph.

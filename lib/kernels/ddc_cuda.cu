@@ -58,8 +58,8 @@ __device__ __forceinline__ ddc_cf as_tile(float2 x) { return ddc_cf{ x.x, x.y };
 
 // Outputs [blockIdx.x M, + M) of n_outputs. in: the launch's first window
 // sample is first_sample; valid samples are [0, valid) from there (the
-// rest of the last tile reads zeros, against zero taps). zr: the reversed
-// premultiplied taps padded with zeros to A D.
+// rest of the last tile reads zeros). zr: the reversed premultiplied taps
+// padded with zeros to A D (the padding is never used).
 template <sample_kind K, int AC>
 __global__ void __launch_bounds__(ddc_tile_max_threads)
     ddc_tile_kernel(const void* __restrict__ in,
@@ -77,8 +77,8 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     constexpr int R = ddc_tile_outputs_per_thread;
     extern __shared__ __align__(16) unsigned char smem[];
     auto* taps = reinterpret_cast<ddc_cf*>(smem);
-    auto* tile = reinterpret_cast<X*>(taps + sh.A * sh.D);
-    auto* parts = reinterpret_cast<ddc_cf*>(tile + sh.D * sh.row_stride);
+    auto* tile = reinterpret_cast<X*>(smem + ddc_tile_tile_offset(sh));
+    auto* parts = reinterpret_cast<ddc_cf*>(smem + ddc_tile_parts_offset(sh, sizeof(X)));
     const int tid = threadIdx.x, n_threads = sh.threads();
     for (int j = tid; j < sh.A * sh.D; j += n_threads)
         taps[j] = zr[j];

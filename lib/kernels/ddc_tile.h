@@ -30,7 +30,7 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-struct ddc_cf {
+struct alignas(8) ddc_cf { // one 64-bit shared-memory access
     float re, im;
 };
 
@@ -40,7 +40,8 @@ constexpr int ddc_tile_max_threads = 256;
 /*! One tile launch's shape (host: ddc_tile_shape_for). */
 struct ddc_tile_shape {
     int D = 1;          //!< decimation
-    int A = 0;          //!< taps per phase, ceil(T / D) rounded up to a multiple of AC
+    int T = 0;          //!< taps
+    int A = 0;          //!< taps of the fullest phase, ceil(T / D) (0: no tile fits)
     int AC = 4;         //!< taps per register-window step (4 or 8)
     int TW = 32;        //!< threads per group (owning R outputs each)
     int G = 1;          //!< groups (splitting the phases)
@@ -76,22 +77,32 @@ GPUDSP_HD void ddc_tile_for_samples(const ddc_tile_shape& sh, int first, int str
     }
 }
 
-/*! Bytes of dynamic shared memory: the taps (A D complex), the tile (D rows
- *  of \p sample_bytes elements) and the groups' partial sums (G > 1). */
+/*! Byte offsets in dynamic shared memory of the tile (after the taps, A D
+ *  complex) and of the groups' partial sums (after the tile, 8-aligned). */
+GPUDSP_HD std::size_t ddc_tile_tile_offset(const ddc_tile_shape& sh)
+{
+    return std::size_t(sh.A) * sh.D * sizeof(ddc_cf);
+}
+GPUDSP_HD std::size_t ddc_tile_parts_offset(const ddc_tile_shape& sh, int sample_bytes)
+{
+    const std::size_t tile = std::size_t(sh.D) * sh.row_stride * sample_bytes;
+    return ddc_tile_tile_offset(sh) + (tile + 7) / 8 * 8;
+}
+
+/*! Bytes of dynamic shared memory: the taps, the tile (D rows of
+ *  \p sample_bytes elements) and the groups' partial sums (G > 1). */
 GPUDSP_HD std::size_t ddc_tile_shared_bytes(const ddc_tile_shape& sh, int sample_bytes)
 {
-    const std::size_t taps = std::size_t(sh.A) * sh.D * sizeof(ddc_cf);
-    const std::size_t tile = std::size_t(sh.D) * sh.row_stride * sample_bytes;
     const std::size_t parts = sh.G > 1 ? std::size_t(sh.G) * sh.M * sizeof(ddc_cf) : 0;
-    return taps + tile + parts;
+    return ddc_tile_parts_offset(sh, sample_bytes) + parts;
 }
 
 /*! The shape for T taps and decimation D with a shared-memory limit of
  *  \p smem_limit bytes per block: the most outputs per tile (up to
- *  256 threads x R) within half the limit, so that two blocks share an SM
- *  (else within the limit), then as many phase groups as keep 256 threads
- *  busy. A = 0 where even 32 threads do not fit (the launch then takes the
- *  simple kernel). */
+ *  256 threads x R) that let two blocks share an SM (each also costs the
+ *  1 KiB the GPU reserves per block from sm_80 on; else within the limit),
+ *  then as many phase groups as keep 256 threads busy. A = 0 where even 32
+ *  threads do not fit (the launch then takes the simple kernel). */
 inline ddc_tile_shape ddc_tile_shape_for(int D, int T, bool complex_in, std::size_t smem_limit)
 {
     constexpr int R = ddc_tile_outputs_per_thread;
@@ -99,9 +110,11 @@ inline ddc_tile_shape ddc_tile_shape_for(int D, int T, bool complex_in, std::siz
     const int bytes = complex_in ? 8 : 4;
     ddc_tile_shape sh;
     sh.D = D;
+    sh.T = T;
     sh.AC = per_phase >= 8 ? 8 : 4;
-    sh.A = (per_phase + sh.AC - 1) / sh.AC * sh.AC;
-    for (const std::size_t budget : { smem_limit / 2, smem_limit })
+    sh.A = per_phase;
+    const std::size_t two_per_sm = smem_limit >= 2048 ? (smem_limit + 1024) / 2 - 1024 : 0;
+    for (const std::size_t budget : { two_per_sm, smem_limit })
         for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2) {
             sh.TW = tw;
             sh.M = tw * R;
@@ -135,7 +148,10 @@ GPUDSP_HD void ddc_mac(ddc_cf& acc, ddc_cf z, ddc_cf x)
 /*!
  * Thread (t, g)'s partial sums for outputs t R .. t R + R - 1 of the tile
  * over the phases p = g, g + G, ...: tile in ddc_tile_addr order, taps the
- * reversed premultiplied taps zr[j] (j < A D, zero from T on).
+ * reversed premultiplied taps zr[j], j < T. Phase p has ceil((T - p) / D)
+ * taps: whole steps of AC with a sliding window, the rest one tap at a
+ * time; no tap past T is used, so a sample outside an output's window never
+ * reaches it (a NaN there would, times a zero tap).
  */
 template <int AC, class X>
 GPUDSP_HD void ddc_tile_partial(const ddc_tile_shape& sh,
@@ -151,7 +167,9 @@ GPUDSP_HD void ddc_tile_partial(const ddc_tile_shape& sh,
     for (int p = g; p < sh.D; p += sh.G) {
         const X* row = tile + p * sh.row_stride;
         const ddc_cf* zp = taps + p;
-        for (int a0 = 0; a0 < sh.A; a0 += AC) {
+        const int taps_p = (sh.T - p + sh.D - 1) / sh.D;
+        int a0 = 0;
+        for (; a0 + AC <= taps_p; a0 += AC) {
             // Element q = t R + a0 + i sits at q + q / R = base + i + (a0 % R + i) / R
             // (base = t (R + 1) + a0 + a0 / R): offsets known at compile time
             // where AC is a multiple of R (a0 % R = 0).
@@ -164,6 +182,13 @@ GPUDSP_HD void ddc_tile_partial(const ddc_tile_shape& sh,
                 const ddc_cf z = zp[(a0 + a) * sh.D];
                 for (int r = 0; r < R; ++r)
                     ddc_mac(acc[r], z, w[r + a]);
+            }
+        }
+        for (; a0 < taps_p; ++a0) {
+            const ddc_cf z = zp[a0 * sh.D];
+            for (int r = 0; r < R; ++r) {
+                const int q = t * R + a0 + r;
+                ddc_mac(acc[r], z, row[q + q / R]);
             }
         }
     }

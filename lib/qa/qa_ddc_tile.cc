@@ -4,6 +4,8 @@
  */
 
 // The CUDA DDC tile kernel's arithmetic on the host (kernels/ddc_tile.h):
+// (a NaN sample reaches exactly the outputs whose window holds it, as on
+// the CPU;)
 // shapes fit each architecture's shared memory with whole warps; the tile
 // layout is one-to-one and the register windows of a warp fall in 32
 // different banks (float) or 16 different bank pairs per half warp
@@ -54,7 +56,10 @@ BOOST_AUTO_TEST_CASE(shapes_fit_and_the_layout_is_conflict_free)
                     BOOST_REQUIRE_LE(ddc_tile_shared_bytes(sh, eb), limit);
                     BOOST_REQUIRE(sh.TW % 32 == 0 && sh.threads() <= ddc_tile_max_threads);
                     BOOST_REQUIRE(sh.G >= 1 && sh.G <= D);
-                    BOOST_REQUIRE(sh.A >= (T + D - 1) / D && sh.A % sh.AC == 0);
+                    BOOST_REQUIRE_EQUAL(sh.A, (T + D - 1) / D);
+                    BOOST_REQUIRE_EQUAL(sh.T, T);
+                    BOOST_REQUIRE_EQUAL(ddc_tile_tile_offset(sh) % 8, 0u);
+                    BOOST_REQUIRE_EQUAL(ddc_tile_parts_offset(sh, eb) % 8, 0u);
                     BOOST_REQUIRE_EQUAL(sh.M, sh.TW * R);
                     BOOST_REQUIRE_EQUAL(sh.span, (sh.M + sh.A - 1) * D);
                     // one-to-one, inside the tile
@@ -74,17 +79,19 @@ BOOST_AUTO_TEST_CASE(shapes_fit_and_the_layout_is_conflict_free)
                                 BOOST_REQUIRE_EQUAL(at, ddc_tile_addr(sh, s));
                             });
                     // a warp's window loads (threads t0..t0+31, same p, a0, i)
-                    for (int i = 0; i < R + sh.AC - 1; ++i) {
-                        const int p = D - 1, a0 = sh.A - sh.AC;
-                        std::set<int> banks;
-                        for (int t = 0; t < 32; ++t) {
-                            const int q = t * R + a0 + i;
-                            const int s = q * D + p;
-                            const int word = ddc_tile_addr(sh, s) * (eb / 4);
-                            banks.insert(cplx ? (word / 2) % 16 + 16 * (t / 16) : word % 32);
+                    for (int a0 : { 0, std::max(0, sh.A - sh.AC) })
+                        for (int i = 0; i < R + sh.AC - 1; ++i) {
+                            const int p = D - 1;
+                            std::set<int> banks;
+                            for (int t = 0; t < 32; ++t) {
+                                const int q = t * R + a0 + i;
+                                const int s = q * D + p;
+                                const int word = ddc_tile_addr(sh, s) * (eb / 4);
+                                banks.insert(cplx ? (word / 2) % 16 + 16 * (t / 16)
+                                                  : word % 32);
+                            }
+                            BOOST_REQUIRE_EQUAL(banks.size(), 32u);
                         }
-                        BOOST_REQUIRE_EQUAL(banks.size(), 32u);
-                    }
                 }
 }
 
@@ -248,4 +255,45 @@ BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
                                               << rel_err(got, want));
             }
     BOOST_CHECK_GE(simulated, 50); // of 56: D = 64 does not fit sm_75's 64 KiB
+}
+
+BOOST_AUTO_TEST_CASE(a_nan_reaches_only_the_windows_that_hold_it)
+{
+    // T = 55, D = 5: 11 taps per phase (a window step of 8, then single
+    // taps), the NaN inside some windows; T = 3, D = 8: phases 3..7 have no
+    // tap, the NaN on phase 5 lies in no window, so no output may see it.
+    for (auto tdo : { std::make_tuple(55, 5, 1), std::make_tuple(3, 8, 5) }) {
+        const int T = std::get<0>(tdo), D = std::get<1>(tdo);
+        ddc_config c;
+        c.input = ddc_input::float32;
+        c.decimation = D;
+        c.center_freq = 0.1e6;
+        c.samp_rate = 1e6;
+        for (int k = 0; k < T; ++k)
+            c.taps.emplace_back(1.0 + k, 0.0);
+        const auto sh = ddc_tile_shape_for(D, T, false, limits[3]);
+        const std::size_t n = sh.M + 50;
+        std::vector<float> x((n - 1) * D + T, 0.5f);
+        const std::size_t bad = sh.M / 2 * D + std::get<2>(tdo);
+        x[bad] = std::nanf("");
+        ddc_plan plan(c, runtime::backend_choice{}, "qa");
+        cvec want(n);
+        plan.execute(x.data(), 0, 0, n, want.data(), nullptr);
+        cvec z(T);
+        for (int k = 0; k < T; ++k) {
+            const double cyc = double(int64_t(plan.phase().step * uint64_t(k))) * 0x1p-64;
+            z[k] = std::complex<float>(c.taps[k] * std::polar(1.0, 2 * M_PI * cyc));
+        }
+        const auto got = simulate<float>(
+            sh, T, [&](long long k) { return x[k]; }, n, z, plan.phase());
+        int nan_outputs = 0;
+        for (std::size_t m = 0; m < n; ++m) {
+            const bool in_window = bad >= m * D && bad < m * D + T;
+            nan_outputs += in_window;
+            BOOST_REQUIRE_EQUAL(std::isnan(want[m].real()), in_window);
+            BOOST_REQUIRE_MESSAGE(std::isnan(got[m].real()) == in_window,
+                                  "T=" << T << " D=" << D << " output " << m);
+        }
+        BOOST_CHECK_EQUAL(nan_outputs > 0, T == 55);
+    }
 }

@@ -83,8 +83,9 @@ class ddc_block_tests:
         # produced nothing on its second run before.)
         rng = np.random.default_rng(86)
         x = (rng.normal(size=5000) + 1j * rng.normal(size=5000)).astype(np.complex64)
-        d = gpudsp.ddc(6, list(rng.uniform(-1, 1, 37)), 1.1e5, 1e6, "complex", 2,
-                       self.backend, center_freqs=[1.1e5, -3e5])
+        taps = rng.uniform(-1, 1, 37)
+        d = gpudsp.ddc(6, list(taps), 1.1e5, 1e6, "complex", 2, self.backend,
+                       center_freqs=[1.1e5, -3e5])
         tb = gr.top_block()
         src = blocks.vector_source_c(x.tolist())
         sinks = [blocks.vector_sink_c() for _ in range(2)]
@@ -109,6 +110,28 @@ class ddc_block_tests:
         tb2.connect((d, 1), blocks.null_sink(8))
         tb2.run()
         np.testing.assert_array_equal(np.array(sink2.data()), first[0])
+        # Retunes asked for between runs count the next run's samples: output
+        # 0 from its start, output 1 from sample 600 (output 100), each
+        # tagged there; the outputs equal the kernel's at those frequencies.
+        d.set_center_freq(-2e5, 0)
+        d.set_center_freq(3e5, 1, 600)
+        tb2.disconnect_all()
+        tb3 = gr.top_block()
+        src3 = blocks.vector_source_c(x.tolist())
+        sinks3 = [blocks.vector_sink_c() for _ in range(2)]
+        tb3.connect(src3, d)
+        for j, s in enumerate(sinks3):
+            tb3.connect((d, j), s)
+        tb3.run()
+        y0, y1 = (np.array(s.data()) for s in sinks3)
+        self.assertEqual(len(y0), 834)
+        want0 = gpudsp.kernels.ddc(x, 6, taps, -2e5, 1e6, backend="cpu")
+        np.testing.assert_allclose(y0, want0[:834], rtol=1e-5,
+                                   atol=1e-5 * np.abs(want0).max())
+        retags = [[t.offset for t in s.tags() if pmt.symbol_to_string(t.key) ==
+                   "gpudsp.center_freq"] for s in sinks3]
+        self.assertEqual(retags, [[0], [100]])
+        np.testing.assert_array_equal(y1[:100], first[1][:100])
 
     def test_retune_at_a_stated_sample(self):
         fs, D = 1.0, 4
