@@ -10,6 +10,7 @@
 #define INCLUDED_GPUDSP_BENCH_H
 
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/top_block.h>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -65,6 +66,11 @@ private:
 double seconds_per_call(const std::function<void()>& fn,
                         const std::function<void()>& sync,
                         int iterations);
+
+/*! \brief Best (shortest) wall time over \p iterations runs of a flowgraph
+ *  that \p make builds afresh each time. */
+double best_flowgraph_seconds(const std::function<std::shared_ptr<gr::top_block>()>& make,
+                              int iterations);
 
 /*! \brief Host memcpy bandwidth (bytes read + written per second) for
  *  copies of \p bytes. */

@@ -149,6 +149,21 @@ void report::write_json(const std::string& path) const
     f << "]\n}\n";
 }
 
+double best_flowgraph_seconds(const std::function<std::shared_ptr<gr::top_block>()>& make,
+                              int iterations)
+{
+    double best = 1e30;
+    for (int it = 0; it < iterations; ++it) {
+        auto tb = make();
+        const auto t0 = std::chrono::steady_clock::now();
+        tb->run();
+        best = std::min(
+            best,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return best;
+}
+
 double seconds_per_call(const std::function<void()>& fn,
                         const std::function<void()>& sync,
                         int iterations)

@@ -51,44 +51,42 @@ std::string ratio_text(double ours, double theirs, const std::string& whom)
 }
 
 // Seconds of vector source -> filter -> head (n_out outputs) -> null sink,
-// every buffer at least 1 MiB; best of \p iterations runs.
-double flowgraph_seconds(gr::basic_block_sptr filter,
+// every buffer at least 1 MiB; best of \p iterations runs, each with a new
+// filter from \p make.
+double flowgraph_seconds(const std::function<gr::basic_block_sptr()>& make,
                          bool complex_in,
                          std::size_t n_out,
                          int iterations)
 {
     std::mt19937 rng(2);
     std::normal_distribution<float> g;
-    double best = 1e30;
-    for (int it = 0; it < iterations; ++it) {
-        auto tb = gr::make_top_block("bench_ddc");
-        gr::block_sptr src;
-        if (complex_in) {
-            std::vector<gr_complex> chunk(1 << 16);
-            for (auto& v : chunk)
-                v = gr_complex(g(rng), g(rng));
-            src = gr::blocks::vector_source_c::make(chunk, true);
-        } else {
-            std::vector<float> chunk(1 << 16);
-            for (auto& v : chunk)
-                v = g(rng);
-            src = gr::blocks::vector_source_f::make(chunk, true);
-        }
-        auto head = gr::blocks::head::make(sizeof(gr_complex), n_out);
-        auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
-        src->set_min_output_buffer(buffer_bytes / (complex_in ? 8 : 4));
-        std::dynamic_pointer_cast<gr::block>(filter)->set_min_output_buffer(buffer_bytes / 8);
-        head->set_min_output_buffer(buffer_bytes / 8);
-        tb->connect(src, 0, filter, 0);
-        tb->connect(filter, 0, head, 0);
-        tb->connect(head, 0, sink, 0);
-        const auto t0 = std::chrono::steady_clock::now();
-        tb->run();
-        best = std::min(
-            best,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
+    return best_flowgraph_seconds(
+        [&] {
+            auto tb = gr::make_top_block("bench_ddc");
+            gr::block_sptr src;
+            if (complex_in) {
+                std::vector<gr_complex> chunk(1 << 16);
+                for (auto& v : chunk)
+                    v = gr_complex(g(rng), g(rng));
+                src = gr::blocks::vector_source_c::make(chunk, true);
+            } else {
+                std::vector<float> chunk(1 << 16);
+                for (auto& v : chunk)
+                    v = g(rng);
+                src = gr::blocks::vector_source_f::make(chunk, true);
+            }
+            auto filter = std::dynamic_pointer_cast<gr::block>(make());
+            auto head = gr::blocks::head::make(sizeof(gr_complex), n_out);
+            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+            src->set_min_output_buffer(buffer_bytes / (complex_in ? 8 : 4));
+            filter->set_min_output_buffer(buffer_bytes / 8);
+            head->set_min_output_buffer(buffer_bytes / 8);
+            tb->connect(src, 0, filter, 0);
+            tb->connect(filter, 0, head, 0);
+            tb->connect(head, 0, sink, 0);
+            return tb;
+        },
+        iterations);
 }
 
 // GNU Radio's kernel for the same work, as freq_xlating_fir_filter_ccf runs
@@ -227,14 +225,22 @@ void run_ddc(const options& opt, report& rep)
         const std::vector<gr_complex> ctaps(real_taps.begin(), real_taps.end());
         const std::size_t fg_out = n_flowgraph / D;
         for (bool cplx : { true, false }) {
-            gr::basic_block_sptr theirs, ours;
-            if (cplx)
-                theirs = gr::filter::freq_xlating_fir_filter_ccf::make(D, real_taps, fc, fs);
-            else
-                theirs = gr::filter::freq_xlating_fir_filter_fcf::make(D, real_taps, fc, fs);
-            ours = ddc::make(D, ctaps, fc, fs, cplx ? "complex" : "float", 1, "cpu");
-            const double t_gr = flowgraph_seconds(theirs, cplx, fg_out, iterations);
-            const double t_ours = flowgraph_seconds(ours, cplx, fg_out, iterations);
+            const double t_gr = flowgraph_seconds(
+                [&]() -> gr::basic_block_sptr {
+                    if (cplx)
+                        return gr::filter::freq_xlating_fir_filter_ccf::make(
+                            D, real_taps, fc, fs);
+                    return gr::filter::freq_xlating_fir_filter_fcf::make(
+                        D, real_taps, fc, fs);
+                },
+                cplx,
+                fg_out,
+                iterations);
+            const double t_ours = flowgraph_seconds(
+                [&] { return ddc::make(D, ctaps, fc, fs, cplx ? "complex" : "float", 1, "cpu"); },
+                cplx,
+                fg_out,
+                iterations);
             const std::string what = dt + (cplx ? " complex" : " float") + " in, flowgraph";
             const std::string gr_name = cplx ? "freq_xlating_fir_filter_ccf"
                                              : "freq_xlating_fir_filter_fcf";

@@ -92,48 +92,45 @@ double flowgraph_seconds(bool gr, int N, int T, std::size_t spectra, int iterati
     std::vector<float> taps(std::size_t(N) * T);
     for (auto& t : taps)
         t = g(rng);
-    double best = 1e30;
-    for (int it = 0; it < iterations; ++it) {
-        auto tb = gr::make_top_block("bench_fengine");
-        constexpr int buffer_bytes = 1 << 20;
-        if (gr) {
-            std::vector<gr_complex> chunk(std::size_t(1) << 16);
-            for (auto& v : chunk)
-                v = gr_complex(g(rng), g(rng));
-            auto src = gr::blocks::vector_source_c::make(chunk, true);
-            auto head = gr::blocks::head::make(sizeof(gr_complex), spectra * N);
-            auto split = gr::blocks::stream_to_streams::make(sizeof(gr_complex), N);
-            auto pfb = gr::filter::pfb_channelizer_ccf::make(N, taps, 1.0);
-            src->set_min_output_buffer(buffer_bytes / 8);
-            head->set_min_output_buffer(buffer_bytes / 8);
-            tb->connect(src, 0, head, 0);
-            tb->connect(head, 0, split, 0);
-            for (int j = 0; j < N; ++j) {
-                tb->connect(split, j, pfb, j);
-                tb->connect(pfb, j, gr::blocks::null_sink::make(sizeof(gr_complex)), 0);
+    return best_flowgraph_seconds(
+        [&] {
+            auto tb = gr::make_top_block("bench_fengine");
+            constexpr int buffer_bytes = 1 << 20;
+            if (gr) {
+                std::vector<gr_complex> chunk(std::size_t(1) << 16);
+                for (auto& v : chunk)
+                    v = gr_complex(g(rng), g(rng));
+                auto src = gr::blocks::vector_source_c::make(chunk, true);
+                auto head = gr::blocks::head::make(sizeof(gr_complex), spectra * N);
+                auto split = gr::blocks::stream_to_streams::make(sizeof(gr_complex), N);
+                auto pfb = gr::filter::pfb_channelizer_ccf::make(N, taps, 1.0);
+                src->set_min_output_buffer(buffer_bytes / 8);
+                head->set_min_output_buffer(buffer_bytes / 8);
+                tb->connect(src, 0, head, 0);
+                tb->connect(head, 0, split, 0);
+                for (int j = 0; j < N; ++j) {
+                    tb->connect(split, j, pfb, j);
+                    tb->connect(
+                        pfb, j, gr::blocks::null_sink::make(sizeof(gr_complex)), 0);
+                }
+            } else {
+                std::vector<float> chunk(std::size_t(1) << 16);
+                for (auto& v : chunk)
+                    v = g(rng);
+                auto src = gr::blocks::vector_source_f::make(chunk, true);
+                auto head = gr::blocks::head::make(sizeof(float), spectra * 2 * N);
+                auto fe = gr::gpudsp::pfb_fengine::make(
+                    1, N, T, "float", "cf32", 1.0, {}, false, "cpu");
+                src->set_min_output_buffer(buffer_bytes / 4);
+                head->set_min_output_buffer(buffer_bytes / 4);
+                fe->set_min_output_buffer(std::max(2, buffer_bytes / (8 * N)));
+                tb->connect(src, 0, head, 0);
+                tb->connect(head, 0, fe, 0);
+                tb->connect(fe, 0, gr::blocks::null_sink::make(std::size_t(8) * N), 0);
             }
-        } else {
-            std::vector<float> chunk(std::size_t(1) << 16);
-            for (auto& v : chunk)
-                v = g(rng);
-            auto src = gr::blocks::vector_source_f::make(chunk, true);
-            auto head = gr::blocks::head::make(sizeof(float), spectra * 2 * N);
-            auto fe = gr::gpudsp::pfb_fengine::make(1, N, T, "float", "cf32", 1.0, {}, false,
-                                                    "cpu");
-            src->set_min_output_buffer(buffer_bytes / 4);
-            head->set_min_output_buffer(buffer_bytes / 4);
-            fe->set_min_output_buffer(std::max(2, buffer_bytes / (8 * N)));
-            tb->connect(src, 0, head, 0);
-            tb->connect(head, 0, fe, 0);
-            tb->connect(fe, 0, gr::blocks::null_sink::make(std::size_t(8) * N), 0);
-        }
-        const auto t0 = std::chrono::steady_clock::now();
-        tb->run();
-        best = std::min(
-            best,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    return best;
+            return tb;
+        },
+        iterations);
 }
 
 } // namespace
