@@ -223,10 +223,10 @@ class qa_spead_digitiser(gr_unittest.TestCase):
         self.flavour = spead2.Flavour(*S.FLAVOUR)
         self.rng = np.random.default_rng(7)
 
-    def receive(self, heaps_by_port, ports, n_pols, H=4, **kw):
+    def receive(self, heaps_by_port, ports, n_pols, H=4, src=None, **kw):
         """Send [(heap, port index)] in order, then a stop heap; return the
-        sinks' bytes, the sinks and the source."""
-        src = gpudsp.spead_digitiser_source(
+        sinks' bytes, the sinks and the source (src: one made before)."""
+        src = src or gpudsp.spead_digitiser_source(
             pol0=f"127.0.0.1:{ports[0]}", pol1=f"127.0.0.1:{ports[1]}" if n_pols == 2 else "",
             heap_samples=self.HS, heaps_per_chunk=H, stop_heaps=1, **kw)
         sinks = [blocks.vector_sink_b() for _ in range(n_pols)]
@@ -268,6 +268,22 @@ class qa_spead_digitiser(gr_unittest.TestCase):
             ts = tags_of(sinks[p], "gpudsp.timestamp")
             self.assertEqual([(o, pmt.to_uint64(v)) for o, v in ts], [(0, t0)])
         self.assertEqual(src.stats()["heaps_received"], 80)
+
+    def test_runs_again(self):
+        # The same source in a second flowgraph (GNU Radio counts items from
+        # 0 again): a new receiver on the same ports, the same output for
+        # the same heaps. (It ended at once, with nothing, before.)
+        n = 16 * self.HS
+        samples = self.rng.integers(-512, 512, n)
+        heaps = dig_heaps(self.flavour, samples, 777 * self.HS, self.HS, 0)
+        order = [(h[1], 0) for h in heaps]
+        ports = [port(), port()]
+        first, sinks1, src = self.receive(order, ports, 1, H=4)
+        again, sinks2, _ = self.receive(order, ports, 1, H=4, src=src)
+        self.assertGreater(len(first[0]), 0)
+        np.testing.assert_array_equal(again[0], first[0])
+        self.assertEqual([(o, pmt.to_uint64(v)) for o, v in tags_of(sinks2[0], "gpudsp.timestamp")],
+                         [(o, pmt.to_uint64(v)) for o, v in tags_of(sinks1[0], "gpudsp.timestamp")])
 
     def test_loss_disorder_duplicates_late_jumps_restart(self):
         """Heaps dropped, reordered within the window, duplicated, late beyond

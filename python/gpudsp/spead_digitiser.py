@@ -65,17 +65,17 @@ class spead_digitiser_source(chunk_source):
         self.hb = formats.packed10_bytes(self.S)
         self.rate, self.sync_time = float(adc_sample_rate), float(sync_time)
         # Bind now, so that a sender started right after construction is heard.
-        self._rx = spead.chunk_receiver(
-            kind="digitiser",
-            params=dict(dig_heap_samples=self.S, dig_heap_bytes=self.hb,
-                        dig_heaps_per_chunk=self.H, dig_n_pols=n_pols),
-            items=[spead.TIMESTAMP_ID, sp.HEAP_LENGTH_ID, spead.DIGITISER_STATUS_ID,
-                   spead.DIGITISER_ID_ID, sp.STREAM_CTRL_ID],
-            slots=n_pols * self.H, chunk_bytes=n_pols * self.H * self.hb, extra_words=2,
-            endpoints=endpoints, interface_address=interface_address, max_chunks=max_chunks,
-            ring_chunks=ring_chunks, buffer_size=buffer_size,
-            max_packet_size=self.hb + spead.PREAMBLE_BYTES + 64, stop_heaps=stop_heaps,
-            jump_chunks=jump_chunks, logger=self.logger)
+        self._open(lambda: spead.chunk_receiver(
+                kind="digitiser",
+                params=dict(dig_heap_samples=self.S, dig_heap_bytes=self.hb,
+                            dig_heaps_per_chunk=self.H, dig_n_pols=n_pols),
+                items=[spead.TIMESTAMP_ID, sp.HEAP_LENGTH_ID, spead.DIGITISER_STATUS_ID,
+                       spead.DIGITISER_ID_ID, sp.STREAM_CTRL_ID],
+                slots=n_pols * self.H, chunk_bytes=n_pols * self.H * self.hb, extra_words=2,
+                endpoints=endpoints, interface_address=interface_address, max_chunks=max_chunks,
+                ring_chunks=ring_chunks, buffer_size=buffer_size,
+                max_packet_size=self.hb + spead.PREAMBLE_BYTES + 64, stop_heaps=stop_heaps,
+                jump_chunks=jump_chunks, logger=self.logger))
         self._zeros = np.zeros(self.H * self.hb, np.uint8)
         self.slots_per_chunk, self.slot_ticks, self.slot_items = self.H, self.S, self.hb
         self._chunk_buffers()

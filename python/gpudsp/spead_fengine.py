@@ -109,6 +109,12 @@ class spead_fengine_sink(gr.sync_block):
         self._flag_runs = [(s, e) for s, e in self._flag_runs if e > start + n]
         return n
 
+    def start(self):
+        # A run again counts items (and so heap times) from 0: a new batch.
+        self._stopped = False
+        self._fill, self._bad, self._flag_runs = 0, False, []
+        return True
+
     def stop(self):
         if not self._stopped:
             self._stopped = True
@@ -154,18 +160,18 @@ class spead_fengine_source(chunk_source):
         self.hb = self.C * self.SPH * 2 * 2
         self.step = self.SPH * int(samples_between_spectra)
         sp = spead.import_spead2()
-        self._rx = spead.chunk_receiver(
-            "fengine",
-            dict(feng_heap_timestamp_step=self.step, feng_heap_bytes=self.hb,
-                 feng_heaps_per_chunk=self.T, feng_n_fengines=self.A,
-                 feng_first_channel=int(first_channel)),
-            [spead.TIMESTAMP_ID, spead.FENG_ID_ID, spead.FREQUENCY_ID, sp.HEAP_LENGTH_ID,
-             sp.STREAM_CTRL_ID],
-            slots=self.T * self.A, chunk_bytes=self.T * self.A * self.hb, extra_words=1,
-            endpoints=spead.parse_endpoints(endpoints), interface_address=interface_address,
-            max_chunks=max_chunks, ring_chunks=ring_chunks, buffer_size=buffer_size,
-            max_packet_size=max_packet_size, stop_heaps=stop_heaps, jump_chunks=jump_chunks,
-            logger=self.logger)
+        self._open(lambda: spead.chunk_receiver(
+                "fengine",
+                dict(feng_heap_timestamp_step=self.step, feng_heap_bytes=self.hb,
+                     feng_heaps_per_chunk=self.T, feng_n_fengines=self.A,
+                     feng_first_channel=int(first_channel)),
+                [spead.TIMESTAMP_ID, spead.FENG_ID_ID, spead.FREQUENCY_ID, sp.HEAP_LENGTH_ID,
+                 sp.STREAM_CTRL_ID],
+                slots=self.T * self.A, chunk_bytes=self.T * self.A * self.hb, extra_words=1,
+                endpoints=spead.parse_endpoints(endpoints), interface_address=interface_address,
+                max_chunks=max_chunks, ring_chunks=ring_chunks, buffer_size=buffer_size,
+                max_packet_size=max_packet_size, stop_heaps=stop_heaps, jump_chunks=jump_chunks,
+                logger=self.logger))
         self._out = np.zeros((self.T, self.SPH, self.C, self.A, 2, 2), np.int8)
         self._out32 = self._out.reshape(-1).view(np.uint32).reshape(self.T, -1)
         self._zeros = np.zeros((self.T * self.SPH, self.item), np.int8)

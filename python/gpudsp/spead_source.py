@@ -26,8 +26,11 @@ def runs(flags):
 class chunk_source(gr.sync_block):
     """A chunk is `slots_per_chunk` time slots (heap times) of several heaps
     each (polarisations, F-engines); a slot is `slot_ticks` ADC samples and
-    `slot_items` output items. The subclass sets those and self._rx, and
-    implements:
+    `slot_items` output items. The subclass sets those and calls
+    _open(make_receiver) (a function returning its spead.chunk_receiver:
+    called now, so that a sender started right after construction is heard,
+    and again when a flowgraph runs the source again, since a stopped
+    receiver cannot restart), and implements:
 
     _heaps(chunk) -> (present [slot][heap] bool, raw timestamps [slot][heap])
     _fill(slots) -> (arrays per port, tags) for `slots` lost slots
@@ -39,6 +42,13 @@ class chunk_source(gr.sync_block):
 
     def __init__(self, name, out_sig):
         gr.sync_block.__init__(self, name, in_sig=None, out_sig=out_sig)
+        self._rx = self._make_rx = None
+        self._rx_stopped = False
+        self._restart()
+        self.counts = dict(discontinuities=0)
+
+    def _restart(self):
+        """The stream's state before its first heap."""
         self._seg = None      # (arrays per port, tags, chunk to release)
         self._pos = 0
         self._pending = None  # a chunk that waits behind a gap's fill
@@ -46,7 +56,20 @@ class chunk_source(gr.sync_block):
         self._next_ts = None  # its timestamp
         self._gap = True      # the next complete slot gets time tags
         self._done = False
-        self.counts = dict(discontinuities=0)
+
+    def _open(self, make_receiver):
+        self._make_rx = make_receiver
+        self._rx = make_receiver()
+        self._rx_stopped = False
+
+    def start(self):
+        # A run again (GNU Radio counts items from 0): a new receiver on the
+        # same endpoints, the stream from its next first heap.
+        if self._rx_stopped:
+            self._rx = self._make_rx()
+            self._rx_stopped = False
+            self._restart()
+        return True
 
     def _chunk_buffers(self):
         """Output buffers of two chunks each, set once the subclass knows its
@@ -146,4 +169,5 @@ class chunk_source(gr.sync_block):
 
     def stop(self):
         self._rx.stop()
+        self._rx_stopped = True
         return True

@@ -56,6 +56,7 @@ class spead_xengine_sink(gr.sync_block):
             raise ValueError(f"{who}: one destination, got {destination!r}")
         self.freq, self.step, self.ts0 = int(first_channel), int(dump_timestamp_step), \
             int(timestamp0)
+        self._ts0_given = self.ts0  # < 0: from the first dump's tag, each run
         self.sender, self.n_senders = int(sender_index), int(n_senders)
         self.send_stop = bool(send_stop)
         self._tx = spead.udp_sender(self.dest, int(max_packet_size), rate=float(rate),
@@ -80,6 +81,12 @@ class spead_xengine_sink(gr.sync_block):
         self._tx.send(heaps)
         self.dumps_sent += len(heaps)
         return len(x)
+
+    def start(self):
+        # A run again counts dumps from 0 and takes its first timestamp anew.
+        self.ts0 = self._ts0_given
+        self._stopped = False
+        return True
 
     def stop(self):
         if not self._stopped:
