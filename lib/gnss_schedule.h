@@ -194,6 +194,14 @@ public:
         align();
     }
 
+    /*! Sample numbers from \p n on renumbered from 0 (a stream that
+     *  starts over at old sample n): the replica continued to there first. */
+    void renumber_from(uint64_t n)
+    {
+        skip_to(n);
+        d_next -= n;
+    }
+
     gnss_integration take()
     {
         gnss_integration g{ d_system,      d_prn,     d_next,

@@ -150,12 +150,29 @@ bool wipeoff_correlator_impl::start()
     // integration, so the block would wait forever on a source that waits
     // for its messages, or end without reading a short stream.
     set_relative_rate(1.0);
+    gr::thread::scoped_lock guard(d_setlock);
+    d_between_runs = false;
     return block::start();
 }
 
 bool wipeoff_correlator_impl::stop()
 {
     size_buffers_for_integrations(); // for the next start
+    // A run again counts samples from 0 (GNU Radio gives the block a new
+    // detail): each satellite's replica continues as if the next run's
+    // sample 0 followed this run's last sample read; satellites added or
+    // changed from now on count the next run's samples. Tags, missing runs
+    // and the rx_time reference belong to this run.
+    gr::thread::scoped_lock guard(d_setlock);
+    const uint64_t end = nitems_read(0);
+    for (auto& s : d_sats)
+        s.second.renumber_from(end);
+    d_tags_read = 0;
+    d_missing = gnss_missing_runs();
+    d_have_time = false;
+    d_time_offset = 0;
+    d_time = 0;
+    d_between_runs = true;
     return block::stop();
 }
 
@@ -183,7 +200,7 @@ void wipeoff_correlator_impl::add_satellite(const std::string& system,
     if (!std::isfinite(carrier_phase) || !std::isfinite(code_phase))
         throw std::invalid_argument("wipeoff_correlator: phases must be finite");
     gr::thread::scoped_lock guard(d_setlock);
-    const uint64_t now = nitems_read(0);
+    const uint64_t now = d_between_runs ? 0 : nitems_read(0);
     const uint64_t at = at_sample < 0 ? now : uint64_t(at_sample);
     gnss_tracker t(kernels::gnss_system(k.first),
                    prn,

@@ -90,6 +90,7 @@ private:
     gnss_missing_runs d_missing;
     uint64_t d_tags_read = 0;
     bool d_have_time = false;
+    bool d_between_runs = false; // stopped: "now" is the next run's sample 0
     uint64_t d_time_offset = 0;
     double d_time = 0;         // rx_time at d_time_offset, seconds
     pmt::pmt_t d_message_base; // the fields every "corr" message shares

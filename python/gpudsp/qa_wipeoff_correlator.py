@@ -242,6 +242,39 @@ class wipeoff_block_tests:
             turn = np.angle(p[:, 1, 1] / p[:, 0, 1]) / (2 * np.pi)
             np.testing.assert_allclose(turn, [[0.3, -0.1][k]] * len(p), atol=0.02)
 
+    def test_runs_again(self):
+        # GNU Radio counts samples from 0 on every run. The same block run
+        # again with its satellites as they are continues each replica as if
+        # the new run followed the old one: records at once, from the first
+        # samples, each the kernel's correlation at its stated phases. With
+        # the satellites added again at sample 0 it gives the first run's
+        # records, missing flags included. (The second run gave no records,
+        # or lost the flags, before.)
+        n = 30001
+        x = signal(n)
+        missing = gr.tag_utils.python_to_tag(
+            (20000, pmt.intern("gpudsp.missing"), pmt.from_long(50)))
+        first = self.run_records(x, tags=[missing])
+        d = self.d
+
+        def again():
+            tb = gr.top_block()
+            for m in range(2):
+                tb.connect(blocks.vector_source_c(x[m].tolist(), False, 1,
+                                                  [missing] if m == 1 else []), (d, m))
+            sink = blocks.vector_sink_b(d.record_size())
+            tb.connect(d, sink)
+            tb.run()
+            return gnss.parse_records(np.array(sink.data(), np.uint8), 2, len(TAPS))
+        cont = again()
+        self.assertGreaterEqual(len(cont), len(first) - 2 * len(SATS))
+        self.assertLess(cont["start"].min(), first["length"].max())
+        self.check_against_kernel(x, cont)
+        for s in SATS:
+            d.add_satellite(s["system"], s["prn"], s["carrier_freq"], s["code_freq"],
+                            s["carrier_phase"], s["code_phase"], 0)
+        np.testing.assert_array_equal(again(), first)
+
     def test_pilots_with_secondary_codes_add_up_over_many_periods(self):
         # GPS L5 Q5 (NH20) and Galileo E5a-Q (CS100) pilots, 5 primary
         # periods an integration: with the secondary chip given (the method
