@@ -298,8 +298,12 @@ class ms_sink(gr.sync_block):
         self.writer = ms_writer(path, array, band, n_channels, geometry, phase_centre,
                                 spectrum_seconds, n_taps, n_integrate, jy_per_unit,
                                 flag_channels=flag_channels)
+        self.path = path
+        self._complete = False
 
     def work(self, input_items, output_items):
+        if self._complete:
+            return -1  # WORK_DONE: see start()
         x = input_items[0]
         n0 = self.nitems_read(0)
         tags = self.get_tags_in_window(0, 0, len(x))
@@ -326,8 +330,21 @@ class ms_sink(gr.sync_block):
                                    sat_inputs)
         return len(x)
 
+    def start(self):
+        # A run again would count dumps (and so times) from 0 into a set that
+        # is complete: refused, with the way out. (Said here and done in
+        # work(): a Python block's start() that fails brings GNU Radio 3.10
+        # down.)
+        if self._complete:
+            self.logger.error(f"the MeasurementSet {self.path} is complete (its time ranges "
+                              "were written when the last run stopped): nothing written; "
+                              "make a new ms_sink to run the flowgraph again")
+        return True
+
     def stop(self):
-        self.writer.close()
+        if not self._complete:
+            self.writer.close()
+            self._complete = True
         return True
 
 

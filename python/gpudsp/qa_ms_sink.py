@@ -238,6 +238,11 @@ class qa_ms_sink(gr_unittest.TestCase):
         self.assertTrue(flag[2 * rows:][with_1].all())        # antenna 1 saturated in dump 2
         self.assertFalse(flag[2 * rows:][~with_1][:, 1:-1].any())
         np.testing.assert_allclose(t.getcol("WEIGHT")[::rows, 0], [4, 1e-9, 4], rtol=1e-6)
+        # Run again into the complete set: refused (rows would repeat run
+        # 1's times), the run ends, the set unchanged.
+        src.rewind()
+        tb.run()
+        self.assertEqual(table(path).nrows(), 3 * rows)
         # Dump 0's DATA is the X-engine's sum / 4 through the MS rules.
         V = np.zeros((N, rows, 2, 2), complex)
         xc = x[:4, ..., 0] + 1j * x[:4, ..., 1].astype(float)
