@@ -303,7 +303,7 @@ class ms_sink(gr.sync_block):
 
     def work(self, input_items, output_items):
         if self._complete:
-            return -1  # WORK_DONE: see start()
+            return len(input_items[0])  # dropped: see start()
         x = input_items[0]
         n0 = self.nitems_read(0)
         tags = self.get_tags_in_window(0, 0, len(x))
@@ -332,17 +332,19 @@ class ms_sink(gr.sync_block):
 
     def start(self):
         # A run again would count dumps (and so times) from 0 into a set that
-        # is complete: refused, with the way out. (Said here and done in
-        # work(): a Python block's start() that fails brings GNU Radio 3.10
-        # down.)
+        # is complete: refused, with the way out; its dumps are read and
+        # dropped, so that the rest of the flowgraph runs on. (Said here and
+        # done in work(): a Python block's start() that fails brings GNU
+        # Radio 3.10 down.)
         if self._complete:
             self.logger.error(f"the MeasurementSet {self.path} is complete (its time ranges "
-                              "were written when the last run stopped): nothing written; "
-                              "make a new ms_sink to run the flowgraph again")
+                              "were written when the last run stopped): this run's dumps are "
+                              "dropped; make a new ms_sink to run the flowgraph again")
         return True
 
     def stop(self):
-        if not self._complete:
+        # Complete once it holds dumps (a run that wrote none leaves it open).
+        if not self._complete and self.writer.times:
             self.writer.close()
             self._complete = True
         return True

@@ -239,10 +239,20 @@ class qa_ms_sink(gr_unittest.TestCase):
         self.assertFalse(flag[2 * rows:][~with_1][:, 1:-1].any())
         np.testing.assert_allclose(t.getcol("WEIGHT")[::rows, 0], [4, 1e-9, 4], rtol=1e-6)
         # Run again into the complete set: refused (rows would repeat run
-        # 1's times), the run ends, the set unchanged.
+        # 1's times), the dumps dropped, the set unchanged, the X-engine's
+        # other reader served in full.
+        time_range = table(os.path.join(path, "OBSERVATION")).getcol("TIME_RANGE")
+        tb.disconnect_all()
+        tb = gr.top_block()
         src.rewind()
+        other = blocks.vector_sink_b(xe.output_signature().sizeof_stream_item(0))
+        tb.connect(src, xe, snk)
+        tb.connect(xe, other)
         tb.run()
+        self.assertEqual(len(other.data()) // xe.output_signature().sizeof_stream_item(0), 3)
         self.assertEqual(table(path).nrows(), 3 * rows)
+        np.testing.assert_array_equal(
+            table(os.path.join(path, "OBSERVATION")).getcol("TIME_RANGE"), time_range)
         # Dump 0's DATA is the X-engine's sum / 4 through the MS rules.
         V = np.zeros((N, rows, 2, 2), complex)
         xc = x[:4, ..., 0] + 1j * x[:4, ..., 1].astype(float)

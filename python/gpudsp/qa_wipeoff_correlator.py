@@ -270,6 +270,11 @@ class wipeoff_block_tests:
         self.assertGreaterEqual(len(cont), len(first) - 2 * len(SATS))
         self.assertLess(cont["start"].min(), first["length"].max())
         self.check_against_kernel(x, cont)
+        for s in SATS:  # each satellite's integrations continue its count
+            sys_no = gnss.SYSTEMS.index(s["system"])
+            mine = lambda r: r[(r["system"] == sys_no) & (r["prn"] == s["prn"])]
+            self.assertEqual(mine(cont)["integration"][0],
+                             mine(first)["integration"][-1] + 1)
         for s in SATS:
             d.add_satellite(s["system"], s["prn"], s["carrier_freq"], s["code_freq"],
                             s["carrier_phase"], s["code_phase"], 0)

@@ -64,11 +64,20 @@ class chunk_source(gr.sync_block):
 
     def start(self):
         # A run again (GNU Radio counts items from 0): a new receiver on the
-        # same endpoints, the stream from its next first heap.
+        # same endpoints, the stream from its next first heap, counts from 0.
+        # A receiver that cannot open (the port taken meanwhile) ends this
+        # source's stream with an error: raising here would bring GNU Radio
+        # down.
         if self._rx_stopped:
-            self._rx = self._make_rx()
-            self._rx_stopped = False
             self._restart()
+            self.counts = {k: [0] * len(v) if isinstance(v, list) else 0
+                           for k, v in self.counts.items()}
+            try:
+                self._rx = self._make_rx()
+                self._rx_stopped = False
+            except Exception as e:  # noqa: BLE001 (spead2 raises OSError, RuntimeError...)
+                self.logger.error(f"{self.name()}: cannot receive again: {e}")
+                self._done = True
         return True
 
     def _chunk_buffers(self):
@@ -168,6 +177,7 @@ class chunk_source(gr.sync_block):
         return dict(self.counts, **self._rx.stats())
 
     def stop(self):
-        self._rx.stop()
-        self._rx_stopped = True
+        if not self._rx_stopped:
+            self._rx.stop()
+            self._rx_stopped = True
         return True
