@@ -67,6 +67,10 @@ double seconds_per_call(const std::function<void()>& fn,
                         const std::function<void()>& sync,
                         int iterations);
 
+/*! \brief "2.51x <whom> (same run)": how many times faster \p ours ran
+ *  than \p theirs (seconds each). */
+std::string times_faster(double ours, double theirs, const std::string& whom);
+
 /*! \brief Best (shortest) wall time over \p iterations runs of a flowgraph
  *  that \p make builds afresh each time. */
 double best_flowgraph_seconds(const std::function<std::shared_ptr<gr::top_block>()>& make,

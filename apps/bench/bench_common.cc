@@ -149,6 +149,11 @@ void report::write_json(const std::string& path) const
     f << "]\n}\n";
 }
 
+std::string times_faster(double ours, double theirs, const std::string& whom)
+{
+    return std::to_string(theirs / ours).substr(0, 5) + "x " + whom + " (same run)";
+}
+
 double best_flowgraph_seconds(const std::function<std::shared_ptr<gr::top_block>()>& make,
                               int iterations)
 {

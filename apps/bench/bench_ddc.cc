@@ -45,11 +45,6 @@ namespace {
 constexpr double fc = 1.23e5, fs = 1e6;
 constexpr int buffer_bytes = 1 << 20;
 
-std::string ratio_text(double ours, double theirs, const std::string& whom)
-{
-    return std::to_string(ours / theirs).substr(0, 5) + "x " + whom + " (same run)";
-}
-
 // Seconds of vector source -> filter -> head (n_out outputs) -> null sink,
 // every buffer at least 1 MiB; best of \p iterations runs, each with a new
 // filter from \p make.
@@ -175,7 +170,7 @@ void run_ddc(const options& opt, report& rep)
                           memory_roofline,
                           std::to_string(flops / t_gr / 1e9).substr(0, 6) +
                               " GFLOP/s, one core" });
-                vs = "; " + ratio_text(t_gr, t_cpu, "GNU Radio's kernel");
+                vs = "; " + times_faster(t_cpu, t_gr, "GNU Radio's kernel");
             }
             rep.add({ "ddc",
                       what + ", kernel",
@@ -259,7 +254,7 @@ void run_ddc(const options& opt, report& rep)
                       "GS/s",
                       0,
                       "",
-                      ratio_text(t_gr, t_ours, "GNU Radio's block") });
+                      times_faster(t_ours, t_gr, "GNU Radio's block") });
         }
     }
 }

@@ -168,8 +168,7 @@ void run_fengine(const options& opt, report& rep)
                   "GS/s",
                   0,
                   "",
-                  "channel samples/s; " + std::to_string(t_gr / t_ours).substr(0, 5) +
-                      "x GNU Radio's block (same run)" });
+                  "channel samples/s; " + times_faster(t_ours, t_gr, "GNU Radio's block") });
     }
 
     for (std::size_t N : channels) {

@@ -210,67 +210,31 @@ DDC_INLINE void dot_level(const float* x,
         dot_all<V, false>(x, stride, n, lay, y);
 }
 
-void planar_baseline(const float* wr,
-                     const float* wi,
-                     std::size_t stride,
-                     std::size_t n,
-                     const ddc_cpu_layout& lay,
-                     std::complex<float>* y)
-{
-    dot_planar<f4>(wr, wi, stride, n, lay, y);
-}
-
-__attribute__((target("avx2,fma"))) void planar_avx2(const float* wr,
-                                                     const float* wi,
-                                                     std::size_t stride,
-                                                     std::size_t n,
-                                                     const ddc_cpu_layout& lay,
-                                                     std::complex<float>* y)
-{
-    dot_planar<f8>(wr, wi, stride, n, lay, y);
-}
-
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void
-planar_avx512(const float* wr,
-              const float* wi,
-              std::size_t stride,
-              std::size_t n,
-              const ddc_cpu_layout& lay,
-              std::complex<float>* y)
-{
-    dot_planar<f16>(wr, wi, stride, n, lay, y);
-}
-
-void dot_baseline(const float* x,
-                  std::size_t stride,
-                  std::size_t n,
-                  const ddc_cpu_layout& lay,
-                  bool complex_in,
-                  std::complex<float>* y)
-{
-    dot_level<f4>(x, stride, n, lay, complex_in, y);
-}
-
-__attribute__((target("avx2,fma"))) void dot_avx2(const float* x,
-                                                  std::size_t stride,
-                                                  std::size_t n,
-                                                  const ddc_cpu_layout& lay,
-                                                  bool complex_in,
-                                                  std::complex<float>* y)
-{
-    dot_level<f8>(x, stride, n, lay, complex_in, y);
-}
-
-__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))) void
-dot_avx512(const float* x,
-           std::size_t stride,
-           std::size_t n,
-           const ddc_cpu_layout& lay,
-           bool complex_in,
-           std::complex<float>* y)
-{
-    dot_level<f16>(x, stride, n, lay, complex_in, y);
-}
+// Each SIMD level's two entry points (dot_<level>, planar_<level>), compiled
+// for its target.
+#define DDC_LEVEL(LEVEL, V, ATTR)                                                 \
+    ATTR void dot_##LEVEL(const float* x,                                         \
+                          std::size_t stride,                                     \
+                          std::size_t n,                                          \
+                          const ddc_cpu_layout& lay,                              \
+                          bool complex_in,                                        \
+                          std::complex<float>* y)                                 \
+    {                                                                             \
+        dot_level<V>(x, stride, n, lay, complex_in, y);                           \
+    }                                                                             \
+    ATTR void planar_##LEVEL(const float* wr,                                     \
+                             const float* wi,                                     \
+                             std::size_t stride,                                  \
+                             std::size_t n,                                       \
+                             const ddc_cpu_layout& lay,                           \
+                             std::complex<float>* y)                              \
+    {                                                                             \
+        dot_planar<V>(wr, wi, stride, n, lay, y);                                 \
+    }
+DDC_LEVEL(baseline, f4, )
+DDC_LEVEL(avx2, f8, __attribute__((target("avx2,fma"))))
+DDC_LEVEL(avx512, f16, __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma"))))
+#undef DDC_LEVEL
 
 typedef void (*dot_fn)(const float*,
                        std::size_t,
@@ -293,9 +257,15 @@ struct simd_level {
 constexpr simd_level levels[] = { { 16, dot_avx512, planar_avx512 },
                                   { 8, dot_avx2, planar_avx2 },
                                   { 4, dot_baseline, planar_baseline } };
-int cpu_lanes()
+// The widest level the CPU runs whose vector holds at most \p floats
+// floats of one window (needs floats >= 4).
+const simd_level& widest_level(int floats)
 {
-    return runtime::cpu_use_avx512() ? 16 : runtime::cpu_use_avx2() ? 8 : 4;
+    const int cpu = runtime::cpu_use_avx512() ? 16 : runtime::cpu_use_avx2() ? 8 : 4;
+    for (const auto& l : levels)
+        if (l.lanes <= cpu && l.lanes <= floats)
+            return l;
+    return levels[2];
 }
 
 // Mixed input per tile: the tile's windows overlap the next tile's by T - 1
@@ -306,37 +276,40 @@ constexpr std::size_t tile_samples = 4096;
 class ddc_cpu : public ddc_plan::impl
 {
 public:
-    explicit ddc_cpu(const ddc_config& c) : d_c(c) {}
+    // Complex input with real taps mixes first: its filter is the real
+    // taps h, fixed for the plan (a retune changes only the mixer).
+    explicit ddc_cpu(const ddc_config& c)
+        : d_c(c),
+          d_mix_first(c.complex_input() && c.n_taps() >= 4 &&
+                      std::all_of(c.taps.begin(), c.taps.end(), [](auto t) {
+                          return t.imag() == 0;
+                      }))
+    {
+        if (d_mix_first) {
+            std::vector<std::complex<float>> h(c.n_taps());
+            for (std::size_t k = 0; k < h.size(); ++k)
+                h[k] = float(c.taps[k].real());
+            const simd_level& l = widest_level(c.n_taps());
+            d_layout = ddc_cpu_layout(h, l.lanes, false);
+            d_planar = l.planar;
+        }
+    }
 
     void set_taps(const std::vector<std::complex<float>>& z) override
     {
-        // Complex input with real taps mixes first (the taps stay h); else
-        // the premultiplied z. The widest vector whose samples fit in one
+        // The premultiplied z, at the widest vector whose samples fit in one
         // window (a level narrower than the CPU's for tiny T; scalar below).
+        d_z = z;
+        if (d_mix_first)
+            return;
         const bool cplx = d_c.complex_input();
         const int T = int(z.size());
-        const bool real_taps =
-            std::all_of(d_c.taps.begin(), d_c.taps.end(), [](auto t) { return t.imag() == 0; });
-        d_mix_first = cplx && real_taps && T >= 4;
-        std::vector<std::complex<float>> h(T);
-        for (int k = 0; k < T; ++k)
-            h[k] = float(d_c.taps[k].real());
         d_dot = nullptr;
-        d_planar = nullptr;
-        for (const auto& l : levels) {
-            const int per_vector = cplx && !d_mix_first ? l.lanes / 2 : l.lanes;
-            if (l.lanes > cpu_lanes() || per_vector > T)
-                continue;
-            if (d_mix_first) {
-                d_layout = ddc_cpu_layout(h, l.lanes, false);
-                d_planar = l.planar;
-            } else {
-                d_layout = ddc_cpu_layout(z, l.lanes, cplx);
-                d_dot = l.dot;
-            }
-            break;
+        if (T >= (cplx ? 2 : 4)) {
+            const simd_level& l = widest_level(cplx ? 2 * T : T);
+            d_layout = ddc_cpu_layout(z, l.lanes, cplx);
+            d_dot = l.dot;
         }
-        d_z = z;
     }
 
     void execute(const void* in,
@@ -387,7 +360,7 @@ private:
                        std::complex<float>* y,
                        const mixer_phase& phase)
     {
-        const std::size_t T = d_z.size(), D = std::size_t(d_c.decimation);
+        const std::size_t T = std::size_t(d_c.n_taps()), D = std::size_t(d_c.decimation);
         const std::size_t tile = std::max<std::size_t>(1, std::max(tile_samples, 16 * T) / D);
         // Absolute index of output 0's first window sample (mod 2^64: the
         // windows of the first outputs start before sample 0).
@@ -471,10 +444,10 @@ private:
 
     ddc_config d_c;
     std::vector<std::complex<float>> d_z; // z[k], not reversed
+    const bool d_mix_first;
     ddc_cpu_layout d_layout;
-    dot_fn d_dot = nullptr;
-    bool d_mix_first = false;
-    planar_fn d_planar = nullptr;
+    dot_fn d_dot = nullptr;       // the premultiplied form (null: scalar)
+    planar_fn d_planar = nullptr; // the mixed form
     std::optional<ddc_mix_table> d_table;
     std::vector<float> d_xr, d_wr, d_wi;
 };

@@ -3,15 +3,12 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// Internal: the CPU DDC's arithmetic that is not SIMD code, here so that
-// qa_ddc_cpu_layout checks it exhaustively on small sizes — the taps laid out
-// in vectors of W float lanes, and the rotation from the exact phase.
+// Internal: the CPU DDC's taps laid out in vectors of W float lanes, here
+// so that qa_ddc_cpu_layout checks the layout exhaustively on small sizes.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_DDC_CPU_LAYOUT_H
 #define INCLUDED_GPUDSP_KERNELS_DDC_CPU_LAYOUT_H
 
-#include <array>
-#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <vector>
@@ -57,31 +54,6 @@ struct ddc_cpu_layout {
         }
     }
 };
-
-/*!
- * exp(-2j pi p / 2^64) for a 64-bit fixed-point phase p: the nearest of 1024
- * table points times exp of the rest (|angle| <= pi/1024) from its Taylor
- * series, all in float64 (error < 1e-15, against std::polar's ~1e-16): a
- * function of p alone, about a tenth of the cost of sincos.
- */
-inline std::complex<double> mixer_rotation(uint64_t p)
-{
-    static const auto table = [] {
-        std::array<std::complex<double>, 1024> t;
-        for (int k = 0; k < 1024; ++k)
-            t[k] = std::polar(1.0, -2 * M_PI * k / 1024.0);
-        return t;
-    }();
-    const uint64_t k = (p + (uint64_t(1) << 53)) >> 54;     // nearest point
-    const int64_t rest = int64_t(p - (k << 54));            // [-2^53, 2^53)
-    const double th = -2 * M_PI * (double(rest) * 0x1p-64); // exact up to rounding
-    const double t2 = th * th;
-    const double c = 1 - t2 / 2 * (1 - t2 / 12 * (1 - t2 / 30));
-    const double s = th * (1 - t2 / 6 * (1 - t2 / 20 * (1 - t2 / 42)));
-    const std::complex<double> q = table[k & 1023];
-    // Written out: std::complex's operator* calls __muldc3 (NaN rules).
-    return { q.real() * c - q.imag() * s, q.real() * s + q.imag() * c };
-}
 
 } // namespace kernels
 } // namespace gpudsp

@@ -11,7 +11,6 @@
 // for it explicitly (fmaf: one rounding, vector or scalar).
 
 #include "ddc_cpu_mix.h"
-#include "ddc_cpu_layout.h"
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>
 

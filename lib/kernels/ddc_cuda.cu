@@ -58,8 +58,7 @@ __device__ __forceinline__ ddc_cf as_tile(float2 x) { return ddc_cf{ x.x, x.y };
 
 // Outputs [blockIdx.x M, + M) of n_outputs. in: the launch's first window
 // sample is first_sample; valid samples are [0, valid) from there (the
-// rest of the last tile reads zeros). zr: the reversed premultiplied taps
-// padded with zeros to A D (the padding is never used).
+// rest of the last tile reads zeros). zr: the reversed premultiplied taps.
 template <sample_kind K, int AC>
 __global__ void __launch_bounds__(ddc_tile_max_threads)
     ddc_tile_kernel(const void* __restrict__ in,
@@ -80,7 +79,7 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     auto* tile = reinterpret_cast<X*>(smem + ddc_tile_tile_offset(sh));
     auto* parts = reinterpret_cast<ddc_cf*>(smem + ddc_tile_parts_offset(sh, sizeof(X)));
     const int tid = threadIdx.x, n_threads = sh.threads();
-    for (int j = tid; j < sh.A * sh.D; j += n_threads)
+    for (int j = tid; j < sh.T; j += n_threads)
         taps[j] = zr[j];
     const long long m0 = (long long)blockIdx.x * sh.M;
     const long long s0 = m0 * sh.D; // the tile's first sample, from first_sample
@@ -119,22 +118,12 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     }
 }
 
-__device__ __forceinline__ float2 mac(float2 acc, float2 z, float x)
-{
-    return make_float2(fmaf(z.x, x, acc.x), fmaf(z.y, x, acc.y));
-}
-__device__ __forceinline__ float2 mac(float2 acc, float2 z, float2 x)
-{
-    return make_float2(fmaf(z.x, x.x, fmaf(-z.y, x.y, acc.x)),
-                       fmaf(z.x, x.y, fmaf(z.y, x.x, acc.y)));
-}
-
 // zr: the reversed taps (output m reads x[m D + j] against zr[j], relative to
 // the first window sample).
 template <sample_kind K, bool SHARED>
 __global__ void __launch_bounds__(threads) ddc_kernel(const void* __restrict__ in,
                                                       long long first_sample,
-                                                      const float2* __restrict__ zr,
+                                                      const ddc_cf* __restrict__ zr,
                                                       int taps,
                                                       int decimation,
                                                       unsigned long long first_output,
@@ -143,8 +132,8 @@ __global__ void __launch_bounds__(threads) ddc_kernel(const void* __restrict__ i
                                                       unsigned long long phase_offset,
                                                       float2* __restrict__ out)
 {
-    extern __shared__ float2 z_shared[];
-    const float2* z = zr;
+    extern __shared__ ddc_cf z_shared[];
+    const ddc_cf* z = zr;
     if (SHARED) {
         for (int j = threadIdx.x; j < taps; j += blockDim.x)
             z_shared[j] = zr[j];
@@ -156,10 +145,11 @@ __global__ void __launch_bounds__(threads) ddc_kernel(const void* __restrict__ i
     if (m >= n_outputs)
         return;
     const long long base = first_sample + (long long)m * decimation;
-    float2 acc = make_float2(0.0f, 0.0f);
+    ddc_cf acc{ 0.0f, 0.0f };
     for (int j = 0; j < taps; ++j)
-        acc = mac(acc, z[j], sample_loader<K>::load(in, base + j));
-    out[m] = rotate_output(acc, first_output + m, decimation, phase_step, phase_offset);
+        ddc_mac(acc, z[j], as_tile(sample_loader<K>::load(in, base + j)));
+    out[m] = rotate_output(
+        make_float2(acc.re, acc.im), first_output + m, decimation, phase_step, phase_offset);
 }
 
 sample_kind kind_of(ddc_input f)
@@ -202,16 +192,15 @@ public:
                           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
                       "cudaFuncSetAttribute (shared memory for the DDC)");
             });
-        const std::size_t n_taps =
-            d_shape.A ? std::size_t(d_shape.A) * d_shape.D : std::size_t(c.n_taps());
-        d_taps = std::make_unique<runtime::device_memory>(d_ctx, n_taps * sizeof(ddc_cf), who);
+        d_taps = std::make_unique<runtime::device_memory>(
+            d_ctx, std::size_t(c.n_taps()) * sizeof(ddc_cf), who);
     }
 
     void set_taps(const std::vector<std::complex<float>>& z) override
     {
-        // Reversed (zeros past T for the tile kernel); uploaded by the next
-        // execute() on its stream, so work in flight keeps its taps.
-        d_host.assign(d_taps->size() / sizeof(ddc_cf), ddc_cf{ 0.0f, 0.0f });
+        // Reversed; uploaded by the next execute() on its stream, so work in
+        // flight keeps its taps.
+        d_host.resize(z.size());
         for (std::size_t j = 0; j < z.size(); ++j)
             d_host[j] = ddc_cf{ z[z.size() - 1 - j].real(), z[z.size() - 1 - j].imag() };
         d_dirty = true;
@@ -294,14 +283,13 @@ private:
                        cudaStream_t stream,
                        const void* in,
                        long long first,
-                       const ddc_cf* zc,
+                       const ddc_cf* z,
                        int T,
                        uint64_t first_output,
                        std::size_t count,
                        const mixer_phase& ph,
                        float2* y)
     {
-        const auto* z = reinterpret_cast<const float2*>(zc);
         const bool shared = d_smem > 0;
 #define GPUDSP_DDC(KIND)                                                            \
     if (shared)                                                                     \

@@ -30,9 +30,10 @@ struct ddc_plan::impl {
 
 std::unique_ptr<ddc_plan::impl> make_ddc_cpu(const ddc_config& config);
 
-// CUDA launch geometry (ddc_cuda.cu), here so that scripts/kernel-report.sh
-// reads the same numbers: the premultiplied taps go to shared memory when
-// there are at most ddc_cuda_max_shared_taps of them (32 KiB of float2).
+// The CUDA simple kernel's launch geometry (ddc_cuda.cu; the tile kernel's
+// is ddc_tile.h's), here so that scripts/kernel-report.sh reads the same
+// numbers: the premultiplied taps go to shared memory when there are at
+// most ddc_cuda_max_shared_taps of them (32 KiB of complex float).
 constexpr int ddc_cuda_threads = 256;
 constexpr int ddc_cuda_max_shared_taps = 4096;
 constexpr std::size_t ddc_cuda_shared_bytes(int taps)

@@ -77,11 +77,11 @@ GPUDSP_HD void ddc_tile_for_samples(const ddc_tile_shape& sh, int first, int str
     }
 }
 
-/*! Byte offsets in dynamic shared memory of the tile (after the taps, A D
- *  complex) and of the groups' partial sums (after the tile, 8-aligned). */
+/*! Byte offsets in dynamic shared memory of the tile (after the T taps)
+ *  and of the groups' partial sums (after the tile, 8-aligned). */
 GPUDSP_HD std::size_t ddc_tile_tile_offset(const ddc_tile_shape& sh)
 {
-    return std::size_t(sh.A) * sh.D * sizeof(ddc_cf);
+    return std::size_t(sh.T) * sizeof(ddc_cf);
 }
 GPUDSP_HD std::size_t ddc_tile_parts_offset(const ddc_tile_shape& sh, int sample_bytes)
 {

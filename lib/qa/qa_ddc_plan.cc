@@ -9,7 +9,7 @@
 // device-resident input, poisoned outputs, every format, odd T and D, calls
 // split anywhere, a phase-continuous retune.
 
-#include "qa_common.h"
+#include "qa_ddc_common.h"
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <cmath>
@@ -25,38 +25,6 @@ BOOST_TEST_GLOBAL_FIXTURE(device_fixture);
 namespace {
 
 using cvec = std::vector<std::complex<float>>;
-
-kernels::ddc_config config(ddc_input f, int T, int D, double fc, unsigned seed)
-{
-    kernels::ddc_config c;
-    c.input = f;
-    c.decimation = D;
-    c.center_freq = fc;
-    c.samp_rate = 1e6;
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> u(-1, 1);
-    for (int k = 0; k < T; ++k)
-        c.taps.emplace_back(u(rng), f == ddc_input::complex64 ? u(rng) : 0.0);
-    return c;
-}
-
-std::vector<uint8_t> random_input(ddc_input f, std::size_t n, unsigned seed)
-{
-    switch (f) {
-    case ddc_input::packed10:
-        return qa::random_bytes(kernels::packed10_bytes(n) + 8, seed);
-    case ddc_input::int16:
-        return qa::random_bytes(2 * n, seed);
-    case ddc_input::float32:
-    case ddc_input::complex64: {
-        const auto v = qa::random_floats(f == ddc_input::float32 ? n : 2 * n, seed);
-        std::vector<uint8_t> b(4 * v.size());
-        std::memcpy(b.data(), v.data(), b.size());
-        return b;
-    }
-    }
-    return {};
-}
 
 // Outputs [0, n_out) of \p plan, first window sample at \p first, in calls
 // of the sizes given, with an optional retune before output \p retune_at.
@@ -117,15 +85,12 @@ cvec run(kernels::ddc_plan& plan,
     return out;
 }
 
+// The relative error of finite device outputs (the poison is NaN).
 double rel_err(const cvec& a, const cvec& b)
 {
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        BOOST_REQUIRE(std::isfinite(a[i].real()) && std::isfinite(a[i].imag()));
-        num = std::max(num, double(std::abs(a[i] - b[i])));
-        den = std::max(den, double(std::abs(b[i])));
-    }
-    return num / den;
+    for (const auto& v : a)
+        BOOST_REQUIRE(std::isfinite(v.real()) && std::isfinite(v.imag()));
+    return qa::ddc_rel_err(a, b);
 }
 
 } // namespace
@@ -142,11 +107,11 @@ BOOST_AUTO_TEST_CASE(formats_and_odd_sizes_match_cpu)
                          std::make_pair(3, 8),
                          std::make_pair(256, 16),
                          std::make_pair(5000, 3) }) {
-            const auto c = config(f, td.first, td.second, 0.21e6, seed++);
+            const auto c = qa::ddc_config(f, td.first, td.second, 0.21e6, seed++);
             const std::size_t n_out = 301;
             const int64_t first = f == ddc_input::packed10 ? 3 : 0;
             const auto in =
-                random_input(f, first + (n_out - 1) * td.second + td.first, seed);
+                qa::ddc_random_input(f, first + (n_out - 1) * td.second + td.first, seed);
             kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
             kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
             const auto want = run(cpu, in, first, n_out, { n_out });
@@ -162,7 +127,7 @@ BOOST_AUTO_TEST_CASE(retune_is_phase_continuous)
     // Complex input, a constant tone at the old centre frequency: the output
     // is a constant; after the retune it rotates at (old - new), starting
     // from the phase it had at the retune sample (no jump).
-    auto c = config(ddc_input::complex64, 1, 1, 0.1e6, 9);
+    auto c = qa::ddc_config(ddc_input::complex64, 1, 1, 0.1e6, 9);
     c.taps = { 1.0 };
     const std::size_t n = 400, at = 173;
     std::vector<uint8_t> in(8 * n);

@@ -17,7 +17,7 @@
 
 #include "kernels/ddc_tile.h"
 #include "kernels/fengine_math.h"
-#include "qa_common.h"
+#include "qa_ddc_common.h"
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <cmath>
@@ -109,7 +109,7 @@ cvec simulate(const ddc_tile_shape& sh,
               const cvec& z,
               const mixer_phase& phase)
 {
-    std::vector<ddc_cf> zr(std::size_t(sh.A) * sh.D, ddc_cf{ 0, 0 });
+    std::vector<ddc_cf> zr(T);
     for (int j = 0; j < T; ++j)
         zr[j] = ddc_cf{ z[T - 1 - j].real(), z[T - 1 - j].imag() };
     const long long valid = (long long)(n - 1) * sh.D + T;
@@ -146,14 +146,17 @@ cvec simulate(const ddc_tile_shape& sh,
     return y;
 }
 
-double rel_err(const cvec& a, const cvec& b)
+// The plan's premultiplied taps z[k] = h[k] exp(+2j pi f k), as the CUDA
+// plan receives them.
+cvec premultiplied(const ddc_plan& plan)
 {
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        num = std::max(num, double(std::abs(a[i] - b[i])));
-        den = std::max(den, double(std::abs(b[i])));
+    const auto& c = plan.config();
+    cvec z(c.taps.size());
+    for (std::size_t k = 0; k < z.size(); ++k) {
+        const double cyc = double(int64_t(plan.phase().step * uint64_t(k))) * 0x1p-64;
+        z[k] = std::complex<float>(c.taps[k] * std::polar(1.0, 2 * M_PI * cyc));
     }
-    return num / den;
+    return z;
 }
 
 } // namespace
@@ -175,15 +178,7 @@ BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
                              std::make_pair(37, 3),
                              std::make_pair(300, 7) }) {
                 const int T = td.first, D = td.second;
-                ddc_config c;
-                c.input = f;
-                c.decimation = D;
-                c.center_freq = 0.21e6;
-                c.samp_rate = 1e6;
-                std::mt19937 rng(seed++);
-                std::uniform_real_distribution<double> u(-1, 1);
-                for (int k = 0; k < T; ++k)
-                    c.taps.emplace_back(u(rng), f == ddc_input::complex64 ? u(rng) : 0.0);
+                const auto c = qa::ddc_config(f, T, D, 0.21e6, seed++);
                 const bool cplx = f == ddc_input::complex64;
                 const auto sh = ddc_tile_shape_for(D, T, cplx, limit);
                 if (sh.A == 0) // the simple kernel's case
@@ -194,29 +189,10 @@ BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
                 const int64_t first = f == ddc_input::packed10 ? 3 : 0;
                 const std::size_t samples = first + (n - 1) * D + T;
                 ddc_plan plan(c, runtime::backend_choice{}, "qa");
-                std::vector<uint8_t> in;
-                switch (f) {
-                case ddc_input::packed10:
-                    in = qa::random_bytes(packed10_bytes(samples) + 8, seed);
-                    break;
-                case ddc_input::int16:
-                    in = qa::random_bytes(2 * samples, seed);
-                    break;
-                default: {
-                    const auto v = qa::random_floats((cplx ? 2 : 1) * samples, seed);
-                    in.resize(4 * v.size());
-                    std::memcpy(in.data(), v.data(), in.size());
-                }
-                }
+                const auto in = qa::ddc_random_input(f, samples, seed);
                 cvec want(n);
                 plan.execute(in.data(), first, 0, n, want.data(), nullptr);
-                // The plan's premultiplied taps, as the CUDA plan receives them.
-                cvec z(T);
-                for (int k = 0; k < T; ++k) {
-                    const double cyc =
-                        double(int64_t(plan.phase().step * uint64_t(k))) * 0x1p-64;
-                    z[k] = std::complex<float>(c.taps[k] * std::polar(1.0, 2 * M_PI * cyc));
-                }
+                const cvec z = premultiplied(plan);
                 cvec got;
                 if (cplx) {
                     const auto* x = reinterpret_cast<const float*>(in.data());
@@ -248,11 +224,11 @@ BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
                         z,
                         plan.phase());
                 }
-                BOOST_CHECK_MESSAGE(rel_err(got, want) < 2e-5,
+                BOOST_CHECK_MESSAGE(qa::ddc_rel_err(got, want) < 2e-5,
                                     "format " << int(f) << " T=" << T << " D=" << D
                                               << " limit " << limit << " G=" << sh.G
                                               << " TW=" << sh.TW << ": "
-                                              << rel_err(got, want));
+                                              << qa::ddc_rel_err(got, want));
             }
     BOOST_CHECK_GE(simulated, 50); // of 56: D = 64 does not fit sm_75's 64 KiB
 }
@@ -279,13 +255,8 @@ BOOST_AUTO_TEST_CASE(a_nan_reaches_only_the_windows_that_hold_it)
         ddc_plan plan(c, runtime::backend_choice{}, "qa");
         cvec want(n);
         plan.execute(x.data(), 0, 0, n, want.data(), nullptr);
-        cvec z(T);
-        for (int k = 0; k < T; ++k) {
-            const double cyc = double(int64_t(plan.phase().step * uint64_t(k))) * 0x1p-64;
-            z[k] = std::complex<float>(c.taps[k] * std::polar(1.0, 2 * M_PI * cyc));
-        }
         const auto got = simulate<float>(
-            sh, T, [&](long long k) { return x[k]; }, n, z, plan.phase());
+            sh, T, [&](long long k) { return x[k]; }, n, premultiplied(plan), plan.phase());
         int nan_outputs = 0;
         for (std::size_t m = 0; m < n; ++m) {
             const bool in_window = bad >= m * D && bad < m * D + T;
