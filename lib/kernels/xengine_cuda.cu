@@ -25,6 +25,7 @@
 // visibilities (warp ballot + one atomic).
 
 #include "xengine_impl.h"
+#include "xengine_tile.h"
 #include <cuda_runtime.h>
 #include <mma.h>
 #include <algorithm>
@@ -36,18 +37,6 @@ namespace kernels {
 namespace {
 
 constexpr int max_grid_y = 65535;
-
-__device__ __forceinline__ void tile_pair(unsigned x, int& I, int& J)
-{
-    // x = I (I + 1) / 2 + J with J <= I
-    int i = int((sqrtf(8.0f * float(x) + 1.0f) - 1.0f) * 0.5f);
-    while (i * (i + 1) / 2 > int(x))
-        --i;
-    while ((i + 1) * (i + 2) / 2 <= int(x))
-        ++i;
-    I = i;
-    J = int(x) - i * (i + 1) / 2;
-}
 
 __device__ __forceinline__ long long tri(int a, int b)
 {
@@ -65,15 +54,17 @@ __device__ __forceinline__ float2 load_value(const void* x, long long index)
 }
 
 // ---------------------------------------------------------------------------
-// FP32 kernel
-
-constexpr int fp_tile = 32;   // inputs per tile side
-constexpr int fp_time = 16;   // spectra staged per step
-constexpr int fp_flush = 512; // ci8: spectra between moves to 64-bit
-constexpr int fp_block = 16;  // threads per block side (2 x 2 pairs each)
+// FP32 kernel (xengine_tile.h: xfp_*). A block of 16 x 16 threads owns a
+// 64 x 64 tile of input pairs, each thread a 4 x 4 register tile (16
+// complex accumulators, 64 FMAs per spectrum against 4 128-bit shared
+// loads). Shared memory is double-buffered: the global loads of stage s + 1
+// are issued into registers before the arithmetic of stage s and stored
+// (converted from int8 once per element) after it, one barrier per stage.
+// For ci8 the float sums are exact integers (at most 512 * 32768 = 2^24)
+// and are added to the int32 partials every 512 spectra.
 
 template <bool CI8>
-__global__ void __launch_bounds__(fp_block* fp_block)
+__global__ void __launch_bounds__(xfp_threads, 2)
     xcorr_fp32(const void* __restrict__ x,
                int n_time,
                int n_channels,
@@ -82,22 +73,22 @@ __global__ void __launch_bounds__(fp_block* fp_block)
                int* __restrict__ part,    // ci8: int32 partials [c][pair][2]
                float* __restrict__ acc32) // cf32: [c][pair][2]
 {
-    __shared__ float2 xa[fp_time][fp_tile];
-    __shared__ float2 xb[fp_time][fp_tile];
+    __shared__ alignas(16) float2 xs[2][2][xfp_stage][xfp_tile]; // [buffer][side]
     int I, J;
-    tile_pair(blockIdx.x, I, J);
+    xengine_tile_pair(blockIdx.x, I, J);
     const int c = channel0 + blockIdx.y;
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * fp_block + tx;
-    const int a0 = I * fp_tile + 2 * ty, b0 = J * fp_tile + 2 * tx;
-    float2 sum[2][2];
-    for (int u = 0; u < 2; ++u)
-        for (int v = 0; v < 2; ++v)
+    const int tx = threadIdx.x % xfp_side, ty = threadIdx.x / xfp_side;
+    const int tid = threadIdx.x;
+    const int a0 = I * xfp_tile + xfp_regs * ty, b0 = J * xfp_tile + xfp_regs * tx;
+    float2 sum[xfp_regs][xfp_regs];
+    for (int u = 0; u < xfp_regs; ++u)
+        for (int v = 0; v < xfp_regs; ++v)
             sum[u][v] = make_float2(0.0f, 0.0f);
     const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
 
     auto flush = [&]() {
-        for (int u = 0; u < 2; ++u)
-            for (int v = 0; v < 2; ++v) {
+        for (int u = 0; u < xfp_regs; ++u)
+            for (int v = 0; v < xfp_regs; ++v) {
                 const int a = a0 + u, b = b0 + v;
                 if (a < n_inputs && b <= a) {
                     const long long k = ((long long)c * pairs + tri(a, b)) * 2;
@@ -112,49 +103,236 @@ __global__ void __launch_bounds__(fp_block* fp_block)
                 sum[u][v] = make_float2(0.0f, 0.0f);
             }
     };
-
-    for (int t0 = 0; t0 < n_time; t0 += fp_time) {
-        // 256 threads stage 16 spectra x 32 inputs of both tiles.
-        for (int e = tid; e < fp_time * fp_tile; e += 256) {
-            const int tt = e / fp_tile, col = e % fp_tile, t = t0 + tt;
-            const int a = I * fp_tile + col, b = J * fp_tile + col;
-            const long long row = ((long long)t * n_channels + c) * n_inputs;
-            xa[tt][col] = (t < n_time && a < n_inputs) ? load_value<CI8>(x, row + a)
-                                                       : make_float2(0.0f, 0.0f);
-            xb[tt][col] = (t < n_time && b < n_inputs) ? load_value<CI8>(x, row + b)
-                                                       : make_float2(0.0f, 0.0f);
+    float2 next[xfp_loads];
+    auto fetch = [&](int t0) {
+#pragma unroll
+        for (int k = 0; k < xfp_loads; ++k) {
+            const xfp_load l = xfp_load_of(tid, k);
+            const int t = t0 + l.t, a = (l.side ? J : I) * xfp_tile + l.col;
+            next[k] = (t < n_time && a < n_inputs)
+                          ? load_value<CI8>(x, ((long long)t * n_channels + c) * n_inputs + a)
+                          : make_float2(0.0f, 0.0f);
         }
-        __syncthreads();
+    };
+    auto store = [&](int buffer) {
+#pragma unroll
+        for (int k = 0; k < xfp_loads; ++k) {
+            const xfp_load l = xfp_load_of(tid, k);
+            xs[buffer][l.side][l.t][l.col] = next[k];
+        }
+    };
+
+    fetch(0);
+    store(0);
+    __syncthreads();
+    for (int t0 = 0, buffer = 0; t0 < n_time; t0 += xfp_stage, buffer ^= 1) {
+        const bool more = t0 + xfp_stage < n_time;
+        if (more)
+            fetch(t0 + xfp_stage); // in flight during the arithmetic
 #pragma unroll 4
-        for (int tt = 0; tt < fp_time; ++tt) {
-            const float2 p0 = xa[tt][2 * ty], p1 = xa[tt][2 * ty + 1];
-            const float2 q0 = xb[tt][2 * tx], q1 = xb[tt][2 * tx + 1];
-            const float2 p[2] = { p0, p1 }, q[2] = { q0, q1 };
+        for (int tt = 0; tt < xfp_stage; ++tt) {
+            const float4* ra = reinterpret_cast<const float4*>(&xs[buffer][0][tt][xfp_regs * ty]);
+            const float4* rb = reinterpret_cast<const float4*>(&xs[buffer][1][tt][xfp_regs * tx]);
+            const float4 pa0 = ra[0], pa1 = ra[1], qb0 = rb[0], qb1 = rb[1];
+            const float2 p[xfp_regs] = { make_float2(pa0.x, pa0.y),
+                                         make_float2(pa0.z, pa0.w),
+                                         make_float2(pa1.x, pa1.y),
+                                         make_float2(pa1.z, pa1.w) };
+            const float2 q[xfp_regs] = { make_float2(qb0.x, qb0.y),
+                                         make_float2(qb0.z, qb0.w),
+                                         make_float2(qb1.x, qb1.y),
+                                         make_float2(qb1.z, qb1.w) };
 #pragma unroll
-            for (int u = 0; u < 2; ++u)
+            for (int u = 0; u < xfp_regs; ++u)
 #pragma unroll
-                for (int v = 0; v < 2; ++v) {
+                for (int v = 0; v < xfp_regs; ++v) {
                     // p conj(q)
                     sum[u][v].x = fmaf(p[u].x, q[v].x, fmaf(p[u].y, q[v].y, sum[u][v].x));
                     sum[u][v].y =
                         fmaf(p[u].y, q[v].x, fmaf(-p[u].x, q[v].y, sum[u][v].y));
                 }
         }
+        if (more)
+            store(buffer ^ 1); // that buffer's last readers passed the previous barrier
         __syncthreads();
-        if (CI8 && ((t0 + fp_time) % fp_flush) == 0)
+        if (CI8 && ((t0 + xfp_stage) % xfp_flush) == 0)
             flush();
     }
     flush();
 }
 
 // ---------------------------------------------------------------------------
-// Tensor-core kernel (ci8)
+// Tensor-core kernel, sm_80 and later (xengine_tile.h: xtc_*): the pack
+// kernel writes the launch's spectra K-major (re and im planes per block of
+// 32 spectra) with each input's imaginary sum; the correlation kernel
+// streams 32-spectrum stages of its two 128-input tiles through a 3-stage
+// cp.async pipeline and each warp issues 32 mma.sync.m16n8k32 per stage on
+// its 32 x 32 square.
+
+// Block (input group of 128, block of 32 spectra, channel of the launch).
+__global__ void __launch_bounds__(xtc_pack_threads)
+    xtc_pack(const char2* __restrict__ x,
+             int n_time,
+             int n_channels,
+             int channel0,
+             int n_inputs,
+             int n_blocks,
+             int a_pad,
+             signed char* __restrict__ packed,
+             int* __restrict__ im_sum) // [launch channel][a_pad], zeroed
+{
+    __shared__ alignas(16) signed char s[xtc_k * xtc_pack_row];
+    const int g = blockIdx.x, tb = blockIdx.y, lc = blockIdx.z, c = channel0 + lc;
+    for (int e = threadIdx.x; e < xtc_k * xtc_tile; e += xtc_pack_threads) {
+        const int tt = e / xtc_tile, col = e % xtc_tile;
+        const int t = tb * xtc_k + tt, a = g * xtc_tile + col;
+        const char2 v = (t < n_time && a < n_inputs)
+                            ? x[((long long)t * n_channels + c) * n_inputs + a]
+                            : make_char2(0, 0);
+        s[tt * xtc_pack_row + 2 * col] = v.x;
+        s[tt * xtc_pack_row + 2 * col + 1] = v.y;
+    }
+    __syncthreads();
+    const int col = threadIdx.x / 2, half = threadIdx.x % 2;
+    int isum = 0;
+    for (int part = 0; part < 2; ++part) {
+        uint32_t w[4];
+        xtc_pack_gather(s, col, half, part, w, isum);
+        const std::size_t o = xtc_packed_offset(
+            lc, tb, part, g * xtc_tile + col, 16 * half, n_blocks, a_pad);
+        *reinterpret_cast<uint4*>(packed + o) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    isum += __shfl_xor_sync(0xffffffffu, isum, 1);
+    const int a = g * xtc_tile + col;
+    if (half == 0 && a < n_inputs && isum)
+        atomicAdd(&im_sum[(std::size_t)lc * a_pad + a], isum);
+}
+
+__device__ __forceinline__ void mma_s8(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+__device__ __forceinline__ void copy16_async(void* smem, const void* gmem)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned s = unsigned(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+#endif
+}
+__device__ __forceinline__ void copy_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int N>
+__device__ __forceinline__ void copy_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
+}
+
+__global__ void __launch_bounds__(xtc_threads, 1)
+    xcorr_tc80(const signed char* __restrict__ packed,
+               const int* __restrict__ im_sum, // [launch channel][a_pad]
+               int n_blocks,
+               int a_pad,
+               int channel0,
+               int n_inputs,
+               int* __restrict__ part) // int32 partials [c][pair][2]
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) unsigned char smem[];
+    int I, J;
+    xengine_tile_pair(blockIdx.x, I, J);
+    const int lc = blockIdx.y, c = channel0 + lc;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const bool idle = xtc_warp_idle(warp, I == J);
+    const int wr = xtc_warp_row(warp), wc = xtc_warp_col(warp);
+
+    auto issue = [&](int tb) {
+        unsigned char* stage = smem + (tb % xtc_stages) * xtc_stage_bytes;
+#pragma unroll
+        for (int k = 0; k < xtc_copies_per_thread; ++k) {
+            const xtc_copy q = xtc_copy_of(threadIdx.x + k * xtc_threads);
+            const int tile = q.plane < 2 ? I : J;
+            copy16_async(stage + xtc_smem_offset(q.plane, q.row, 16 * q.half),
+                         packed + xtc_packed_offset(lc,
+                                                    tb,
+                                                    q.plane & 1,
+                                                    tile * xtc_tile + q.row,
+                                                    16 * q.half,
+                                                    n_blocks,
+                                                    a_pad));
+        }
+    };
+
+    int re[2][4][4], im[2][4][4];
+#pragma unroll
+    for (int m = 0; m < 2; ++m)
+#pragma unroll
+        for (int n = 0; n < 4; ++n)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                re[m][n][r] = im[m][n][r] = 0;
+
+    // Prologue: stages 0 and 1 in flight (an empty group keeps the count).
+    issue(0);
+    copy_commit();
+    if (n_blocks > 1)
+        issue(1);
+    copy_commit();
+    for (int tb = 0; tb < n_blocks; ++tb) {
+        copy_wait<1>(); // this thread's copies of stage tb have landed
+        __syncthreads(); // everyone's have, and stage tb - 1 is free
+        if (tb + 2 < n_blocks)
+            issue(tb + 2);
+        copy_commit();
+        if (idle)
+            continue;
+        xtc_frags f;
+        xtc_load_frags(smem + (tb % xtc_stages) * xtc_stage_bytes, wr, wc, lane, f);
+        xtc_products(f, re, im, [](int(&d)[4], const uint32_t(&x)[4], const uint32_t(&y)[2]) {
+            mma_s8(d, x, y);
+        });
+    }
+    copy_wait<0>();
+    if (idle)
+        return;
+    const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+#pragma unroll
+    for (int m = 0; m < 2; ++m)
+#pragma unroll
+        for (int n = 0; n < 4; ++n)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                int a, b;
+                xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
+                if (a < n_inputs && b <= a) {
+                    const long long k = ((long long)c * pairs + tri(a, b)) * 2;
+                    part[k] += re[m][n][r];
+                    part[k + 1] += im[m][n][r] + im_sum[(std::size_t)lc * a_pad + b];
+                }
+            }
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Tensor-core kernel for sm_75 (Turing has no m16n8k32 int8 MMA nor
+// cp.async): one warp per 16x16 tile, WMMA 16x16x16, staged per warp.
 
 constexpr int tc_tile = 16;
 constexpr int tc_warps = 4;
 
 __global__ void __launch_bounds__(32 * tc_warps)
-    xcorr_tensor(const char2* __restrict__ x,
+    xcorr_wmma(const char2* __restrict__ x,
                  int n_time,
                  int n_channels,
                  int channel0,
@@ -173,7 +351,7 @@ __global__ void __launch_bounds__(32 * tc_warps)
     if (pair >= n_tile_pairs)
         return;
     int I, J;
-    tile_pair(pair, I, J);
+    xengine_tile_pair(pair, I, J);
     const int c = channel0 + blockIdx.y;
     const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
     signed char* s = &stage[warp][0][0];
@@ -317,8 +495,24 @@ public:
           d_total(d_ctx, d_sums * (d_ci8 ? sizeof(long long) : sizeof(float)), who),
           d_part(d_ctx, d_ci8 ? d_sums * sizeof(int) : 4, who),
           d_counter(d_ctx, sizeof(uint64_t), who),
-          d_init(d_ctx, who)
+          d_init(d_ctx, who),
+          d_packed(d_tensor && compute_major(*d_ctx) >= 8),
+          d_pack(d_ctx,
+                 d_packed ? xengine_tc_workspace(c.n_channels, c.n_inputs()) : 16,
+                 who),
+          d_im_sum(d_ctx,
+                   d_packed ? xengine_tc_sums_bytes(c.n_channels, c.n_inputs()) : 16,
+                   who)
     {
+        if (d_packed) {
+            // Per kernel and process-wide: the same value for every plan.
+            const cudaError_t e = cudaFuncSetAttribute(
+                xcorr_tc80, cudaFuncAttributeMaxDynamicSharedMemorySize, xtc_smem_bytes);
+            if (e != cudaSuccess)
+                throw runtime::device_error(who + ": cudaFuncSetAttribute (shared memory "
+                                                  "of the X-engine tensor kernel): " +
+                                            cudaGetErrorString(e));
+        }
         d_ctx->memset_async(d_total.get(), 0, d_total.size(), d_init.get(), who);
         d_ctx->memset_async(d_part.get(), 0, d_part.size(), d_init.get(), who);
         d_init.synchronize();
@@ -326,21 +520,39 @@ public:
 
     std::string kernel_name() const override { return d_tensor ? "tensor" : "fp32"; }
 
+    static int compute_major(const runtime::device_context& ctx)
+    {
+        ctx.make_current();
+        int major = 0;
+        const cudaError_t e =
+            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx.device());
+        if (e != cudaSuccess)
+            throw runtime::device_error(std::string("xengine: cudaDeviceGetAttribute "
+                                                    "(compute capability): ") +
+                                        cudaGetErrorString(e));
+        return major;
+    }
+
     // n <= xengine_int32_spectra (the plan cuts calls): one launch per
-    // block of channels.
+    // block of channels (and, for the packed tensor path, per workspace-full
+    // of spectra).
     void accumulate(const void* x, std::size_t n, runtime::stream_handle sh) override
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
         const int A = d_c.n_inputs();
         const int nt = int(n);
+        if (d_packed) {
+            accumulate_packed(static_cast<const char2*>(x), n, stream);
+            return;
+        }
         for (int c0 = 0; c0 < d_c.n_channels; c0 += max_grid_y) {
             const int nc = std::min(max_grid_y, d_c.n_channels - c0);
             if (d_tensor) {
                 const unsigned tiles = unsigned((A + tc_tile - 1) / tc_tile);
-                const unsigned tile_pairs = tiles * (tiles + 1) / 2;
+                const unsigned tile_pairs = xengine_tile_pairs(tiles);
                 dim3 grid((tile_pairs + tc_warps - 1) / tc_warps, nc);
-                xcorr_tensor<<<grid, 32 * tc_warps, 0, stream>>>(
+                xcorr_wmma<<<grid, 32 * tc_warps, 0, stream>>>(
                     static_cast<const char2*>(x),
                     nt,
                     d_c.n_channels,
@@ -349,17 +561,57 @@ public:
                     tile_pairs,
                     part());
             } else {
-                const unsigned tiles = unsigned((A + fp_tile - 1) / fp_tile);
-                dim3 grid(tiles * (tiles + 1) / 2, nc);
-                dim3 block(fp_block, fp_block);
+                const unsigned tiles = unsigned((A + xfp_tile - 1) / xfp_tile);
+                dim3 grid(xengine_tile_pairs(tiles), nc);
                 if (d_ci8)
-                    xcorr_fp32<true><<<grid, block, 0, stream>>>(
+                    xcorr_fp32<true><<<grid, xfp_threads, 0, stream>>>(
                         x, nt, d_c.n_channels, c0, A, part(), nullptr);
                 else
-                    xcorr_fp32<false><<<grid, block, 0, stream>>>(
+                    xcorr_fp32<false><<<grid, xfp_threads, 0, stream>>>(
                         x, nt, d_c.n_channels, c0, A, nullptr, total32());
             }
             d_ctx->check_last_error("xengine accumulation kernel launch", d_who);
+        }
+    }
+
+    // sm_80+: pack a launch's spectra K-major (with the imaginary sums),
+    // then correlate them; the workspace is reused in stream order.
+    void accumulate_packed(const char2* x, std::size_t n, cudaStream_t stream)
+    {
+        const int A = d_c.n_inputs(), a_pad = xtc_padded_inputs(A);
+        const xtc_launch_shape shape =
+            xtc_launch_shape_for(n, d_c.n_channels, A, d_pack.size());
+        const unsigned tiles = unsigned(a_pad / xtc_tile);
+        for (std::size_t t0 = 0; t0 < n; t0 += std::size_t(shape.spectra)) {
+            const int nt = int(std::min<std::size_t>(n - t0, std::size_t(shape.spectra)));
+            const int blocks = (nt + xtc_k - 1) / xtc_k;
+            for (int c0 = 0; c0 < d_c.n_channels; c0 += shape.channels) {
+                const int nc = std::min(shape.channels, d_c.n_channels - c0);
+                d_ctx->memset_async(
+                    d_im_sum.get(), 0, std::size_t(nc) * a_pad * sizeof(int), stream, d_who);
+                xtc_pack<<<dim3(tiles, blocks, nc), xtc_pack_threads, 0, stream>>>(
+                    x + t0 * std::size_t(d_c.n_channels) * A,
+                    nt,
+                    d_c.n_channels,
+                    c0,
+                    A,
+                    blocks,
+                    a_pad,
+                    reinterpret_cast<signed char*>(d_pack.get()),
+                    reinterpret_cast<int*>(d_im_sum.get()));
+                d_ctx->check_last_error("xengine pack kernel launch", d_who);
+                xcorr_tc80<<<dim3(xengine_tile_pairs(tiles), nc),
+                             xtc_threads,
+                             xtc_smem_bytes,
+                             stream>>>(reinterpret_cast<const signed char*>(d_pack.get()),
+                                       reinterpret_cast<const int*>(d_im_sum.get()),
+                                       blocks,
+                                       a_pad,
+                                       c0,
+                                       A,
+                                       part());
+                d_ctx->check_last_error("xengine tensor kernel launch", d_who);
+            }
         }
     }
 
@@ -421,6 +673,9 @@ private:
     runtime::device_memory d_part;    // ci8: int32 partials
     runtime::device_memory d_counter; // saturation count nobody asked for
     runtime::device_stream d_init;
+    bool d_packed;                   // sm_80+ tensor path (pack + mma.sync)
+    runtime::device_memory d_pack;   // the launch's spectra, K-major
+    runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 
 #include "emulated_work.h"
 #include "xengine_impl.h"
+#include "xengine_tile.h"
 #include <unistd.h>
 #include <stdexcept>
 
@@ -75,7 +76,13 @@ std::size_t xengine_plan::device_bytes(const xengine_config& c)
     // ci8: int64 totals and int32 partials; cf32: float sums.
     const std::size_t acc =
         std::size_t(c.n_channels) * pairs * (c.input == xengine_input::ci8 ? 24 : 8);
-    return acc + 64;
+    // The tensor kernel's packed copy of a launch's input (sm_80 and later;
+    // counted for every GPU: the plan does not know the device here).
+    const std::size_t packed =
+        xengine_uses_tensor(c) ? xengine_tc_workspace(c.n_channels, c.n_inputs()) +
+                                     xengine_tc_sums_bytes(c.n_channels, c.n_inputs())
+                               : 0;
+    return acc + packed + 64;
 }
 
 std::size_t xengine_plan::preferred_spectra() const

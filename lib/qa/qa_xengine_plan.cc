@@ -107,11 +107,12 @@ kernels::xengine_config config(int S, int P, int C, xengine_kernel k)
 BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
 {
     unsigned seed = 1;
-    for (int S : { 1, 3, 4, 19, 33, 64, 80, 257 })
+    for (int S : { 1, 3, 4, 19, 33, 64, 80, 257, 1000 })
         for (int P : { 1, 2 })
             for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
                 const int C = S > 100 ? 2 : 5;
-                const std::size_t T = S > 100 ? 40 : 700; // 700 > one FP32 flush of 512
+                // 700 > one FP32 flush of 512; 1000 stations: 8 tensor tiles a side
+                const std::size_t T = S > 300 ? 24 : S > 100 ? 40 : 700;
                 auto c = config(S, P, C, k);
                 const auto in = random_ci8(T * C * c.n_inputs(), seed++);
                 uint64_t s_dev = 1, s_cpu = 1;
@@ -122,6 +123,21 @@ BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
                 BOOST_CHECK_EQUAL(s_dev, 0u);
                 BOOST_CHECK_EQUAL(s_cpu, 0u);
             }
+}
+
+BOOST_AUTO_TEST_CASE(one_call_longer_than_a_tensor_launch)
+{
+    // 9000 spectra in one call: the tensor path cuts it into launches of at
+    // most 8192 (its in-kernel int32 bound), the FP32 kernel flushes 17 times.
+    for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
+        auto c = config(5, 2, 3, k);
+        const std::size_t T = 9000;
+        const auto in = random_ci8(T * 3 * c.n_inputs(), 99);
+        uint64_t s_dev = 1, s_cpu = 1;
+        const auto got = run_on_device(c, in, T, { T }, s_dev);
+        BOOST_CHECK(got == run_on_cpu(c, in, T, s_cpu));
+        BOOST_CHECK_EQUAL(s_dev, s_cpu);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(ci8_saturation_counts)

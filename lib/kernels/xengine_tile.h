@@ -1,0 +1,326 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the CUDA X-engine kernels' index arithmetic, compiled by g++ and
+// nvcc so that qa_xengine_tile checks it on the host, exhaustively for small
+// sizes, and runs the tensor kernel's warp-level data flow (staging, MMA
+// fragments, the complex product, the epilogue) against the int64
+// definition (docs/xengine.md, "Kernels").
+//
+// Triangular scheduling: a launch covers only tiles I >= J of the
+// input-by-input matrix; block x of the grid is tile pair x = I (I + 1) / 2 + J.
+//
+// The tensor kernel (sm_80 and later) reads a packed copy of the input that
+// a pack kernel writes per launch: for each channel and block of 32 spectra,
+// a real plane and an imaginary plane, each [input][32 spectra] of int8,
+// inputs padded to the 128-input tile (zeros) and spectra to 32 (zeros).
+// Time is then contiguous (the "K-major" order int8 MMAs require), every
+// copy into shared memory is a 16-byte cp.async of contiguous bytes, and
+// the pack kernel also sums each input's imaginary parts over the launch
+// (for the complex product below).
+//
+// Complex product on real int8 MMAs (m16n8k32, int32 accumulation), for a
+// row input a and a column input b (conjugated), without negating an int8
+// (which would turn -128 into -128):
+//   re = Ar Br + Ai Bi
+//   im = Ai Br - Ar Bi = Ai Br + (~Ar) Bi + sum_t Bi
+// since the bitwise complement ~x = -x - 1 exists for every int8. The
+// kernel complements the Ar fragment in registers (one LOP per register)
+// and adds the column's imaginary sum in the epilogue.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_TILE_H
+#define INCLUDED_GPUDSP_KERNELS_XENGINE_TILE_H
+
+#include "fengine_math.h" // GPUDSP_HD
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+/*! Tile pair x = I (I + 1) / 2 + J (0 <= J <= I) back to (I, J): exact for
+ *  every x below 2^31 (a square-root estimate, then integer corrections). */
+GPUDSP_HD void xengine_tile_pair(unsigned x, int& I, int& J)
+{
+    long long i = (long long)((sqrt(8.0 * double(x) + 1.0) - 1.0) * 0.5);
+    while (i * (i + 1) / 2 > (long long)x)
+        --i;
+    while ((i + 1) * (i + 2) / 2 <= (long long)x)
+        ++i;
+    I = int(i);
+    J = int((long long)x - i * (i + 1) / 2);
+}
+
+/*! Tiles on or below the diagonal of an n-tile square. */
+GPUDSP_HD unsigned xengine_tile_pairs(unsigned n_tiles)
+{
+    return n_tiles * (n_tiles + 1) / 2;
+}
+
+// ---------------------------------------------------------------------------
+// FP32 kernel: a block of 16 x 16 threads owns a 64 x 64 tile of input
+// pairs; thread (ty, tx) holds rows 4 ty .. 4 ty + 3 and columns
+// 4 tx .. 4 tx + 3 (16 complex accumulators). Per stage of 16 spectra the
+// 256 threads load 16 x 64 values of each side, 8 each.
+
+constexpr int xfp_tile = 64;   // inputs per tile side
+constexpr int xfp_side = 16;   // threads per block side
+constexpr int xfp_regs = 4;    // rows (and columns) per thread
+constexpr int xfp_stage = 16;  // spectra per stage
+constexpr int xfp_flush = 512; // ci8: spectra between moves to the int32 partials
+constexpr int xfp_threads = xfp_side * xfp_side;
+constexpr int xfp_loads = 2 * xfp_stage * xfp_tile / xfp_threads; // per thread
+
+/*! Load k (0 .. xfp_loads - 1) of thread \p tid in a stage: which side
+ *  (0: rows, tile I; 1: columns, tile J), spectrum and input of the tile.
+ *  Consecutive threads read consecutive inputs of one spectrum. */
+struct xfp_load {
+    int side, t, col;
+};
+GPUDSP_HD xfp_load xfp_load_of(int tid, int k)
+{
+    const int per_side = xfp_loads / 2;
+    const int e = tid + xfp_threads * (k % per_side);
+    return { k / per_side, e / xfp_tile, e % xfp_tile };
+}
+
+// ---------------------------------------------------------------------------
+// Tensor kernel (sm_80+): a block of 16 warps owns a 128 x 128 tile of input
+// pairs (64 x 64 dual-pol baselines); warp w owns rows 32 (w / 4) and
+// columns 32 (w % 4) of it, as 2 x 4 MMA tiles of 16 x 8. Per stage, 32
+// spectra of both tiles in shared memory: four planes (rows re, rows im,
+// columns re, columns im), each 128 inputs x 32 bytes, rows padded to 48
+// bytes so that a fragment load (8 rows x 4 words) hits 32 different banks.
+
+constexpr int xtc_tile = 128;     // inputs per tile side
+constexpr int xtc_k = 32;         // spectra per stage (one MMA's K)
+constexpr int xtc_row_bytes = 48; // padded row of a plane
+constexpr int xtc_plane_bytes = xtc_tile * xtc_row_bytes;
+constexpr int xtc_stage_bytes = 4 * xtc_plane_bytes;
+constexpr int xtc_stages = 3; // cp.async pipeline depth
+constexpr int xtc_smem_bytes = xtc_stages * xtc_stage_bytes;
+constexpr int xtc_warps = 16;
+constexpr int xtc_threads = 32 * xtc_warps;
+constexpr int xtc_warp_tile = 32;
+// A launch adds at most this many spectra in int32 accumulators inside the
+// kernel: |sum| <= 8192 * (32768 + 128) < 2^31, whatever the complement trick
+// adds on the way (the plan's partials hold 65535 spectra: docs/xengine.md).
+constexpr int xtc_max_spectra = 8192;
+
+/*! The packed input's byte offset of (channel c, block tb of 32 spectra,
+ *  part 0 re / 1 im, input a, spectrum tt of the block); blocks per channel
+ *  \p n_blocks, inputs padded to \p a_pad. */
+GPUDSP_HD std::size_t
+xtc_packed_offset(int c, int tb, int part, int a, int tt, int n_blocks, int a_pad)
+{
+    return ((((std::size_t)c * n_blocks + tb) * 2 + part) * a_pad + a) * xtc_k + tt;
+}
+
+// The pack kernel: a block of 256 threads transposes 32 spectra x 128
+// inputs of one channel through shared memory, [spectrum][input][re, im]
+// with rows padded to 260 bytes (the two halves of an input's spectra, 16
+// rows apart, then fall in different banks). Thread tid then writes input
+// tid / 2, spectra 16 (tid % 2) .. + 15, of both planes (16 bytes each).
+constexpr int xtc_pack_threads = 256;
+constexpr int xtc_pack_row = 2 * 128 + 4;
+
+/*! Thread (col, half)'s 16 bytes of plane \p part (4 words, little-endian
+ *  spectra), adding the imaginary values to \p im_sum. */
+GPUDSP_HD void
+xtc_pack_gather(const signed char* s, int col, int half, int part, uint32_t (&w)[4], int& im_sum)
+{
+    for (int q = 0; q < 4; ++q) {
+        uint32_t word = 0;
+        for (int b = 0; b < 4; ++b) {
+            const signed char v = s[(16 * half + 4 * q + b) * xtc_pack_row + 2 * col + part];
+            word |= uint32_t(uint8_t(v)) << (8 * b);
+            if (part)
+                im_sum += v;
+        }
+        w[q] = word;
+    }
+}
+
+/*! Inputs padded to the tensor tile. */
+GPUDSP_HD int xtc_padded_inputs(int n_inputs)
+{
+    return (n_inputs + xtc_tile - 1) / xtc_tile * xtc_tile;
+}
+
+/*! Copy q (0 .. 1023) of a stage's 16-byte copies: plane (0 rows re,
+ *  1 rows im, 2 columns re, 3 columns im), row (input of the tile) and half
+ *  (spectra 0-15 or 16-31). Thread tid does copies tid and tid + 512:
+ *  consecutive threads copy consecutive bytes of one plane. */
+struct xtc_copy {
+    int plane, row, half;
+};
+GPUDSP_HD xtc_copy xtc_copy_of(int q)
+{
+    return { q / (2 * xtc_tile), (q % (2 * xtc_tile)) / 2, q % 2 };
+}
+constexpr int xtc_copies = 4 * xtc_tile * 2; // per stage
+constexpr int xtc_copies_per_thread = xtc_copies / xtc_threads;
+
+/*! Shared-memory byte offset, in a stage, of plane p's row r, spectrum k. */
+GPUDSP_HD int xtc_smem_offset(int plane, int row, int k)
+{
+    return plane * xtc_plane_bytes + row * xtc_row_bytes + k;
+}
+
+// mma.sync.m16n8k32 .s8 fragments (PTX ISA, "Matrix Fragments for
+// mma.m16n8k32"): lane = 4 g + t. A (16 x 32, row-major: K contiguous):
+// register r holds 4 consecutive k of one row. B (32 x 8, column-major: K
+// contiguous per column): register r holds 4 consecutive k of column g.
+// C (16 x 8, int32): register r is one element.
+GPUDSP_HD int xtc_a_row(int lane, int r)
+{
+    return (lane >> 2) + 8 * (r & 1);
+}
+GPUDSP_HD int xtc_a_k(int lane, int r)
+{
+    return 4 * (lane & 3) + 16 * (r >> 1);
+}
+GPUDSP_HD int xtc_b_col(int lane)
+{
+    return lane >> 2;
+}
+GPUDSP_HD int xtc_b_k(int lane, int r)
+{
+    return 4 * (lane & 3) + 16 * r;
+}
+GPUDSP_HD int xtc_c_row(int lane, int r)
+{
+    return (lane >> 2) + 8 * (r >> 1);
+}
+GPUDSP_HD int xtc_c_col(int lane, int r)
+{
+    return 2 * (lane & 3) + (r & 1);
+}
+
+/*! Warp w's first row and column in the block's tile; on a diagonal tile
+ *  (I == J) a warp whose 32 x 32 square lies above the diagonal has no pair
+ *  a >= b and skips the arithmetic. */
+GPUDSP_HD int xtc_warp_row(int w)
+{
+    return xtc_warp_tile * (w / 4);
+}
+GPUDSP_HD int xtc_warp_col(int w)
+{
+    return xtc_warp_tile * (w % 4);
+}
+GPUDSP_HD bool xtc_warp_idle(int w, bool diagonal)
+{
+    return diagonal && xtc_warp_row(w) < xtc_warp_col(w);
+}
+
+/*! Bitwise complement of four packed int8: -x - 1 in each byte. */
+GPUDSP_HD uint32_t xtc_complement(uint32_t v)
+{
+    return ~v;
+}
+
+/*! A warp's operands for one stage: rows (tile I) re and im as 2 MMA tiles
+ *  of 16 rows, columns (tile J) re and im as 4 MMA tiles of 8 columns. */
+struct xtc_frags {
+    uint32_t ar[2][4], ai[2][4], br[4][2], bi[4][2];
+};
+
+/*! Lane \p lane's fragment registers of warp square (wr, wc) from a stage
+ *  in shared memory: one aligned 32-bit load each. */
+GPUDSP_HD void
+xtc_load_frags(const unsigned char* stage, int wr, int wc, int lane, xtc_frags& f)
+{
+    for (int m = 0; m < 2; ++m)
+        for (int r = 0; r < 4; ++r) {
+            const int row = wr + 16 * m + xtc_a_row(lane, r), k = xtc_a_k(lane, r);
+            f.ar[m][r] = *reinterpret_cast<const uint32_t*>(stage + xtc_smem_offset(0, row, k));
+            f.ai[m][r] = *reinterpret_cast<const uint32_t*>(stage + xtc_smem_offset(1, row, k));
+        }
+    for (int n = 0; n < 4; ++n)
+        for (int r = 0; r < 2; ++r) {
+            const int col = wc + 8 * n + xtc_b_col(lane), k = xtc_b_k(lane, r);
+            f.br[n][r] = *reinterpret_cast<const uint32_t*>(stage + xtc_smem_offset(2, col, k));
+            f.bi[n][r] = *reinterpret_cast<const uint32_t*>(stage + xtc_smem_offset(3, col, k));
+        }
+}
+
+/*! The stage's complex products into the warp's accumulators (2 x 4 MMA
+ *  tiles, 4 int32 each): re += Ar Br + Ai Bi, im += Ai Br + (~Ar) Bi.
+ *  \p mma(d, a, b) is one warp-wide m16n8k32 (d += a b) on this lane's
+ *  registers: the kernel's mma.sync, or the test's emulation. */
+template <class Mma>
+GPUDSP_HD void xtc_products(const xtc_frags& f, int (&re)[2][4][4], int (&im)[2][4][4], Mma&& mma)
+{
+    for (int m = 0; m < 2; ++m) {
+        const uint32_t nar[4] = { xtc_complement(f.ar[m][0]),
+                                  xtc_complement(f.ar[m][1]),
+                                  xtc_complement(f.ar[m][2]),
+                                  xtc_complement(f.ar[m][3]) };
+        for (int n = 0; n < 4; ++n) {
+            mma(re[m][n], f.ar[m], f.br[n]);
+            mma(re[m][n], f.ai[m], f.bi[n]);
+            mma(im[m][n], f.ai[m], f.br[n]);
+            mma(im[m][n], nar, f.bi[n]);
+        }
+    }
+}
+
+/*! The pair (a, b) that accumulator register r of MMA tile (m, n) holds in
+ *  lane \p lane of warp square (wr, wc) of tile pair (I, J); its imaginary
+ *  part still lacks sum_t Bi[b] (the complement trick). */
+GPUDSP_HD void xtc_pair_of(int I, int J, int wr, int wc, int m, int n, int lane, int r, int& a, int& b)
+{
+    a = I * xtc_tile + wr + 16 * m + xtc_c_row(lane, r);
+    b = J * xtc_tile + wc + 8 * n + xtc_c_col(lane, r);
+}
+
+/*! Spectra per launch and channels per launch of the packed path, for a
+ *  workspace of \p budget bytes (xengine_tc_workspace): the spectra a call
+ *  brings, in blocks of 32, within xtc_max_spectra; then as many channels
+ *  as fit. */
+struct xtc_launch_shape {
+    int spectra;  // per launch, a multiple of 32
+    int channels; // per launch
+};
+inline xtc_launch_shape
+xtc_launch_shape_for(std::size_t n, int n_channels, int n_inputs, std::size_t budget)
+{
+    const std::size_t per_spectrum = 2 * std::size_t(xtc_padded_inputs(n_inputs));
+    std::size_t s = (n + xtc_k - 1) / xtc_k * xtc_k;
+    s = s < std::size_t(xtc_max_spectra) ? s : std::size_t(xtc_max_spectra);
+    const std::size_t fit = budget / per_spectrum / xtc_k * xtc_k;
+    s = s < fit ? s : fit;
+    if (s < std::size_t(xtc_k))
+        s = xtc_k;
+    std::size_t ch = budget / (per_spectrum * s);
+    ch = ch < std::size_t(n_channels) ? ch : std::size_t(n_channels);
+    ch = ch < 65535 ? ch : 65535;
+    return { int(s), int(ch ? ch : 1) };
+}
+
+/*! The packed path's workspace: the packed copy of the preferred batch
+ *  (1024 spectra) of every channel, within 256 MiB, at least one block of
+ *  32 spectra of one channel; plus the imaginary sums. */
+inline std::size_t xengine_tc_workspace(int n_channels, int n_inputs)
+{
+    const std::size_t per_spectrum = 2 * std::size_t(xtc_padded_inputs(n_inputs));
+    std::size_t want = per_spectrum * 1024 * std::size_t(n_channels);
+    const std::size_t cap = std::size_t(256) << 20;
+    want = want < cap ? want : cap;
+    const std::size_t least = per_spectrum * xtc_k;
+    return want > least ? want : least;
+}
+inline std::size_t xengine_tc_sums_bytes(int n_channels, int n_inputs)
+{
+    return std::size_t(n_channels) * xtc_padded_inputs(n_inputs) * sizeof(int32_t);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

@@ -1,0 +1,411 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The CUDA X-engine kernels' arithmetic on the host (kernels/xengine_tile.h):
+// the triangular tile schedule decodes every tile pair; every stage load and
+// copy covers its tile once, coalesced and aligned; the MMA fragment maps
+// agree with the PTX ISA's table (written out here independently) and hit
+// 32 different banks; and the tensor path's data flow — the pack kernel's
+// transposition and imaginary sums, the cp.async stage copies, each lane's
+// fragment loads, the complex product on int8 MMAs with the complement
+// trick (the MMAs emulated from the ISA's fragment table), the epilogue's
+// pairs — gives the int64 definition exactly, for full-range values (-128
+// included), odd input counts, idle warps on diagonal tiles, and launches
+// split over spectra and channels.
+
+#include "kernels/xengine_impl.h"
+#include "kernels/xengine_tile.h"
+#include <boost/test/unit_test.hpp>
+#include <cstring>
+#include <random>
+#include <set>
+#include <vector>
+
+using namespace gr::gpudsp::kernels;
+
+BOOST_AUTO_TEST_CASE(tile_pairs_decode_exactly)
+{
+    unsigned x = 0;
+    for (int I = 0; I < 2100; ++I) // 64-input tiles of 131072 inputs: 2048
+        for (int J = 0; J <= I; ++J, ++x) {
+            int i, j;
+            xengine_tile_pair(x, i, j);
+            BOOST_REQUIRE(i == I && j == J);
+        }
+    BOOST_CHECK_EQUAL(x, xengine_tile_pairs(2100));
+    for (unsigned big : { 2147483647u, 2147450879u, 2000000000u }) {
+        int i, j;
+        xengine_tile_pair(big, i, j);
+        BOOST_REQUIRE(j >= 0 && j <= i);
+        BOOST_REQUIRE_EQUAL((long long)i * (i + 1) / 2 + j, (long long)big);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(fp32_stage_loads_cover_both_tiles_once_coalesced)
+{
+    std::vector<int> seen(2 * xfp_stage * xfp_tile, 0);
+    for (int tid = 0; tid < xfp_threads; ++tid)
+        for (int k = 0; k < xfp_loads; ++k) {
+            const xfp_load l = xfp_load_of(tid, k);
+            BOOST_REQUIRE(l.side >= 0 && l.side < 2 && l.t >= 0 && l.t < xfp_stage &&
+                          l.col >= 0 && l.col < xfp_tile);
+            ++seen[(l.side * xfp_stage + l.t) * xfp_tile + l.col];
+            if (tid % 32) { // consecutive lanes: consecutive inputs of one spectrum
+                const xfp_load p = xfp_load_of(tid - 1, k);
+                BOOST_REQUIRE(p.side == l.side && p.t == l.t && p.col + 1 == l.col);
+            }
+        }
+    for (int s : seen)
+        BOOST_REQUIRE_EQUAL(s, 1);
+    // Each pair of the 64 x 64 tile belongs to one thread's 4 x 4 registers.
+    BOOST_CHECK_EQUAL(xfp_side * xfp_regs, xfp_tile);
+}
+
+BOOST_AUTO_TEST_CASE(tensor_stage_copies_cover_the_stage_once_aligned)
+{
+    std::vector<int> seen(xtc_stage_bytes, 0);
+    for (int tid = 0; tid < xtc_threads; ++tid)
+        for (int k = 0; k < xtc_copies_per_thread; ++k) {
+            const xtc_copy q = xtc_copy_of(tid + k * xtc_threads);
+            BOOST_REQUIRE(q.plane >= 0 && q.plane < 4 && q.row >= 0 && q.row < xtc_tile &&
+                          (q.half == 0 || q.half == 1));
+            const int o = xtc_smem_offset(q.plane, q.row, 16 * q.half);
+            BOOST_REQUIRE_EQUAL(o % 16, 0); // cp.async 16-byte destination
+            for (int b = 0; b < 16; ++b)
+                ++seen[o + b];
+            // Global source: 16-byte aligned, consecutive threads consecutive.
+            const int a_pad = 3 * xtc_tile, tile = 1;
+            const std::size_t g = xtc_packed_offset(
+                2, 1, q.plane & 1, tile * xtc_tile + q.row, 16 * q.half, 4, a_pad);
+            BOOST_REQUIRE_EQUAL(g % 16, 0u);
+            if (tid % 32) {
+                const xtc_copy p = xtc_copy_of(tid - 1 + k * xtc_threads);
+                BOOST_REQUIRE_EQUAL(
+                    xtc_packed_offset(
+                        2, 1, p.plane & 1, tile * xtc_tile + p.row, 16 * p.half, 4, a_pad) +
+                        16,
+                    g);
+            }
+        }
+    // Every spectrum byte of every row once; the padding of each row never.
+    for (int p = 0; p < 4; ++p)
+        for (int r = 0; r < xtc_tile; ++r)
+            for (int k = 0; k < xtc_row_bytes; ++k)
+                BOOST_REQUIRE_EQUAL(seen[xtc_smem_offset(p, r, k)], k < xtc_k ? 1 : 0);
+    BOOST_CHECK_LE(xtc_smem_bytes, 101376); // sm_86/sm_89 opt-in limit
+}
+
+namespace {
+
+// The PTX ISA's table for mma.m16n8k32 with .s8 operands, element i of a
+// lane's fragment (groupID g = lane / 4, threadID_in_group t = lane % 4):
+//   A: row = g for i < 4 or 8 <= i < 12, else g + 8;
+//      col = 4 t + (i & 3), plus 16 for i >= 8
+//   B: row (k) = 4 t + (i & 3), plus 16 for i >= 4; col = g
+//   C: row = g for i < 2, else g + 8; col = 2 t + (i & 1)
+int isa_a_row(int lane, int i) { return (i < 4 || (i >= 8 && i < 12)) ? lane / 4 : lane / 4 + 8; }
+int isa_a_col(int lane, int i) { return 4 * (lane % 4) + (i & 3) + (i >= 8 ? 16 : 0); }
+int isa_b_row(int lane, int i) { return 4 * (lane % 4) + (i & 3) + (i >= 4 ? 16 : 0); }
+int isa_b_col(int lane) { return lane / 4; }
+int isa_c_row(int lane, int i) { return i < 2 ? lane / 4 : lane / 4 + 8; }
+int isa_c_col(int lane, int i) { return 2 * (lane % 4) + (i & 1); }
+
+int8_t byte_of(uint32_t w, int b) { return int8_t(uint8_t(w >> (8 * b))); }
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(fragment_maps_follow_the_isa_and_avoid_bank_conflicts)
+{
+    for (int lane = 0; lane < 32; ++lane) {
+        for (int i = 0; i < 16; ++i) {
+            BOOST_REQUIRE_EQUAL(xtc_a_row(lane, i / 4), isa_a_row(lane, i));
+            BOOST_REQUIRE_EQUAL(xtc_a_k(lane, i / 4) + i % 4, isa_a_col(lane, i));
+        }
+        for (int i = 0; i < 8; ++i) {
+            BOOST_REQUIRE_EQUAL(xtc_b_col(lane), isa_b_col(lane));
+            BOOST_REQUIRE_EQUAL(xtc_b_k(lane, i / 4) + i % 4, isa_b_row(lane, i));
+        }
+        for (int i = 0; i < 4; ++i) {
+            BOOST_REQUIRE_EQUAL(xtc_c_row(lane, i), isa_c_row(lane, i));
+            BOOST_REQUIRE_EQUAL(xtc_c_col(lane, i), isa_c_col(lane, i));
+        }
+    }
+    // One 32-bit load per register: the warp's 32 words in 32 banks.
+    for (int w = 0; w < xtc_warps; ++w) {
+        for (int m = 0; m < 2; ++m)
+            for (int r = 0; r < 4; ++r) {
+                std::set<int> banks;
+                for (int lane = 0; lane < 32; ++lane) {
+                    const int o = xtc_smem_offset(
+                        0, xtc_warp_row(w) + 16 * m + xtc_a_row(lane, r), xtc_a_k(lane, r));
+                    BOOST_REQUIRE_EQUAL(o % 4, 0);
+                    banks.insert((o / 4) % 32);
+                }
+                BOOST_REQUIRE_EQUAL(banks.size(), 32u);
+            }
+        for (int n = 0; n < 4; ++n)
+            for (int r = 0; r < 2; ++r) {
+                std::set<int> banks;
+                for (int lane = 0; lane < 32; ++lane)
+                    banks.insert((xtc_smem_offset(2,
+                                                  xtc_warp_col(w) + 8 * n + xtc_b_col(lane),
+                                                  xtc_b_k(lane, r)) /
+                                  4) %
+                                 32);
+                BOOST_REQUIRE_EQUAL(banks.size(), 32u);
+            }
+    }
+    // Diagonal tiles: the idle warps are exactly those with no pair a >= b.
+    for (int w = 0; w < xtc_warps; ++w) {
+        bool any = false;
+        for (int r = 0; r < xtc_warp_tile; ++r)
+            for (int c = 0; c < xtc_warp_tile; ++c)
+                any |= xtc_warp_row(w) + r >= xtc_warp_col(w) + c;
+        BOOST_REQUIRE_EQUAL(xtc_warp_idle(w, true), !any);
+        BOOST_REQUIRE(!xtc_warp_idle(w, false));
+    }
+}
+
+namespace {
+
+// The tensor path of one launch on the host: the pack kernel's blocks and
+// threads, the correlation kernel's stages, warps and lanes, with the
+// warp-wide MMAs emulated from the ISA table. Adds into \p part
+// ([channel][pair][2], int32 wrap-around as on the GPU) and counts the
+// writes per pair in \p writes.
+void run_tensor_launch(const std::vector<int8_t>& x, // [t][c][a][re, im]
+                       int n_time,
+                       int n_channels,
+                       int channel0,
+                       int nc,
+                       int A,
+                       std::vector<uint32_t>& part,
+                       std::vector<int>& writes)
+{
+    const int a_pad = xtc_padded_inputs(A), tiles = a_pad / xtc_tile;
+    const int n_blocks = (n_time + xtc_k - 1) / xtc_k;
+    std::vector<signed char> packed(xtc_packed_offset(nc, 0, 0, 0, 0, n_blocks, a_pad), 77);
+    std::vector<int> im_sum(std::size_t(nc) * a_pad, 0);
+    // xtc_pack: block (g, tb, lc); its load loop, the barrier, its threads.
+    std::vector<signed char> s(xtc_k * xtc_pack_row);
+    for (int lc = 0; lc < nc; ++lc)
+        for (int tb = 0; tb < n_blocks; ++tb)
+            for (int g = 0; g < tiles; ++g) {
+                std::fill(s.begin(), s.end(), 99); // padding is never read
+                for (int e = 0; e < xtc_k * xtc_tile; ++e) {
+                    const int tt = e / xtc_tile, col = e % xtc_tile;
+                    const int t = tb * xtc_k + tt, a = g * xtc_tile + col;
+                    const bool in = t < n_time && a < A;
+                    const std::size_t i =
+                        2 * ((std::size_t(t) * n_channels + channel0 + lc) * A + a);
+                    s[tt * xtc_pack_row + 2 * col] = in ? x[i] : 0;
+                    s[tt * xtc_pack_row + 2 * col + 1] = in ? x[i + 1] : 0;
+                }
+                int sums[xtc_pack_threads] = {};
+                for (int tid = 0; tid < xtc_pack_threads; ++tid) {
+                    const int col = tid / 2, half = tid % 2;
+                    for (int p = 0; p < 2; ++p) {
+                        uint32_t w[4];
+                        xtc_pack_gather(s.data(), col, half, p, w, sums[tid]);
+                        std::memcpy(
+                            &packed[xtc_packed_offset(
+                                lc, tb, p, g * xtc_tile + col, 16 * half, n_blocks, a_pad)],
+                            w,
+                            16);
+                    }
+                }
+                for (int tid = 0; tid < xtc_pack_threads; tid += 2) {
+                    const int a = g * xtc_tile + tid / 2;
+                    if (a < A)
+                        im_sum[std::size_t(lc) * a_pad + a] += sums[tid] + sums[tid + 1];
+                }
+            }
+    // xcorr_tc80: block (tile pair, lc).
+    const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
+    std::vector<unsigned char> stage(xtc_stage_bytes);
+    for (int lc = 0; lc < nc; ++lc)
+        for (unsigned tp = 0; tp < xengine_tile_pairs(tiles); ++tp) {
+            int I, J;
+            xengine_tile_pair(tp, I, J);
+            int re[xtc_warps][32][2][4][4] = {}, im[xtc_warps][32][2][4][4] = {};
+            for (int tb = 0; tb < n_blocks; ++tb) {
+                std::fill(stage.begin(), stage.end(), 0xa5); // row padding: never read
+                for (int tid = 0; tid < xtc_threads; ++tid)
+                    for (int k = 0; k < xtc_copies_per_thread; ++k) {
+                        const xtc_copy q = xtc_copy_of(tid + k * xtc_threads);
+                        const int tile = q.plane < 2 ? I : J;
+                        std::memcpy(&stage[xtc_smem_offset(q.plane, q.row, 16 * q.half)],
+                                    &packed[xtc_packed_offset(lc,
+                                                              tb,
+                                                              q.plane & 1,
+                                                              tile * xtc_tile + q.row,
+                                                              16 * q.half,
+                                                              n_blocks,
+                                                              a_pad)],
+                                    16);
+                    }
+                for (int w = 0; w < xtc_warps; ++w) {
+                    if (xtc_warp_idle(w, I == J))
+                        continue;
+                    // Each lane's calls, then each warp-wide MMA from the
+                    // lanes' registers (the calls' order is lane-independent).
+                    struct call {
+                        int* d;
+                        uint32_t a[4], b[2];
+                    };
+                    std::vector<call> calls[32];
+                    for (int lane = 0; lane < 32; ++lane) {
+                        xtc_frags f;
+                        xtc_load_frags(
+                            stage.data(), xtc_warp_row(w), xtc_warp_col(w), lane, f);
+                        xtc_products(f,
+                                     re[w][lane],
+                                     im[w][lane],
+                                     [&](int(&d)[4], const uint32_t(&a)[4], const uint32_t(&b)[2]) {
+                                         calls[lane].push_back(
+                                             { d, { a[0], a[1], a[2], a[3] }, { b[0], b[1] } });
+                                     });
+                    }
+                    for (std::size_t k = 0; k < calls[0].size(); ++k) {
+                        int8_t Am[16][32], Bm[32][8];
+                        for (int lane = 0; lane < 32; ++lane) {
+                            const call& c = calls[lane][k];
+                            // the same accumulator in every lane
+                            BOOST_REQUIRE_EQUAL(
+                                (char*)c.d - (char*)re[w][lane],
+                                (char*)calls[0][k].d - (char*)re[w][0]);
+                            for (int i = 0; i < 16; ++i)
+                                Am[isa_a_row(lane, i)][isa_a_col(lane, i)] =
+                                    byte_of(c.a[i / 4], i % 4);
+                            for (int i = 0; i < 8; ++i)
+                                Bm[isa_b_row(lane, i)][isa_b_col(lane)] =
+                                    byte_of(c.b[i / 4], i % 4);
+                        }
+                        for (int lane = 0; lane < 32; ++lane)
+                            for (int i = 0; i < 4; ++i) {
+                                int dot = 0;
+                                for (int kk = 0; kk < 32; ++kk)
+                                    dot += Am[isa_c_row(lane, i)][kk] *
+                                           Bm[kk][isa_c_col(lane, i)];
+                                calls[lane][k].d[i] += dot;
+                            }
+                    }
+                }
+            }
+            for (int w = 0; w < xtc_warps; ++w) {
+                if (xtc_warp_idle(w, I == J))
+                    continue;
+                for (int lane = 0; lane < 32; ++lane)
+                    for (int m = 0; m < 2; ++m)
+                        for (int n = 0; n < 4; ++n)
+                            for (int r = 0; r < 4; ++r) {
+                                int a, b;
+                                xtc_pair_of(I, J, xtc_warp_row(w), xtc_warp_col(w), m, n, lane, r, a, b);
+                                if (a < A && b <= a) {
+                                    const std::size_t k =
+                                        (std::size_t(channel0 + lc) * pairs + xengine_tri(a, b)) * 2;
+                                    part[k] += uint32_t(re[w][lane][m][n][r]);
+                                    part[k + 1] += uint32_t(im[w][lane][m][n][r] +
+                                                            im_sum[std::size_t(lc) * a_pad + b]);
+                                    ++writes[k / 2];
+                                }
+                            }
+            }
+        }
+}
+
+std::vector<int8_t> full_range(std::size_t n, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<int8_t> v(n);
+    for (auto& b : v) {
+        int x = int(rng() % 255) - 127; // -127 .. 127
+        if (x == 0)
+            x = -128; // never zero; -128 often
+        b = int8_t(x);
+    }
+    v[0] = v[1] = -128; // the extremes at the start
+    if (n > 3)
+        v[2] = 127, v[3] = -128;
+    return v;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(tensor_path_on_the_host_equals_the_int64_definition)
+{
+    struct size {
+        int A, C, T;
+        std::size_t budget; // workspace: small ones split the launch
+    };
+    const size sizes[] = {
+        { 1, 2, 5, 1 << 20 },         { 3, 1, 33, 1 << 20 },  { 19, 3, 64, 1 << 20 },
+        { 66, 2, 70, 1 << 20 },       { 128, 1, 40, 1 << 20 }, { 257, 2, 45, 1 << 20 },
+        { 38, 5, 100, 2 * 128 * 32 }, // one block of one channel per launch
+        { 200, 3, 90, 2 * 256 * 64 * 2 },
+    };
+    for (const size& z : sizes) {
+        const int A = z.A, C = z.C, T = z.T;
+        BOOST_TEST_CONTEXT("inputs " << A << " channels " << C << " spectra " << T)
+        {
+            const auto x = full_range(std::size_t(T) * C * A * 2, unsigned(A * 131 + T));
+            const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
+            // Poisoned partials: the launch adds to whatever they hold.
+            std::vector<uint32_t> part(std::size_t(C) * pairs * 2);
+            std::mt19937 rng(5);
+            for (auto& p : part)
+                p = rng();
+            const std::vector<uint32_t> before = part;
+            std::vector<int> writes(std::size_t(C) * pairs, 0);
+            // Launches as the CUDA backend cuts them (xtc_launch_shape_for).
+            const xtc_launch_shape sh = xtc_launch_shape_for(T, C, A, z.budget);
+            BOOST_REQUIRE(sh.spectra % xtc_k == 0 && sh.spectra >= xtc_k && sh.channels >= 1);
+            BOOST_REQUIRE_LE(std::size_t(2) * xtc_padded_inputs(A) * sh.spectra * sh.channels,
+                             std::max<std::size_t>(z.budget, std::size_t(2) * xtc_padded_inputs(A) * xtc_k));
+            int launches = 0;
+            for (int t0 = 0; t0 < T; t0 += sh.spectra) {
+                const int nt = std::min(T - t0, sh.spectra);
+                const std::vector<int8_t> chunk(x.begin() + std::size_t(t0) * C * A * 2,
+                                                x.begin() + std::size_t(t0 + nt) * C * A * 2);
+                for (int c0 = 0; c0 < C; c0 += sh.channels, ++launches)
+                    run_tensor_launch(
+                        chunk, nt, C, c0, std::min(sh.channels, C - c0), A, part, writes);
+            }
+            for (int c = 0; c < C; ++c)
+                for (int a = 0; a < A; ++a)
+                    for (int b = 0; b <= a; ++b) {
+                        int64_t sr = 0, si = 0;
+                        for (int t = 0; t < T; ++t) {
+                            const std::size_t ia = 2 * ((std::size_t(t) * C + c) * A + a),
+                                              ib = 2 * ((std::size_t(t) * C + c) * A + b);
+                            sr += int64_t(x[ia]) * x[ib] + int64_t(x[ia + 1]) * x[ib + 1];
+                            si += int64_t(x[ia + 1]) * x[ib] - int64_t(x[ia]) * x[ib + 1];
+                        }
+                        const std::size_t k = (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
+                        BOOST_REQUIRE_EQUAL(writes[k / 2], launches / ((C + sh.channels - 1) / sh.channels));
+                        BOOST_REQUIRE_EQUAL(part[k] - before[k], uint32_t(int32_t(sr)));
+                        BOOST_REQUIRE_EQUAL(part[k + 1] - before[k + 1], uint32_t(int32_t(si)));
+                    }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(launch_shapes_respect_the_workspace_and_the_int32_bound)
+{
+    for (int A : { 1, 64, 129, 2048, 131072 })
+        for (int C : { 1, 7, 4096 })
+            for (std::size_t n : { std::size_t(1), std::size_t(31), std::size_t(1024), std::size_t(65535) }) {
+                const std::size_t budget = xengine_tc_workspace(C, A);
+                const xtc_launch_shape sh = xtc_launch_shape_for(n, C, A, budget);
+                BOOST_REQUIRE(sh.spectra % xtc_k == 0 && sh.spectra <= xtc_max_spectra);
+                BOOST_REQUIRE(sh.channels >= 1 && sh.channels <= std::min(C, 65535));
+                BOOST_REQUIRE_LE(std::size_t(2) * xtc_padded_inputs(A) * sh.spectra * sh.channels,
+                                 budget);
+                // no launch larger than needed
+                BOOST_REQUIRE_LE(std::size_t(sh.spectra), std::max<std::size_t>((n + 31) / 32 * 32, 32));
+            }
+    // int32 inside a launch: |re|, |im| and the complement's extra term.
+    BOOST_CHECK_LT(int64_t(xtc_max_spectra) * (32768 + 128), int64_t(1) << 31);
+}
