@@ -10,6 +10,11 @@
 //   fp32     the xGPU-style kernel, against the FP32 peak
 //   tensor   the int8 tensor-core kernel, against the dense INT8 tensor peak
 //   cublas   cublasCherk3mEx (ci8 in, cf32 out) per channel on the same data
+//   cublaslt a cuBLASLt int8 GEMM per channel (batched): Y = [Re X; Im X]
+//            (2A x T, time contiguous, transposed on the host outside the
+//            timing), G = Y Y^T in int32, from which V = G11 + G22 and
+//            G21 - G12; the full square, so twice the needed work (its TOPS
+//            count only the needed work, like ours)
 // Peaks are nominal: SMs x clock x operations per SM per clock for the
 // device's architecture (printed with the rows).
 
@@ -17,6 +22,7 @@
 #include <gnuradio/gpudsp/kernels/xengine.h>
 #include <random>
 #ifdef GPUDSP_HAVE_CUDA
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #endif
 
@@ -40,6 +46,129 @@ std::vector<uint8_t> random_ci8(std::size_t values)
     return v;
 }
 
+
+#ifdef GPUDSP_HAVE_CUDA
+// The cuBLASLt int8 peer (see the top of the file): one batched TN GEMM over
+// the channels, K = T spectra.
+void xengine_cublaslt(const runtime::device_context::sptr& ctx,
+                      runtime::device_stream& stream,
+                      const std::vector<uint8_t>& in, // [t][c][a][re, im]
+                      int S,
+                      int C,
+                      std::size_t T,
+                      int iterations,
+                      double ops,
+                      double int8_peak,
+                      const std::string& gpu,
+                      const std::string& what,
+                      report& rep)
+{
+    const int A = 2 * S, M = 2 * A; // rows of Y: re then im of every input
+    std::vector<int8_t> y(std::size_t(C) * M * T);
+    for (std::size_t t = 0; t < T; ++t)
+        for (int c = 0; c < C; ++c)
+            for (int a = 0; a < A; ++a)
+                for (int part = 0; part < 2; ++part)
+                    y[(std::size_t(c) * M + part * A + a) * T + t] =
+                        int8_t(in[2 * ((t * C + c) * A + a) + part]);
+    const std::size_t g_bytes = std::size_t(C) * M * M * sizeof(int32_t);
+    if (g_bytes > ctx->free_memory() / 2) {
+        rep.skip("xengine", what + ": cuBLASLt peer needs " + std::to_string(g_bytes >> 20) +
+                                " MiB for its full-square output");
+        return;
+    }
+    runtime::device_memory d_y(ctx, y.size(), "bench");
+    runtime::device_memory d_g(ctx, g_bytes, "bench");
+    const std::size_t ws_bytes = std::size_t(32) << 20;
+    runtime::device_memory d_ws(ctx, ws_bytes, "bench");
+    ctx->copy_async(d_y.get(),
+                    y.data(),
+                    y.size(),
+                    runtime::copy_kind::host_to_device,
+                    stream.get(),
+                    "bench");
+    cublasLtHandle_t lt = nullptr;
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatrixLayout_t ly = nullptr, lg = nullptr;
+    cublasLtMatmulPreference_t pref = nullptr;
+    cublasStatus_t st = cublasLtCreate(&lt);
+    auto ok = [&](cublasStatus_t s) {
+        if (st == CUBLAS_STATUS_SUCCESS)
+            st = s;
+    };
+    ok(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    // Y stored [row][t] is a column-major T x M matrix (ld = T); G = op(Y)^T Y.
+    ok(cublasLtMatrixLayoutCreate(&ly, CUDA_R_8I, uint64_t(T), uint64_t(M), int64_t(T)));
+    ok(cublasLtMatrixLayoutCreate(&lg, CUDA_R_32I, uint64_t(M), uint64_t(M), int64_t(M)));
+    const int32_t batch = C;
+    const int64_t y_stride = int64_t(M) * int64_t(T), g_stride = int64_t(M) * M;
+    for (auto* l : { ly, lg })
+        ok(cublasLtMatrixLayoutSetAttribute(
+            l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch));
+    ok(cublasLtMatrixLayoutSetAttribute(
+        ly, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &y_stride, sizeof y_stride));
+    ok(cublasLtMatrixLayoutSetAttribute(
+        lg, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &g_stride, sizeof g_stride));
+    ok(cublasLtMatmulPreferenceCreate(&pref));
+    ok(cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
+    cublasLtMatmulHeuristicResult_t heur{};
+    int found = 0;
+    ok(cublasLtMatmulAlgoGetHeuristic(lt, op, ly, ly, lg, lg, pref, 1, &heur, &found));
+    if (st == CUBLAS_STATUS_SUCCESS && found == 0)
+        st = CUBLAS_STATUS_NOT_SUPPORTED;
+    const int32_t alpha = 1, beta = 0;
+    auto cu = static_cast<cudaStream_t>(stream.get());
+    double t = 0;
+    if (st == CUBLAS_STATUS_SUCCESS)
+        t = seconds_per_call(
+            [&] {
+                ok(cublasLtMatmul(lt,
+                                  op,
+                                  &alpha,
+                                  d_y.get(),
+                                  ly,
+                                  d_y.get(),
+                                  ly,
+                                  &beta,
+                                  d_g.get(),
+                                  lg,
+                                  d_g.get(),
+                                  lg,
+                                  &heur.algo,
+                                  d_ws.get(),
+                                  ws_bytes,
+                                  cu));
+            },
+            [&] { stream.synchronize(); },
+            iterations);
+    if (st == CUBLAS_STATUS_SUCCESS)
+        rep.add({ "xengine",
+                  what,
+                  "cublaslt",
+                  ops / t / 1e12,
+                  "TOPS",
+                  int8_peak / 1e12,
+                  "INT8 TC peak (nominal)",
+                  "cuBLASLt int8 GEMM, full square: 2x the needed work" });
+    else
+        rep.skip("xengine", what + ": cuBLASLt int8 GEMM failed with status " +
+                                std::to_string(int(st)));
+    if (pref)
+        cublasLtMatmulPreferenceDestroy(pref);
+    if (ly)
+        cublasLtMatrixLayoutDestroy(ly);
+    if (lg)
+        cublasLtMatrixLayoutDestroy(lg);
+    if (op)
+        cublasLtMatmulDescDestroy(op);
+    if (lt)
+        cublasLtDestroy(lt);
+}
+#endif
 
 } // namespace
 
@@ -85,7 +214,7 @@ void run_xengine(const options& opt, report& rep)
     const std::string& gpu = peaks.description;
     cublasHandle_t blas = nullptr;
     cublasCreate(&blas);
-    for (std::size_t S : opt.sizes("stations", { 64, 256, 512, 1024 })) {
+    for (std::size_t S : opt.sizes("stations", { 64, 256, 512, 1024, 2048 })) {
         const int A = int(S) * P;
         const int C = int(std::clamp<std::size_t>(
             (std::size_t(1) << 27) / (std::size_t(A) * A), 16, 4096));
@@ -166,6 +295,7 @@ void run_xengine(const options& opt, report& rep)
             rep.skip("xengine",
                      what + ": cublasCherk3mEx failed with status " +
                          std::to_string(int(status)));
+        xengine_cublaslt(ctx, stream, in, int(S), C, T, iterations, ops, int8_peak, gpu, what, rep);
     }
     cublasDestroy(blas);
 #endif

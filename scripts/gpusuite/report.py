@@ -39,7 +39,7 @@ def bench_table(s):
         roof = (f"{r['roofline_name']}: {number(r['roofline'])} {r['unit']}"
                 if r["roofline"] > 0 else "—")
         ratio = f"{100 * r['value'] / r['roofline']:.1f}%" if r["roofline"] > 0 else "—"
-        checks = targets.evaluate(r)
+        checks = targets.evaluate(r, s.bench_rows)
         target = "; ".join(t for t, _ in checks) or "—"
         met = "; ".join("n/a" if m is None else "yes" if m else "**no**" for _, m in checks)
         rows.append([s.env["date"], machine_of(s.env, r["backend"]), r["job"], r["case"],
@@ -134,7 +134,7 @@ def console_summary(s):
     out = ["", "== summary"]
     for st in s.steps:
         out.append(f"{st.title:28s} {st.status:18s} {counts(st)}")
-    missed = [(r, t) for r in s.bench_rows for t, met in targets.evaluate(r) if met is False]
+    missed = [(r, t) for r in s.bench_rows for t, met in targets.evaluate(r, s.bench_rows) if met is False]
     if missed:
         out.append(f"targets missed: {len(missed)} (see summary.md)")
     for f in s.failures:

@@ -8,8 +8,10 @@ One place for them, so that the suite's summary says for every GPU row
 which target applies and whether the run met it. A target matches a row by
 job, backend (a regular expression: the X-engine rows carry the kernel name
 as their backend) and a regular expression on the case; it is either a
-fraction of the row's own in-run roofline ("ratio") or a bound on its value
-("min" / "max", in the row's unit). Change a target here when an issue
+fraction of the row's own in-run roofline ("ratio"), a bound on its value
+("min" / "max", in the row's unit), or "peer": faster than every row of the
+same job and case whose backend matches `peers` (the peers run in the same
+run; bound is the factor to beat). Change a target here when an issue
 changes it, and say which issue.
 """
 
@@ -22,9 +24,10 @@ class target:
     job: str
     backend: str  # regular expression, full match
     case: str  # regular expression, searched in the case text
-    kind: str  # "ratio", "min" or "max"
+    kind: str  # "ratio", "min", "max" or "peer"
     bound: float
     text: str
+    peers: str = ""  # "peer": backends to beat (regular expression, full match)
 
 
 # LDPC: one BG1 Z=384 codeword is K = 8448 information bits, so "<= 20 us"
@@ -40,6 +43,11 @@ TARGETS = [
            ">= 75% of FP32 peak (S >= 256)"),
     target("xengine", "tensor", r"S=([5-9]\d\d|\d{4,}) ", "ratio", 0.50,
            ">= 50% of INT8 peak (S >= 512)"),
+    # Issue 17: each kernel beats its cuBLAS peer at every size >= 64 stations.
+    target("xengine", "tensor", r"S=(6[4-9]|[7-9]\d|\d{3,}) ", "peer", 1.0,
+           "faster than cuBLAS and cuBLASLt (S >= 64)", peers="cublas|cublaslt"),
+    target("xengine", "fp32", r"S=(6[4-9]|[7-9]\d|\d{3,}) ", "peer", 1.0,
+           "faster than cublasCherk3mEx (S >= 64)", peers="cublas"),
     target("fx", "cuda", r"^64 ant .*device-resident", "ratio", 1.00,
            "64 MeerKAT antennas in real time"),
     target("fx", "cuda", r"flowgraph \(device-resident\)", "ratio", 0.80,
@@ -60,10 +68,11 @@ TARGETS = [
 ]
 
 
-def evaluate(row):
+def evaluate(row, rows=()):
     """[(text, met)] for the targets that apply to a bench row (a dict with
-    job, backend, case, value, roofline); met is None where it cannot be
-    judged (no roofline measured)."""
+    job, backend, case, value, roofline), `rows` being the run's other rows
+    (for "peer" targets); met is None where it cannot be judged (no
+    roofline measured, no peer row)."""
     out = []
     for t in TARGETS:
         if t.job != row.get("job") or not re.fullmatch(t.backend, row.get("backend", "")):
@@ -74,6 +83,11 @@ def evaluate(row):
         if t.kind == "ratio":
             roof = float(row.get("roofline", 0))
             met = None if roof <= 0 else value / roof >= t.bound
+        elif t.kind == "peer":
+            best = [float(p.get("value", 0)) for p in rows
+                    if p.get("job") == row.get("job") and p.get("case") == row.get("case")
+                    and re.fullmatch(t.peers, p.get("backend", ""))]
+            met = None if not best else value >= t.bound * max(best)
         elif t.kind == "min":
             met = value >= t.bound
         else:
