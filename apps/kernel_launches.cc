@@ -12,6 +12,7 @@
 #include "kernels/ddc_impl.h"
 #include "kernels/ddc_tile.h"
 #include "kernels/ldpc5g_impl.h"
+#include "kernels/xengine_tile.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <cstdio>
 #include <string>
@@ -118,6 +119,11 @@ int main()
          "pairs in global memory",
          ldpc5g_cuda_threads(384),
          0);
+    // X-engine tensor kernels: mma.sync on sm_80 and later (the plan runs the
+    // WMMA kernel on sm_75), wgmma on sm_90 (its sm_90a image).
+    for (std::size_t limit : { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
+        emit("^xcorr_tc80$", "3-stage pipeline", xtc_threads, xtc_smem_bytes, limit);
+    emit("^xcorr_wgmma$", "4-stage pipeline", xwg_threads, xwg_smem_bytes, 232448);
     std::printf("\n]\n");
     return 0;
 }

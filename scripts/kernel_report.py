@@ -53,6 +53,9 @@ ARCH = {
 }
 REGISTERS_PER_SM = 65536
 MAIN_ARCH = "90"
+# Sources built only for an architecture-specific target (lib/CMakeLists.txt):
+# compiled for it alone and reported under its base architecture.
+ARCH_SPECIFIC = {"xengine_wgmma.cu": ("90", "90a")}
 
 # cuobjdump and nvdisasm are not in every CUDA install; NVIDIA's wheels
 # carry them (13.2 reads the cubins of CUDA 13.0's ptxas).
@@ -245,9 +248,13 @@ def main():
     kernels = {}  # (short name, file) -> {arch: facts}
     with tempfile.TemporaryDirectory() as tmp:
         for src in sources:
-            for arch in archs:
-                cubin = Path(tmp) / f"{src.stem}.sm_{arch}.cubin"
-                facts = parse_ptxas(compile_cubin(nvcc, src, arch, cubin))
+            targets = [(a, a) for a in archs]
+            if src.name in ARCH_SPECIFIC:
+                base, specific = ARCH_SPECIFIC[src.name]
+                targets = [(base, specific)] if base in archs else []
+            for arch, target in targets:
+                cubin = Path(tmp) / f"{src.stem}.sm_{target}.cubin"
+                facts = parse_ptxas(compile_cubin(nvcc, src, target, cubin))
                 sass, threads = {}, {}
                 if tools:
                     cuobjdump = os.path.join(tools, "cuobjdump")
@@ -264,7 +271,7 @@ def main():
                     short = short_kernel_name(names[mangled])
                     kernels.setdefault((short, src.relative_to(ROOT / "lib" / "kernels")),
                                        {})[arch] = f
-            log(f"{src.name}: {len(archs)} architectures")
+            log(f"{src.name}: " + ", ".join(f"sm_{t}" for _, t in targets))
 
     rows, problems, explained = [], [], []
     for (name, src), per_arch in sorted(kernels.items(), key=lambda k: (str(k[0][1]), k[0][0])):

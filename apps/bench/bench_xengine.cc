@@ -8,7 +8,10 @@
 // autocorrelations, S (S + 1) / 2 x P^2 per spectrum and channel.
 //   cpu      the CPU plan, one core (a small case: it is the reference)
 //   fp32     the xGPU-style kernel, against the FP32 peak
-//   tensor   the int8 tensor-core kernel, against the dense INT8 tensor peak
+//   tensor   the int8 tensor-core kernel in its best form on the GPU (wgmma
+//            on sm_90a, mma.sync from sm_80, WMMA on sm_75; the form is in
+//            the row's note), against the dense INT8 tensor peak
+//   tensor/F each lesser form F the GPU also runs (GPUDSP_XENGINE_TENSOR)
 //   cublas   cublasCherk3mEx (ci8 in, cf32 out) per channel on the same data
 //   cublaslt a cuBLASLt int8 GEMM per channel (batched): Y = [Re X; Im X]
 //            (2A x T, time contiguous, transposed on the host outside the
@@ -20,6 +23,7 @@
 
 #include "bench.h"
 #include <gnuradio/gpudsp/kernels/xengine.h>
+#include <cstdlib>
 #include <random>
 #ifdef GPUDSP_HAVE_CUDA
 #include <cublasLt.h>
@@ -235,11 +239,30 @@ void run_xengine(const options& opt, report& rep)
                                  " dual-pol C=" + std::to_string(C) +
                                  " T=" + std::to_string(T);
         const double ops = ops_per_dump(int(S), P, C, T);
-        for (auto k :
-             { kernels::xengine_kernel::fp32, kernels::xengine_kernel::tensor }) {
-            c.kernel = k;
+        // fp32; the tensor kernel in its best form on this GPU; then each
+        // lesser form the GPU also runs (GPUDSP_XENGINE_TENSOR caps it), so
+        // that the run shows which wins where.
+        struct variant {
+            kernels::xengine_kernel kernel;
+            const char* cap; // GPUDSP_XENGINE_TENSOR, null: unset
+        };
+        std::string best;
+        for (const variant v : { variant{ kernels::xengine_kernel::fp32, nullptr },
+                                 variant{ kernels::xengine_kernel::tensor, nullptr },
+                                 variant{ kernels::xengine_kernel::tensor, "mma.sync" },
+                                 variant{ kernels::xengine_kernel::tensor, "wmma" } }) {
+            c.kernel = v.kernel;
+            if (v.cap)
+                setenv("GPUDSP_XENGINE_TENSOR", v.cap, 1);
             kernels::xengine_plan plan(
                 c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
+            unsetenv("GPUDSP_XENGINE_TENSOR");
+            const bool tensor = v.kernel == kernels::xengine_kernel::tensor;
+            const std::string form = plan.kernel_variant();
+            if (tensor && v.cap && (form != v.cap || form == best))
+                continue; // the GPU does not run this form, or it was the best
+            if (tensor && !v.cap)
+                best = form;
             runtime::device_memory d_out(ctx, c.output_item_size(), "bench");
             const double t = seconds_per_call(
                 [&] {
@@ -248,15 +271,14 @@ void run_xengine(const options& opt, report& rep)
                 },
                 [&] { stream.synchronize(); },
                 iterations);
-            const bool tensor = k == kernels::xengine_kernel::tensor;
             rep.add({ "xengine",
                       what,
-                      tensor ? "tensor" : "fp32",
+                      !tensor ? "fp32" : v.cap ? "tensor/" + form : std::string("tensor"),
                       ops / t / 1e12,
                       "TOPS",
                       (tensor ? int8_peak : fp32_peak) / 1e12,
                       tensor ? "INT8 TC peak (nominal)" : "FP32 peak (nominal)",
-                      gpu });
+                      tensor ? gpu + ", " + form : gpu });
         }
         // cuBLAS: C_c = X_c X_c^H per channel, X_c = inputs x time (lda = C A).
         runtime::device_memory d_vis(ctx, std::size_t(C) * A * A * 8, "bench");

@@ -26,9 +26,14 @@
 
 #include "xengine_impl.h"
 #include "xengine_tile.h"
+#ifdef GPUDSP_HAVE_WGMMA
+#include "xengine_wgmma.h"
+#endif
 #include <cuda_runtime.h>
 #include <mma.h>
 #include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
 
 namespace gr {
 namespace gpudsp {
@@ -170,6 +175,8 @@ __global__ void __launch_bounds__(xfp_threads, 2)
 // its 32 x 32 square.
 
 // Block (input group of 128, block of 32 spectra, channel of the launch).
+// PARTS 3 (the wgmma kernel) also writes the complement of the real plane.
+template <int PARTS>
 __global__ void __launch_bounds__(xtc_pack_threads)
     xtc_pack(const char2* __restrict__ x,
              int n_time,
@@ -195,12 +202,14 @@ __global__ void __launch_bounds__(xtc_pack_threads)
     __syncthreads();
     const int col = threadIdx.x / 2, half = threadIdx.x % 2;
     int isum = 0;
-    for (int part = 0; part < 2; ++part) {
-        uint32_t w[4];
-        xtc_pack_gather(s, col, half, part, w, isum);
+    uint32_t w[3][4];
+    xtc_pack_thread(s, threadIdx.x, PARTS, w, isum);
+#pragma unroll
+    for (int part = 0; part < PARTS; ++part) {
         const std::size_t o = xtc_packed_offset(
-            lc, tb, part, g * xtc_tile + col, 16 * half, n_blocks, a_pad);
-        *reinterpret_cast<uint4*>(packed + o) = make_uint4(w[0], w[1], w[2], w[3]);
+            lc, tb, part, g * xtc_tile + col, 16 * half, n_blocks, a_pad, PARTS);
+        *reinterpret_cast<uint4*>(packed + o) =
+            make_uint4(w[part][0], w[part][1], w[part][2], w[part][3]);
     }
     isum += __shfl_xor_sync(0xffffffffu, isum, 1);
     const int a = g * xtc_tile + col;
@@ -496,7 +505,8 @@ public:
           d_part(d_ctx, d_ci8 ? d_sums * sizeof(int) : 4, who),
           d_counter(d_ctx, sizeof(uint64_t), who),
           d_init(d_ctx, who),
-          d_packed(d_tensor && compute_major(*d_ctx) >= 8),
+          d_packed(d_tensor && compute_major(*d_ctx) >= 8 && tensor_cap() >= 1),
+          d_wgmma(d_packed && tensor_cap() >= 2 && wgmma_usable(*d_ctx)),
           d_pack(d_ctx,
                  d_packed ? xengine_tc_workspace(c.n_channels, c.n_inputs()) : 16,
                  who),
@@ -519,6 +529,40 @@ public:
     }
 
     std::string kernel_name() const override { return d_tensor ? "tensor" : "fp32"; }
+
+    std::string kernel_variant() const override
+    {
+        return !d_tensor ? "" : d_wgmma ? "wgmma" : d_packed ? "mma.sync" : "wmma";
+    }
+
+    // GPUDSP_XENGINE_TENSOR caps the tensor kernel's form: 0 wmma,
+    // 1 mma.sync, 2 wgmma (unset: the best the device runs).
+    int tensor_cap() const
+    {
+        const char* e = std::getenv("GPUDSP_XENGINE_TENSOR");
+        if (!e || !*e)
+            return 2;
+        const std::string v(e);
+        if (v == "wgmma")
+            return 2;
+        if (v == "mma.sync")
+            return 1;
+        if (v == "wmma")
+            return 0;
+        throw std::invalid_argument(d_who + ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
+                                            "\"mma.sync\" or \"wmma\", got \"" + v + "\"");
+    }
+
+    static bool wgmma_usable(const runtime::device_context& ctx)
+    {
+#ifdef GPUDSP_HAVE_WGMMA
+        ctx.make_current();
+        return xengine_wgmma_usable(ctx.device());
+#else
+        (void)ctx;
+        return false;
+#endif
+    }
 
     static int compute_major(const runtime::device_context& ctx)
     {
@@ -579,8 +623,9 @@ public:
     void accumulate_packed(const char2* x, std::size_t n, cudaStream_t stream)
     {
         const int A = d_c.n_inputs(), a_pad = xtc_padded_inputs(A);
+        const int parts = d_wgmma ? 3 : 2;
         const xtc_launch_shape shape =
-            xtc_launch_shape_for(n, d_c.n_channels, A, d_pack.size());
+            xtc_launch_shape_for(n, d_c.n_channels, A, d_pack.size(), parts);
         const unsigned tiles = unsigned(a_pad / xtc_tile);
         for (std::size_t t0 = 0; t0 < n; t0 += std::size_t(shape.spectra)) {
             const int nt = int(std::min<std::size_t>(n - t0, std::size_t(shape.spectra)));
@@ -589,7 +634,10 @@ public:
                 const int nc = std::min(shape.channels, d_c.n_channels - c0);
                 d_ctx->memset_async(
                     d_im_sum.get(), 0, std::size_t(nc) * a_pad * sizeof(int), stream, d_who);
-                xtc_pack<<<dim3(tiles, blocks, nc), xtc_pack_threads, 0, stream>>>(
+                (d_wgmma ? xtc_pack<3> : xtc_pack<2>)<<<dim3(tiles, blocks, nc),
+                                                         xtc_pack_threads,
+                                                         0,
+                                                         stream>>>(
                     x + t0 * std::size_t(d_c.n_channels) * A,
                     nt,
                     d_c.n_channels,
@@ -600,6 +648,22 @@ public:
                     reinterpret_cast<signed char*>(d_pack.get()),
                     reinterpret_cast<int*>(d_im_sum.get()));
                 d_ctx->check_last_error("xengine pack kernel launch", d_who);
+#ifdef GPUDSP_HAVE_WGMMA
+                if (d_wgmma) {
+                    xengine_wgmma_launch(xengine_tile_pairs(tiles),
+                                         nc,
+                                         stream,
+                                         reinterpret_cast<const signed char*>(d_pack.get()),
+                                         reinterpret_cast<const int*>(d_im_sum.get()),
+                                         blocks,
+                                         a_pad,
+                                         c0,
+                                         A,
+                                         part());
+                    d_ctx->check_last_error("xengine wgmma kernel launch", d_who);
+                    continue;
+                }
+#endif
                 xcorr_tc80<<<dim3(xengine_tile_pairs(tiles), nc),
                              xtc_threads,
                              xtc_smem_bytes,
@@ -674,6 +738,7 @@ private:
     runtime::device_memory d_counter; // saturation count nobody asked for
     runtime::device_stream d_init;
     bool d_packed;                   // sm_80+ tensor path (pack + mma.sync)
+    bool d_wgmma;                    // sm_90a: pack (3 parts) + wgmma
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums
 };

@@ -36,6 +36,7 @@ constexpr std::size_t xengine_int32_spectra = 65535;
 struct xengine_plan::impl {
     virtual ~impl() = default;
     virtual std::string kernel_name() const = 0;
+    virtual std::string kernel_variant() const { return ""; }
     /*! Adds n spectra to the partial sums; the plan never lets the spectra
      *  since the last promotion exceed xengine_int32_spectra. */
     virtual void

@@ -176,6 +176,8 @@ xengine_plan::~xengine_plan() = default;
 
 std::string xengine_plan::kernel_name() const { return d_impl->kernel_name(); }
 
+std::string xengine_plan::kernel_variant() const { return d_impl->kernel_variant(); }
+
 void xengine_plan::accumulate(const void* spectra,
                               std::size_t n_spectra,
                               runtime::stream_handle stream)

@@ -112,12 +112,14 @@ constexpr int xtc_warp_tile = 32;
 constexpr int xtc_max_spectra = 8192;
 
 /*! The packed input's byte offset of (channel c, block tb of 32 spectra,
- *  part 0 re / 1 im, input a, spectrum tt of the block); blocks per channel
- *  \p n_blocks, inputs padded to \p a_pad. */
-GPUDSP_HD std::size_t
-xtc_packed_offset(int c, int tb, int part, int a, int tt, int n_blocks, int a_pad)
+ *  part 0 re / 1 im / 2 ~re, input a, spectrum tt of the block); blocks per
+ *  channel \p n_blocks, inputs padded to \p a_pad, \p n_parts planes per
+ *  block (2; 3 for the wgmma kernel, whose Ar operand comes from shared
+ *  memory and so needs its complement written out). */
+GPUDSP_HD std::size_t xtc_packed_offset(
+    int c, int tb, int part, int a, int tt, int n_blocks, int a_pad, int n_parts = 2)
 {
-    return ((((std::size_t)c * n_blocks + tb) * 2 + part) * a_pad + a) * xtc_k + tt;
+    return ((((std::size_t)c * n_blocks + tb) * n_parts + part) * a_pad + a) * xtc_k + tt;
 }
 
 // The pack kernel: a block of 256 threads transposes 32 spectra x 128
@@ -143,6 +145,19 @@ xtc_pack_gather(const signed char* s, int col, int half, int part, uint32_t (&w)
         }
         w[q] = word;
     }
+}
+
+/*! Thread \p tid's 16 bytes of each of \p parts planes (re, im, and for 3
+ *  the complement of re), adding its imaginary values to \p im_sum. */
+GPUDSP_HD void
+xtc_pack_thread(const signed char* s, int tid, int parts, uint32_t (&w)[3][4], int& im_sum)
+{
+    const int col = tid / 2, half = tid % 2;
+    xtc_pack_gather(s, col, half, 0, w[0], im_sum);
+    xtc_pack_gather(s, col, half, 1, w[1], im_sum);
+    if (parts == 3)
+        for (int q = 0; q < 4; ++q)
+            w[2][q] = ~w[0][q];
 }
 
 /*! Inputs padded to the tensor tile. */
@@ -278,6 +293,98 @@ GPUDSP_HD void xtc_pair_of(int I, int J, int wr, int wc, int m, int n, int lane,
     b = J * xtc_tile + wc + 8 * n + xtc_c_col(lane, r);
 }
 
+// ---------------------------------------------------------------------------
+// The wgmma kernel (sm_90a): a block of two warpgroups owns the same
+// 128 x 128 tile of input pairs; warpgroup h the rows 64 h .. 64 h + 63 and
+// all 128 columns, as wgmma.m64n128k32 (s8 in, s32 accumulators: 64
+// registers per thread per accumulator). Both operands come from shared
+// memory through matrix descriptors, K-major (the only order int8 wgmma
+// takes), without swizzling: the canonical layout of 8-row x 16-byte "core
+// matrices", each 128 contiguous bytes, the two 16-byte halves of a row's 32
+// spectra (K) LBO = 128 bytes apart and consecutive groups of 8 rows (M or
+// N) SBO = 256 bytes apart. A stage holds 5 planes of 128 rows x 32 spectra:
+// rows re, im and ~re (the complement trick's operand, written by the pack
+// kernel), columns re and im.
+
+constexpr int xwg_threads = 256; // two warpgroups
+constexpr int xwg_planes = 5;
+constexpr int xwg_plane_bytes = xtc_tile * xtc_k;
+constexpr int xwg_stage_bytes = xwg_planes * xwg_plane_bytes;
+constexpr int xwg_stages = 4; // copies run two stages ahead of the MMAs
+constexpr int xwg_smem_bytes = xwg_stages * xwg_stage_bytes;
+constexpr int xwg_lbo = 128; // bytes between the K halves of a core-matrix row
+constexpr int xwg_sbo = 256; // bytes between groups of 8 rows
+constexpr int xwg_n = 128;   // columns per warpgroup MMA
+constexpr int xwg_regs = xwg_n / 2; // accumulator registers per thread
+
+/*! Shared-memory byte offset, in a stage, of plane p's row r, spectrum k. */
+GPUDSP_HD int xwg_smem_offset(int plane, int row, int k)
+{
+    return plane * xwg_plane_bytes + ((row >> 3) * 2 + (k >> 4)) * 128 + (row & 7) * 16 +
+           (k & 15);
+}
+
+/*! Copy q (0 .. 1279) of a stage: plane, row, half (as xtc_copy_of, over 5
+ *  planes); the packed part it reads (0 re, 1 im, 2 ~re) and whether it is
+ *  from the row tile I (else the column tile J). */
+constexpr int xwg_copies = xwg_planes * xtc_tile * 2;
+constexpr int xwg_copies_per_thread = xwg_copies / xwg_threads;
+GPUDSP_HD int xwg_part_of(int plane)
+{
+    return plane < 3 ? plane : plane - 3;
+}
+GPUDSP_HD bool xwg_row_plane(int plane)
+{
+    return plane < 3;
+}
+
+/*! The wgmma matrix descriptor of an operand starting at shared-memory
+ *  address \p addr (bits 0-13: address / 16; 16-29: LBO / 16; 32-45:
+ *  SBO / 16; base offset 0; bits 62-63: 0, no swizzle). */
+GPUDSP_HD uint64_t xwg_desc(uint32_t addr)
+{
+    return uint64_t((addr & 0x3ffff) >> 4) | (uint64_t(xwg_lbo >> 4) << 16) |
+           (uint64_t(xwg_sbo >> 4) << 32);
+}
+
+/*! First byte, in a stage, of warpgroup h's row operand in plane p (rows
+ *  64 h ..) and of the column operand in plane p (all 128 rows). */
+GPUDSP_HD int xwg_operand_offset(int plane, int h)
+{
+    return xwg_smem_offset(plane, 64 * h, 0);
+}
+
+/*! One stage's products for warpgroup h, the stage at shared address
+ *  \p stage: re += Ar Br + Ai Bi, im += Ai Br + (~Ar) Bi, each a
+ *  wgmma.m64n128k32 \p mma(d, a_desc, b_desc) on this thread's 64
+ *  accumulators (the kernel's wgmma, or the test's emulation). */
+template <class Mma>
+GPUDSP_HD void
+xwg_products(uint32_t stage, int h, int (&re)[xwg_regs], int (&im)[xwg_regs], Mma&& mma)
+{
+    const uint64_t ar = xwg_desc(stage + xwg_operand_offset(0, h));
+    const uint64_t ai = xwg_desc(stage + xwg_operand_offset(1, h));
+    const uint64_t nar = xwg_desc(stage + xwg_operand_offset(2, h));
+    const uint64_t br = xwg_desc(stage + xwg_operand_offset(3, 0));
+    const uint64_t bi = xwg_desc(stage + xwg_operand_offset(4, 0));
+    mma(re, ar, br);
+    mma(re, ai, bi);
+    mma(im, ai, br);
+    mma(im, nar, bi);
+}
+
+/*! Accumulator register i (0 .. 63) of a thread of warpgroup h: warp w
+ *  (0-3 within the warpgroup) holds rows 16 w .. 16 w + 15 of the 64, as
+ *  m16n8 tiles along the columns (PTX ISA, "wgmma register fragment D"). */
+GPUDSP_HD int xwg_d_row(int w, int lane, int i)
+{
+    return 16 * w + (lane >> 2) + 8 * ((i >> 1) & 1);
+}
+GPUDSP_HD int xwg_d_col(int lane, int i)
+{
+    return 8 * (i >> 2) + 2 * (lane & 3) + (i & 1);
+}
+
 /*! Spectra per launch and channels per launch of the packed path, for a
  *  workspace of \p budget bytes (xengine_tc_workspace): the spectra a call
  *  brings, in blocks of 32, within xtc_max_spectra; then as many channels
@@ -286,10 +393,10 @@ struct xtc_launch_shape {
     int spectra;  // per launch, a multiple of 32
     int channels; // per launch
 };
-inline xtc_launch_shape
-xtc_launch_shape_for(std::size_t n, int n_channels, int n_inputs, std::size_t budget)
+inline xtc_launch_shape xtc_launch_shape_for(
+    std::size_t n, int n_channels, int n_inputs, std::size_t budget, int n_parts = 2)
 {
-    const std::size_t per_spectrum = 2 * std::size_t(xtc_padded_inputs(n_inputs));
+    const std::size_t per_spectrum = n_parts * std::size_t(xtc_padded_inputs(n_inputs));
     std::size_t s = (n + xtc_k - 1) / xtc_k * xtc_k;
     s = s < std::size_t(xtc_max_spectra) ? s : std::size_t(xtc_max_spectra);
     const std::size_t fit = budget / per_spectrum / xtc_k * xtc_k;
@@ -302,12 +409,13 @@ xtc_launch_shape_for(std::size_t n, int n_channels, int n_inputs, std::size_t bu
     return { int(s), int(ch ? ch : 1) };
 }
 
-/*! The packed path's workspace: the packed copy of the preferred batch
- *  (1024 spectra) of every channel, within 256 MiB, at least one block of
- *  32 spectra of one channel; plus the imaginary sums. */
+/*! The packed path's workspace: the packed copy (3 planes: the wgmma
+ *  kernel's) of the preferred batch (1024 spectra) of every channel, within
+ *  256 MiB, at least one block of 32 spectra of one channel; plus the
+ *  imaginary sums. */
 inline std::size_t xengine_tc_workspace(int n_channels, int n_inputs)
 {
-    const std::size_t per_spectrum = 2 * std::size_t(xtc_padded_inputs(n_inputs));
+    const std::size_t per_spectrum = 3 * std::size_t(xtc_padded_inputs(n_inputs));
     std::size_t want = per_spectrum * 1024 * std::size_t(n_channels);
     const std::size_t cap = std::size_t(256) << 20;
     want = want < cap ? want : cap;

@@ -14,6 +14,7 @@
 #include "qa_common.h"
 #include <gnuradio/gpudsp/kernels/xengine.h>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 using namespace gr::gpudsp;
@@ -123,6 +124,26 @@ BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
                 BOOST_CHECK_EQUAL(s_dev, 0u);
                 BOOST_CHECK_EQUAL(s_cpu, 0u);
             }
+}
+
+BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
+{
+    // wgmma (sm_90a), mma.sync (sm_80+) and WMMA (sm_75): GPUDSP_XENGINE_TENSOR
+    // caps the form, so that one GPU checks each form it can run.
+    unsigned seed = 500;
+    for (const char* cap : { "wgmma", "mma.sync", "wmma" }) {
+        setenv("GPUDSP_XENGINE_TENSOR", cap, 1);
+        for (int S : { 1, 19, 33, 257 }) {
+            auto c = config(S, 2, 3, xengine_kernel::tensor);
+            const std::size_t T = 100;
+            const auto in = random_ci8(T * 3 * c.n_inputs(), seed++);
+            uint64_t s_dev = 1, s_cpu = 1;
+            const auto got = run_on_device(c, in, T, { 33, 7, 60 }, s_dev);
+            BOOST_CHECK_MESSAGE(got == run_on_cpu(c, in, T, s_cpu),
+                                "S=" << S << " tensor form capped at " << cap);
+        }
+    }
+    unsetenv("GPUDSP_XENGINE_TENSOR");
 }
 
 BOOST_AUTO_TEST_CASE(one_call_longer_than_a_tensor_launch)

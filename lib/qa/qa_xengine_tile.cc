@@ -13,7 +13,12 @@
 // trick (the MMAs emulated from the ISA's fragment table), the epilogue's
 // pairs — gives the int64 definition exactly, for full-range values (-128
 // included), odd input counts, idle warps on diagonal tiles, and launches
-// split over spectra and channels.
+// split over spectra and channels. The same for the wgmma kernel: its
+// stage copies put every operand element where its matrix descriptors
+// address it (the ISA's canonical no-swizzle K-major layout, decoded from
+// the descriptor bits), its D fragment follows the ISA, and its data flow
+// (three-plane pack, ring of stages, four MMAs per warpgroup emulated from
+// the descriptors) gives the int64 definition.
 
 #include "kernels/xengine_impl.h"
 #include "kernels/xengine_tile.h"
@@ -175,7 +180,53 @@ namespace {
 // warp-wide MMAs emulated from the ISA table. Adds into \p part
 // ([channel][pair][2], int32 wrap-around as on the GPU) and counts the
 // writes per pair in \p writes.
-void run_tensor_launch(const std::vector<int8_t>& x, // [t][c][a][re, im]
+// The wgmma operand model (PTX ISA, "Shared memory matrix layout", K-major,
+// no swizzle), from the descriptor's own bits: element (row m, k) of an
+// 8-bit operand at start + (m / 8) SBO + (k / 16) LBO + (m % 8) 16 + k % 16.
+struct isa_operand {
+    int start, lbo, sbo;
+    explicit isa_operand(uint64_t desc)
+        : start(int(desc & 0x3fff) << 4),
+          lbo(int((desc >> 16) & 0x3fff) << 4),
+          sbo(int((desc >> 32) & 0x3fff) << 4)
+    {
+        BOOST_REQUIRE_EQUAL(desc >> 62, 0u);       // no swizzle
+        BOOST_REQUIRE_EQUAL((desc >> 49) & 7, 0u); // base offset 0
+    }
+    int address(int m, int k) const
+    {
+        return start + (m / 8) * sbo + (k / 16) * lbo + (m % 8) * 16 + k % 16;
+    }
+};
+
+enum class kernel_kind { mma_sync, wgmma };
+
+// The wgmma kernel's stage, warpgroup h: every thread's xwg_products with
+// each MMA emulated from the descriptors and the ISA's D fragment (per
+// n8 chunk, the m16n8 C layout).
+void wgmma_stage(const std::vector<unsigned char>& smem,
+                 uint32_t stage,
+                 int h,
+                 int (&re)[2][128][xwg_regs],
+                 int (&im)[2][128][xwg_regs])
+{
+    for (int t = 0; t < 128; ++t) {
+        const int w = t / 32, lane = t % 32;
+        xwg_products(stage, h, re[h][t], im[h][t], [&](int(&d)[xwg_regs], uint64_t a, uint64_t b) {
+            const isa_operand A(a), B(b);
+            for (int i = 0; i < xwg_regs; ++i) {
+                const int m = 16 * w + isa_c_row(lane, i % 4), n = 8 * (i / 4) + isa_c_col(lane, i % 4);
+                int dot = 0;
+                for (int k = 0; k < 32; ++k)
+                    dot += int(int8_t(smem[A.address(m, k)])) * int(int8_t(smem[B.address(n, k)]));
+                d[i] += dot;
+            }
+        });
+    }
+}
+
+void run_tensor_launch(kernel_kind kind,
+                       const std::vector<int8_t>& x, // [t][c][a][re, im]
                        int n_time,
                        int n_channels,
                        int channel0,
@@ -186,7 +237,9 @@ void run_tensor_launch(const std::vector<int8_t>& x, // [t][c][a][re, im]
 {
     const int a_pad = xtc_padded_inputs(A), tiles = a_pad / xtc_tile;
     const int n_blocks = (n_time + xtc_k - 1) / xtc_k;
-    std::vector<signed char> packed(xtc_packed_offset(nc, 0, 0, 0, 0, n_blocks, a_pad), 77);
+    const int parts = kind == kernel_kind::wgmma ? 3 : 2;
+    std::vector<signed char> packed(xtc_packed_offset(nc, 0, 0, 0, 0, n_blocks, a_pad, parts),
+                                    77);
     std::vector<int> im_sum(std::size_t(nc) * a_pad, 0);
     // xtc_pack: block (g, tb, lc); its load loop, the barrier, its threads.
     std::vector<signed char> s(xtc_k * xtc_pack_row);
@@ -206,15 +259,19 @@ void run_tensor_launch(const std::vector<int8_t>& x, // [t][c][a][re, im]
                 int sums[xtc_pack_threads] = {};
                 for (int tid = 0; tid < xtc_pack_threads; ++tid) {
                     const int col = tid / 2, half = tid % 2;
-                    for (int p = 0; p < 2; ++p) {
-                        uint32_t w[4];
-                        xtc_pack_gather(s.data(), col, half, p, w, sums[tid]);
-                        std::memcpy(
-                            &packed[xtc_packed_offset(
-                                lc, tb, p, g * xtc_tile + col, 16 * half, n_blocks, a_pad)],
-                            w,
-                            16);
-                    }
+                    uint32_t w[3][4];
+                    xtc_pack_thread(s.data(), tid, parts, w, sums[tid]);
+                    for (int p = 0; p < parts; ++p)
+                        std::memcpy(&packed[xtc_packed_offset(lc,
+                                                              tb,
+                                                              p,
+                                                              g * xtc_tile + col,
+                                                              16 * half,
+                                                              n_blocks,
+                                                              a_pad,
+                                                              parts)],
+                                    w[p],
+                                    16);
                 }
                 for (int tid = 0; tid < xtc_pack_threads; tid += 2) {
                     const int a = g * xtc_tile + tid / 2;
@@ -222,8 +279,56 @@ void run_tensor_launch(const std::vector<int8_t>& x, // [t][c][a][re, im]
                         im_sum[std::size_t(lc) * a_pad + a] += sums[tid] + sums[tid + 1];
                 }
             }
-    // xcorr_tc80: block (tile pair, lc).
     const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
+    if (kind == kernel_kind::wgmma) {
+        // xcorr_wgmma: block (tile pair, lc), the stages at their ring slots.
+        std::vector<unsigned char> smem(xwg_smem_bytes);
+        for (int lc = 0; lc < nc; ++lc)
+            for (unsigned tp = 0; tp < xengine_tile_pairs(tiles); ++tp) {
+                int I, J;
+                xengine_tile_pair(tp, I, J);
+                static int re[2][128][xwg_regs], im[2][128][xwg_regs];
+                std::memset(re, 0, sizeof re);
+                std::memset(im, 0, sizeof im);
+                for (int tb = 0; tb < n_blocks; ++tb) {
+                    const uint32_t stage = (tb % xwg_stages) * xwg_stage_bytes;
+                    std::fill(smem.begin() + stage, smem.begin() + stage + xwg_stage_bytes, 0xa5);
+                    for (int tid = 0; tid < xwg_threads; ++tid)
+                        for (int k = 0; k < xwg_copies_per_thread; ++k) {
+                            const xtc_copy q = xtc_copy_of(tid + k * xwg_threads);
+                            const int tile = xwg_row_plane(q.plane) ? I : J;
+                            std::memcpy(&smem[stage + xwg_smem_offset(q.plane, q.row, 16 * q.half)],
+                                        &packed[xtc_packed_offset(lc,
+                                                                  tb,
+                                                                  xwg_part_of(q.plane),
+                                                                  tile * xtc_tile + q.row,
+                                                                  16 * q.half,
+                                                                  n_blocks,
+                                                                  a_pad,
+                                                                  3)],
+                                        16);
+                        }
+                    for (int h = 0; h < 2; ++h)
+                        wgmma_stage(smem, stage, h, re, im);
+                }
+                for (int h = 0; h < 2; ++h)
+                    for (int t = 0; t < 128; ++t)
+                        for (int i = 0; i < xwg_regs; ++i) {
+                            const int a = I * xtc_tile + 64 * h + xwg_d_row(t / 32, t % 32, i);
+                            const int b = J * xtc_tile + xwg_d_col(t % 32, i);
+                            if (a < A && b <= a) {
+                                const std::size_t k =
+                                    (std::size_t(channel0 + lc) * pairs + xengine_tri(a, b)) * 2;
+                                part[k] += uint32_t(re[h][t][i]);
+                                part[k + 1] +=
+                                    uint32_t(im[h][t][i] + im_sum[std::size_t(lc) * a_pad + b]);
+                                ++writes[k / 2];
+                            }
+                        }
+            }
+        return;
+    }
+    // xcorr_tc80: block (tile pair, lc).
     std::vector<unsigned char> stage(xtc_stage_bytes);
     for (int lc = 0; lc < nc; ++lc)
         for (unsigned tp = 0; tp < xengine_tile_pairs(tiles); ++tp) {
@@ -334,7 +439,7 @@ std::vector<int8_t> full_range(std::size_t n, unsigned seed)
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(tensor_path_on_the_host_equals_the_int64_definition)
+void tensor_path_equals_definition(kernel_kind kind)
 {
     struct size {
         int A, C, T;
@@ -360,10 +465,11 @@ BOOST_AUTO_TEST_CASE(tensor_path_on_the_host_equals_the_int64_definition)
             const std::vector<uint32_t> before = part;
             std::vector<int> writes(std::size_t(C) * pairs, 0);
             // Launches as the CUDA backend cuts them (xtc_launch_shape_for).
-            const xtc_launch_shape sh = xtc_launch_shape_for(T, C, A, z.budget);
+            const int parts = kind == kernel_kind::wgmma ? 3 : 2;
+            const xtc_launch_shape sh = xtc_launch_shape_for(T, C, A, z.budget, parts);
             BOOST_REQUIRE(sh.spectra % xtc_k == 0 && sh.spectra >= xtc_k && sh.channels >= 1);
-            BOOST_REQUIRE_LE(std::size_t(2) * xtc_padded_inputs(A) * sh.spectra * sh.channels,
-                             std::max<std::size_t>(z.budget, std::size_t(2) * xtc_padded_inputs(A) * xtc_k));
+            BOOST_REQUIRE_LE(std::size_t(parts) * xtc_padded_inputs(A) * sh.spectra * sh.channels,
+                             std::max<std::size_t>(z.budget, std::size_t(parts) * xtc_padded_inputs(A) * xtc_k));
             int launches = 0;
             for (int t0 = 0; t0 < T; t0 += sh.spectra) {
                 const int nt = std::min(T - t0, sh.spectra);
@@ -371,7 +477,7 @@ BOOST_AUTO_TEST_CASE(tensor_path_on_the_host_equals_the_int64_definition)
                                                 x.begin() + std::size_t(t0 + nt) * C * A * 2);
                 for (int c0 = 0; c0 < C; c0 += sh.channels, ++launches)
                     run_tensor_launch(
-                        chunk, nt, C, c0, std::min(sh.channels, C - c0), A, part, writes);
+                        kind, chunk, nt, C, c0, std::min(sh.channels, C - c0), A, part, writes);
             }
             for (int c = 0; c < C; ++c)
                 for (int a = 0; a < A; ++a)
@@ -390,6 +496,67 @@ BOOST_AUTO_TEST_CASE(tensor_path_on_the_host_equals_the_int64_definition)
                     }
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(mma_sync_path_on_the_host_equals_the_int64_definition)
+{
+    tensor_path_equals_definition(kernel_kind::mma_sync);
+}
+
+BOOST_AUTO_TEST_CASE(wgmma_path_on_the_host_equals_the_int64_definition)
+{
+    tensor_path_equals_definition(kernel_kind::wgmma);
+}
+
+BOOST_AUTO_TEST_CASE(wgmma_stage_layout_matches_the_descriptors)
+{
+    // Copies cover the stage once, 16-byte aligned, consecutive threads
+    // reading consecutive global bytes; every operand element the
+    // descriptors address is the byte the copies put there.
+    std::vector<int> seen(xwg_stage_bytes, 0);
+    std::vector<int> plane_row_k(xwg_stage_bytes, -1);
+    for (int tid = 0; tid < xwg_threads; ++tid)
+        for (int k = 0; k < xwg_copies_per_thread; ++k) {
+            const xtc_copy q = xtc_copy_of(tid + k * xwg_threads);
+            BOOST_REQUIRE(q.plane >= 0 && q.plane < xwg_planes);
+            const int o = xwg_smem_offset(q.plane, q.row, 16 * q.half);
+            BOOST_REQUIRE_EQUAL(o % 16, 0);
+            for (int b = 0; b < 16; ++b) {
+                ++seen[o + b];
+                plane_row_k[o + b] = (q.plane * 128 + q.row) * 32 + 16 * q.half + b;
+            }
+        }
+    for (int v : seen)
+        BOOST_REQUIRE_EQUAL(v, 1);
+    int unused_re[xwg_regs], unused_im[xwg_regs];
+    for (uint32_t stage : { 0u, uint32_t(xwg_stage_bytes), uint32_t(3 * xwg_stage_bytes) })
+        for (int h = 0; h < 2; ++h)
+            xwg_products(stage, h, unused_re, unused_im,
+                         [&](int(&)[xwg_regs], uint64_t a, uint64_t b) {
+                             const isa_operand A(a), B(b);
+                             for (int m = 0; m < 128; ++m)
+                                 for (int k = 0; k < 32; ++k) {
+                                     if (m < 64) { // A: warpgroup h's 64 rows
+                                         const int o = A.address(m, k) - int(stage);
+                                         const int e = plane_row_k[o];
+                                         BOOST_REQUIRE(e / 32 % 128 == 64 * h + m && e % 32 == k &&
+                                                       e / 32 / 128 < 3);
+                                     }
+                                     const int o = B.address(m, k) - int(stage);
+                                     const int e = plane_row_k[o];
+                                     BOOST_REQUIRE(e / 32 % 128 == m && e % 32 == k &&
+                                                   e / 32 / 128 >= 3);
+                                 }
+                         });
+    // The D fragment: register i of warp w is the ISA's m16n8 C element
+    // i % 4 of column chunk i / 4.
+    for (int w = 0; w < 4; ++w)
+        for (int lane = 0; lane < 32; ++lane)
+            for (int i = 0; i < xwg_regs; ++i) {
+                BOOST_REQUIRE_EQUAL(xwg_d_row(w, lane, i), 16 * w + isa_c_row(lane, i % 4));
+                BOOST_REQUIRE_EQUAL(xwg_d_col(lane, i), 8 * (i / 4) + isa_c_col(lane, i % 4));
+            }
+    BOOST_CHECK_LE(xwg_smem_bytes, 232448); // sm_90's opt-in limit
 }
 
 BOOST_AUTO_TEST_CASE(launch_shapes_respect_the_workspace_and_the_int32_bound)

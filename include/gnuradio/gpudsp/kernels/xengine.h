@@ -92,6 +92,12 @@ public:
     const runtime::backend_choice& where() const { return d_where; }
     /*! \brief The kernel that runs ("cpu", "fp32" or "tensor"). */
     std::string kernel_name() const;
+    /*! \brief The tensor kernel's form on this device: "wgmma" (sm_90a),
+     *  "mma.sync" (sm_80 and later) or "wmma" (sm_75); empty for the other
+     *  kernels. The environment variable GPUDSP_XENGINE_TENSOR ("wgmma",
+     *  "mma.sync" or "wmma") caps it, for tests and benchmarks that compare
+     *  the forms on one GPU. */
+    std::string kernel_variant() const;
 
     void
     accumulate(const void* spectra, std::size_t n_spectra, runtime::stream_handle stream);
