@@ -103,7 +103,8 @@ int main()
                          limit);
                     // Fixed-point layered: the pair kernel, two int16 per
                     // variable (4 bytes, as float).
-                    const std::size_t pair = ldpc5g_cuda_shared_bytes(Z, cols, false, limit);
+                    const std::size_t pair =
+                        ldpc5g_cuda_shared_bytes(Z, cols, false, limit);
                     if (fixed && pair)
                         emit("^decode_pair_kernel<.*, true>",
                              "BG" + std::to_string(bg) + " Z=" + std::to_string(Z) +
@@ -121,7 +122,8 @@ int main()
          0);
     // X-engine tensor kernels: mma.sync on sm_80 and later (the plan runs the
     // WMMA kernel on sm_75), wgmma on sm_90 (its sm_90a image).
-    for (std::size_t limit : { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
+    for (std::size_t limit :
+         { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
         emit("^xcorr_tc80$", "3-stage pipeline", xtc_threads, xtc_smem_bytes, limit);
     emit("^xcorr_wgmma$", "4-stage pipeline", xwg_threads, xwg_smem_bytes, 232448);
     std::printf("\n]\n");

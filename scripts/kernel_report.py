@@ -252,6 +252,9 @@ def main():
             if src.name in ARCH_SPECIFIC:
                 base, specific = ARCH_SPECIFIC[src.name]
                 targets = [(base, specific)] if base in archs else []
+                if not targets:
+                    log(f"{src.name}: skipped (sm_{specific} only; sm_{base} not requested)")
+                    continue
             for arch, target in targets:
                 cubin = Path(tmp) / f"{src.stem}.sm_{target}.cubin"
                 facts = parse_ptxas(compile_cubin(nvcc, src, target, cubin))

@@ -63,27 +63,29 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
                       int iterations,
                       double ops,
                       double int8_peak,
-                      const std::string& gpu,
                       const std::string& what,
                       report& rep)
 {
     const int A = 2 * S, M = 2 * A; // rows of Y: re then im of every input
-    std::vector<int8_t> y(std::size_t(C) * M * T);
+    const std::size_t y_bytes = std::size_t(C) * M * T;
+    const std::size_t g_bytes = std::size_t(C) * M * M * sizeof(int32_t);
+    const std::size_t ws_bytes = std::size_t(32) << 20;
+    if (y_bytes + g_bytes + ws_bytes > ctx->free_memory() / 2) {
+        rep.skip("xengine",
+                 what + ": cuBLASLt peer needs " +
+                     std::to_string((y_bytes + g_bytes + ws_bytes) >> 20) +
+                     " MiB for its input and full-square output");
+        return;
+    }
+    std::vector<int8_t> y(y_bytes);
     for (std::size_t t = 0; t < T; ++t)
         for (int c = 0; c < C; ++c)
             for (int a = 0; a < A; ++a)
                 for (int part = 0; part < 2; ++part)
                     y[(std::size_t(c) * M + part * A + a) * T + t] =
                         int8_t(in[2 * ((t * C + c) * A + a) + part]);
-    const std::size_t g_bytes = std::size_t(C) * M * M * sizeof(int32_t);
-    if (g_bytes > ctx->free_memory() / 2) {
-        rep.skip("xengine", what + ": cuBLASLt peer needs " + std::to_string(g_bytes >> 20) +
-                                " MiB for its full-square output");
-        return;
-    }
     runtime::device_memory d_y(ctx, y.size(), "bench");
     runtime::device_memory d_g(ctx, g_bytes, "bench");
-    const std::size_t ws_bytes = std::size_t(32) << 20;
     runtime::device_memory d_ws(ctx, ws_bytes, "bench");
     ctx->copy_async(d_y.get(),
                     y.data(),
@@ -96,32 +98,57 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
     cublasLtMatrixLayout_t ly = nullptr, lg = nullptr;
     cublasLtMatmulPreference_t pref = nullptr;
     cublasStatus_t st = cublasLtCreate(&lt);
-    auto ok = [&](cublasStatus_t s) {
+    // Each step runs only while all before it succeeded.
+    auto ok = [&](auto&& step) {
         if (st == CUBLAS_STATUS_SUCCESS)
-            st = s;
+            st = step();
     };
-    ok(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32I, CUDA_R_32I));
+    ok([&] { return cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32I, CUDA_R_32I); });
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-    ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-    ok(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    ok([&] {
+        return cublasLtMatmulDescSetAttribute(
+            op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    });
+    ok([&] {
+        return cublasLtMatmulDescSetAttribute(
+            op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    });
     // Y stored [row][t] is a column-major T x M matrix (ld = T); G = op(Y)^T Y.
-    ok(cublasLtMatrixLayoutCreate(&ly, CUDA_R_8I, uint64_t(T), uint64_t(M), int64_t(T)));
-    ok(cublasLtMatrixLayoutCreate(&lg, CUDA_R_32I, uint64_t(M), uint64_t(M), int64_t(M)));
+    ok([&] {
+        return cublasLtMatrixLayoutCreate(
+            &ly, CUDA_R_8I, uint64_t(T), uint64_t(M), int64_t(T));
+    });
+    ok([&] {
+        return cublasLtMatrixLayoutCreate(
+            &lg, CUDA_R_32I, uint64_t(M), uint64_t(M), int64_t(M));
+    });
     const int32_t batch = C;
     const int64_t y_stride = int64_t(M) * int64_t(T), g_stride = int64_t(M) * M;
     for (auto* l : { ly, lg })
-        ok(cublasLtMatrixLayoutSetAttribute(
-            l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch));
-    ok(cublasLtMatrixLayoutSetAttribute(
-        ly, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &y_stride, sizeof y_stride));
-    ok(cublasLtMatrixLayoutSetAttribute(
-        lg, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &g_stride, sizeof g_stride));
-    ok(cublasLtMatmulPreferenceCreate(&pref));
-    ok(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes));
+        ok([&] {
+            return cublasLtMatrixLayoutSetAttribute(
+                l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch);
+        });
+    ok([&] {
+        return cublasLtMatrixLayoutSetAttribute(
+            ly, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &y_stride, sizeof y_stride);
+    });
+    ok([&] {
+        return cublasLtMatrixLayoutSetAttribute(
+            lg, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &g_stride, sizeof g_stride);
+    });
+    ok([&] { return cublasLtMatmulPreferenceCreate(&pref); });
+    ok([&] {
+        return cublasLtMatmulPreferenceSetAttribute(
+            pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws_bytes, sizeof ws_bytes);
+    });
     cublasLtMatmulHeuristicResult_t heur{};
     int found = 0;
-    ok(cublasLtMatmulAlgoGetHeuristic(lt, op, ly, ly, lg, lg, pref, 1, &heur, &found));
+    ok([&] {
+        return cublasLtMatmulAlgoGetHeuristic(
+            lt, op, ly, ly, lg, lg, pref, 1, &heur, &found);
+    });
+
     if (st == CUBLAS_STATUS_SUCCESS && found == 0)
         st = CUBLAS_STATUS_NOT_SUPPORTED;
     const int32_t alpha = 1, beta = 0;
@@ -130,22 +157,24 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
     if (st == CUBLAS_STATUS_SUCCESS)
         t = seconds_per_call(
             [&] {
-                ok(cublasLtMatmul(lt,
-                                  op,
-                                  &alpha,
-                                  d_y.get(),
-                                  ly,
-                                  d_y.get(),
-                                  ly,
-                                  &beta,
-                                  d_g.get(),
-                                  lg,
-                                  d_g.get(),
-                                  lg,
-                                  &heur.algo,
-                                  d_ws.get(),
-                                  ws_bytes,
-                                  cu));
+                ok([&] {
+                    return cublasLtMatmul(lt,
+                                          op,
+                                          &alpha,
+                                          d_y.get(),
+                                          ly,
+                                          d_y.get(),
+                                          ly,
+                                          &beta,
+                                          d_g.get(),
+                                          lg,
+                                          d_g.get(),
+                                          lg,
+                                          &heur.algo,
+                                          d_ws.get(),
+                                          ws_bytes,
+                                          cu);
+                });
             },
             [&] { stream.synchronize(); },
             iterations);
@@ -159,8 +188,9 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
                   "INT8 TC peak (nominal)",
                   "cuBLASLt int8 GEMM, full square: 2x the needed work" });
     else
-        rep.skip("xengine", what + ": cuBLASLt int8 GEMM failed with status " +
-                                std::to_string(int(st)));
+        rep.skip("xengine",
+                 what + ": cuBLASLt int8 GEMM failed with status " +
+                     std::to_string(int(st)));
     if (pref)
         cublasLtMatmulPreferenceDestroy(pref);
     if (ly)
@@ -218,6 +248,10 @@ void run_xengine(const options& opt, report& rep)
     const std::string& gpu = peaks.description;
     cublasHandle_t blas = nullptr;
     cublasCreate(&blas);
+    // The tensor rows set GPUDSP_XENGINE_TENSOR per form; the user's value
+    // (if any) applies to the main rows and is restored at the end.
+    const char* user_env = std::getenv("GPUDSP_XENGINE_TENSOR");
+    const std::string user_cap = user_env ? user_env : "";
     for (std::size_t S : opt.sizes("stations", { 64, 256, 512, 1024, 2048 })) {
         const int A = int(S) * P;
         const int C = int(std::clamp<std::size_t>(
@@ -252,11 +286,13 @@ void run_xengine(const options& opt, report& rep)
                                  variant{ kernels::xengine_kernel::tensor, "mma.sync" },
                                  variant{ kernels::xengine_kernel::tensor, "wmma" } }) {
             c.kernel = v.kernel;
-            if (v.cap)
-                setenv("GPUDSP_XENGINE_TENSOR", v.cap, 1);
+            const std::string form_cap = v.cap ? v.cap : user_cap;
+            if (form_cap.empty())
+                unsetenv("GPUDSP_XENGINE_TENSOR");
+            else
+                setenv("GPUDSP_XENGINE_TENSOR", form_cap.c_str(), 1);
             kernels::xengine_plan plan(
                 c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
-            unsetenv("GPUDSP_XENGINE_TENSOR");
             const bool tensor = v.kernel == kernels::xengine_kernel::tensor;
             const std::string form = plan.kernel_variant();
             if (tensor && v.cap && (form != v.cap || form == best))
@@ -273,7 +309,9 @@ void run_xengine(const options& opt, report& rep)
                 iterations);
             rep.add({ "xengine",
                       what,
-                      !tensor ? "fp32" : v.cap ? "tensor/" + form : std::string("tensor"),
+                      !tensor ? "fp32"
+                      : v.cap ? "tensor/" + form
+                              : std::string("tensor"),
                       ops / t / 1e12,
                       "TOPS",
                       (tensor ? int8_peak : fp32_peak) / 1e12,
@@ -317,9 +355,14 @@ void run_xengine(const options& opt, report& rep)
             rep.skip("xengine",
                      what + ": cublasCherk3mEx failed with status " +
                          std::to_string(int(status)));
-        xengine_cublaslt(ctx, stream, in, int(S), C, T, iterations, ops, int8_peak, gpu, what, rep);
+        xengine_cublaslt(
+            ctx, stream, in, int(S), C, T, iterations, ops, int8_peak, what, rep);
     }
     cublasDestroy(blas);
+    if (user_cap.empty())
+        unsetenv("GPUDSP_XENGINE_TENSOR");
+    else
+        setenv("GPUDSP_XENGINE_TENSOR", user_cap.c_str(), 1);
 #endif
 }
 

@@ -3,20 +3,19 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The X-engine on CUDA. Two accumulation kernels over the lower triangle of
-// input tiles (only tiles I >= J are launched, through a triangular index):
+// The X-engine on CUDA (docs/xengine.md, "Kernels"; index arithmetic in
+// xengine_tile.h). Accumulation kernels over the lower triangle of input
+// tiles (only tiles I >= J are launched, through a triangular index):
 //
-//  fp32    xGPU's shape: a block of 16x16 threads owns a 32x32 tile of
-//          input pairs, each thread a 2x2 register tile; 16 spectra at a time
-//          are staged in shared memory (int8 converted to float on load).
-//          For ci8 the float sums are exact integers; they are added to the
-//          int32 partials every 512 spectra, before they could exceed 2^24.
-//  tensor  ci8 only: one warp per 16x16 tile of input pairs, int8 WMMA
-//          16x16x16 with int32 accumulation, the complex product as four real
-//          products: re += Ar Ar' + Ai Ai', im = Ai Ar' - Ar Ai' from two
-//          accumulators subtracted at the end (no int8 is negated, so -128
-//          is exact). A launch is at most 65535 spectra (the plan cuts
-//          calls), so the fragments cannot overflow.
+//  fp32      xGPU's structure: a block of 16x16 threads owns a 64x64 tile
+//            of input pairs, each thread a 4x4 register tile; 16 spectra
+//            per stage, double-buffered through registers (int8 converted
+//            once); ci8 float sums moved to the int32 partials every 512.
+//  tensor    ci8 only, by device: wgmma (sm_90a, xengine_wgmma.cu), else
+//            mma.sync m16n8k32 (sm_80+: xtc_pack writes each launch K-major,
+//            xcorr_tc80 correlates 128x128 tiles from a cp.async pipeline),
+//            else WMMA 16x16x16 (sm_75: xcorr_wmma). The complex product is
+//            exact over the whole int8 range (no int8 is negated).
 //
 // ci8 sums live in int32 partials (one read-modify-write per launch), moved
 // into the int64 totals by a promote kernel every 65535 spectra and before
@@ -24,6 +23,7 @@
 // [channel][baseline][p][q], saturates to +-(2^31 - 1) and counts saturated
 // visibilities (warp ballot + one atomic).
 
+#include "cp_async.cuh"
 #include "xengine_impl.h"
 #include "xengine_tile.h"
 #ifdef GPUDSP_HAVE_WGMMA
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(xfp_threads, 2)
     const int c = channel0 + blockIdx.y;
     const int tx = threadIdx.x % xfp_side, ty = threadIdx.x / xfp_side;
     const int tid = threadIdx.x;
-    const int a0 = I * xfp_tile + xfp_regs * ty, b0 = J * xfp_tile + xfp_regs * tx;
+    const int a0 = I * xfp_tile, b0 = J * xfp_tile;
     float2 sum[xfp_regs][xfp_regs];
     for (int u = 0; u < xfp_regs; ++u)
         for (int v = 0; v < xfp_regs; ++v)
@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(xfp_threads, 2)
     auto flush = [&]() {
         for (int u = 0; u < xfp_regs; ++u)
             for (int v = 0; v < xfp_regs; ++v) {
-                const int a = a0 + u, b = b0 + v;
+                const int a = a0 + xfp_row(ty, u), b = b0 + xfp_col(tx, v);
                 if (a < n_inputs && b <= a) {
                     const long long k = ((long long)c * pairs + tri(a, b)) * 2;
                     if (CI8) {
@@ -114,9 +114,10 @@ __global__ void __launch_bounds__(xfp_threads, 2)
         for (int k = 0; k < xfp_loads; ++k) {
             const xfp_load l = xfp_load_of(tid, k);
             const int t = t0 + l.t, a = (l.side ? J : I) * xfp_tile + l.col;
-            next[k] = (t < n_time && a < n_inputs)
-                          ? load_value<CI8>(x, ((long long)t * n_channels + c) * n_inputs + a)
-                          : make_float2(0.0f, 0.0f);
+            next[k] =
+                (t < n_time && a < n_inputs)
+                    ? load_value<CI8>(x, ((long long)t * n_channels + c) * n_inputs + a)
+                    : make_float2(0.0f, 0.0f);
         }
     };
     auto store = [&](int buffer) {
@@ -136,17 +137,17 @@ __global__ void __launch_bounds__(xfp_threads, 2)
             fetch(t0 + xfp_stage); // in flight during the arithmetic
 #pragma unroll 4
         for (int tt = 0; tt < xfp_stage; ++tt) {
-            const float4* ra = reinterpret_cast<const float4*>(&xs[buffer][0][tt][xfp_regs * ty]);
-            const float4* rb = reinterpret_cast<const float4*>(&xs[buffer][1][tt][xfp_regs * tx]);
-            const float4 pa0 = ra[0], pa1 = ra[1], qb0 = rb[0], qb1 = rb[1];
+            const float4* ra =
+                reinterpret_cast<const float4*>(&xs[buffer][0][tt][xfp_row(ty, 0)]);
+            const float4 pa0 = ra[0], pa1 = ra[1];
             const float2 p[xfp_regs] = { make_float2(pa0.x, pa0.y),
                                          make_float2(pa0.z, pa0.w),
                                          make_float2(pa1.x, pa1.y),
                                          make_float2(pa1.z, pa1.w) };
-            const float2 q[xfp_regs] = { make_float2(qb0.x, qb0.y),
-                                         make_float2(qb0.z, qb0.w),
-                                         make_float2(qb1.x, qb1.y),
-                                         make_float2(qb1.z, qb1.w) };
+            float2 q[xfp_regs];
+#pragma unroll
+            for (int v = 0; v < xfp_regs; ++v)
+                q[v] = xs[buffer][1][tt][xfp_col(tx, v)];
 #pragma unroll
             for (int u = 0; u < xfp_regs; ++u)
 #pragma unroll
@@ -191,13 +192,11 @@ __global__ void __launch_bounds__(xtc_pack_threads)
     __shared__ alignas(16) signed char s[xtc_k * xtc_pack_row];
     const int g = blockIdx.x, tb = blockIdx.y, lc = blockIdx.z, c = channel0 + lc;
     for (int e = threadIdx.x; e < xtc_k * xtc_tile; e += xtc_pack_threads) {
-        const int tt = e / xtc_tile, col = e % xtc_tile;
-        const int t = tb * xtc_k + tt, a = g * xtc_tile + col;
-        const char2 v = (t < n_time && a < n_inputs)
-                            ? x[((long long)t * n_channels + c) * n_inputs + a]
-                            : make_char2(0, 0);
-        s[tt * xtc_pack_row + 2 * col] = v.x;
-        s[tt * xtc_pack_row + 2 * col + 1] = v.y;
+        const xtc_pack_load l =
+            xtc_pack_load_of(e, g, tb, c, n_time, n_channels, n_inputs);
+        const char2 v = l.from >= 0 ? x[l.from] : make_char2(0, 0);
+        s[l.smem] = v.x;
+        s[l.smem + 1] = v.y;
     }
     __syncthreads();
     const int col = threadIdx.x / 2, half = threadIdx.x % 2;
@@ -217,34 +216,14 @@ __global__ void __launch_bounds__(xtc_pack_threads)
         atomicAdd(&im_sum[(std::size_t)lc * a_pad + a], isum);
 }
 
-__device__ __forceinline__ void mma_s8(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+__device__ __forceinline__ void
+mma_s8(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
                  "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                  : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
-}
-
-__device__ __forceinline__ void copy16_async(void* smem, const void* gmem)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned s = unsigned(__cvta_generic_to_shared(smem));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-#endif
-}
-__device__ __forceinline__ void copy_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::);
-#endif
-}
-template <int N>
-__device__ __forceinline__ void copy_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 #endif
 }
 
@@ -261,7 +240,7 @@ __global__ void __launch_bounds__(xtc_threads, 1)
     extern __shared__ __align__(16) unsigned char smem[];
     int I, J;
     xengine_tile_pair(blockIdx.x, I, J);
-    const int lc = blockIdx.y, c = channel0 + lc;
+    const int lc = blockIdx.y;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const bool idle = xtc_warp_idle(warp, I == J);
     const int wr = xtc_warp_row(warp), wc = xtc_warp_col(warp);
@@ -270,16 +249,9 @@ __global__ void __launch_bounds__(xtc_threads, 1)
         unsigned char* stage = smem + (tb % xtc_stages) * xtc_stage_bytes;
 #pragma unroll
         for (int k = 0; k < xtc_copies_per_thread; ++k) {
-            const xtc_copy q = xtc_copy_of(threadIdx.x + k * xtc_threads);
-            const int tile = q.plane < 2 ? I : J;
-            copy16_async(stage + xtc_smem_offset(q.plane, q.row, 16 * q.half),
-                         packed + xtc_packed_offset(lc,
-                                                    tb,
-                                                    q.plane & 1,
-                                                    tile * xtc_tile + q.row,
-                                                    16 * q.half,
-                                                    n_blocks,
-                                                    a_pad));
+            const xtc_copy_at at = xtc_copy_offsets(
+                threadIdx.x + k * xtc_threads, I, J, lc, tb, n_blocks, a_pad);
+            copy16_async(stage + at.smem, packed + at.packed);
         }
     };
 
@@ -299,7 +271,7 @@ __global__ void __launch_bounds__(xtc_threads, 1)
         issue(1);
     copy_commit();
     for (int tb = 0; tb < n_blocks; ++tb) {
-        copy_wait<1>(); // this thread's copies of stage tb have landed
+        copy_wait<1>();  // this thread's copies of stage tb have landed
         __syncthreads(); // everyone's have, and stage tb - 1 is free
         if (tb + 2 < n_blocks)
             issue(tb + 2);
@@ -308,14 +280,14 @@ __global__ void __launch_bounds__(xtc_threads, 1)
             continue;
         xtc_frags f;
         xtc_load_frags(smem + (tb % xtc_stages) * xtc_stage_bytes, wr, wc, lane, f);
-        xtc_products(f, re, im, [](int(&d)[4], const uint32_t(&x)[4], const uint32_t(&y)[2]) {
-            mma_s8(d, x, y);
-        });
+        xtc_products(
+            f, re, im, [](int(&d)[4], const uint32_t(&x)[4], const uint32_t(&y)[2]) {
+                mma_s8(d, x, y);
+            });
     }
     copy_wait<0>();
     if (idle)
         return;
-    const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
 #pragma unroll
     for (int m = 0; m < 2; ++m)
 #pragma unroll
@@ -325,9 +297,10 @@ __global__ void __launch_bounds__(xtc_threads, 1)
                 int a, b;
                 xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
                 if (a < n_inputs && b <= a) {
-                    const long long k = ((long long)c * pairs + tri(a, b)) * 2;
-                    part[k] += re[m][n][r];
-                    part[k + 1] += im[m][n][r] + im_sum[(std::size_t)lc * a_pad + b];
+                    const xtc_pair_at at =
+                        xtc_pair_addresses(channel0, lc, a, b, n_inputs, a_pad);
+                    part[at.partial] += re[m][n][r];
+                    part[at.partial + 1] += im[m][n][r] + im_sum[at.im_sum];
                 }
             }
 #endif
@@ -342,12 +315,12 @@ constexpr int tc_warps = 4;
 
 __global__ void __launch_bounds__(32 * tc_warps)
     xcorr_wmma(const char2* __restrict__ x,
-                 int n_time,
-                 int n_channels,
-                 int channel0,
-                 int n_inputs,
-                 unsigned n_tile_pairs,
-                 int* __restrict__ part) // int32 partials [c][pair][2]
+               int n_time,
+               int n_channels,
+               int channel0,
+               int n_inputs,
+               unsigned n_tile_pairs,
+               int* __restrict__ part) // int32 partials [c][pair][2]
 {
     using namespace nvcuda;
     // load_matrix_sync and store_matrix_sync need 256-bit aligned pointers:
@@ -505,22 +478,27 @@ public:
           d_part(d_ctx, d_ci8 ? d_sums * sizeof(int) : 4, who),
           d_counter(d_ctx, sizeof(uint64_t), who),
           d_init(d_ctx, who),
-          d_packed(d_tensor && compute_major(*d_ctx) >= 8 && tensor_cap() >= 1),
-          d_wgmma(d_packed && tensor_cap() >= 2 && wgmma_usable(*d_ctx)),
+          d_cap(tensor_cap(who)),
+          d_packed(d_tensor && d_cap >= 1 && compute_major(*d_ctx) >= 8 &&
+                   tc80_built(*d_ctx)),
+          d_wgmma(d_packed && d_cap >= 2 && wgmma_usable(*d_ctx)),
           d_pack(d_ctx,
-                 d_packed ? xengine_tc_workspace(c.n_channels, c.n_inputs()) : 16,
+                 d_packed
+                     ? xengine_tc_workspace(c.n_channels, c.n_inputs(), d_wgmma ? 3 : 2)
+                     : 16,
                  who),
           d_im_sum(d_ctx,
                    d_packed ? xengine_tc_sums_bytes(c.n_channels, c.n_inputs()) : 16,
                    who)
     {
-        if (d_packed) {
+        if (d_packed && !d_wgmma) {
             // Per kernel and process-wide: the same value for every plan.
             const cudaError_t e = cudaFuncSetAttribute(
                 xcorr_tc80, cudaFuncAttributeMaxDynamicSharedMemorySize, xtc_smem_bytes);
             if (e != cudaSuccess)
-                throw runtime::device_error(who + ": cudaFuncSetAttribute (shared memory "
-                                                  "of the X-engine tensor kernel): " +
+                throw runtime::device_error(who +
+                                            ": cudaFuncSetAttribute (shared memory "
+                                            "of the X-engine tensor kernel): " +
                                             cudaGetErrorString(e));
         }
         d_ctx->memset_async(d_total.get(), 0, d_total.size(), d_init.get(), who);
@@ -537,7 +515,7 @@ public:
 
     // GPUDSP_XENGINE_TENSOR caps the tensor kernel's form: 0 wmma,
     // 1 mma.sync, 2 wgmma (unset: the best the device runs).
-    int tensor_cap() const
+    static int tensor_cap(const std::string& who)
     {
         const char* e = std::getenv("GPUDSP_XENGINE_TENSOR");
         if (!e || !*e)
@@ -549,8 +527,10 @@ public:
             return 1;
         if (v == "wmma")
             return 0;
-        throw std::invalid_argument(d_who + ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
-                                            "\"mma.sync\" or \"wmma\", got \"" + v + "\"");
+        throw std::invalid_argument(who +
+                                    ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
+                                    "\"mma.sync\" or \"wmma\", got \"" +
+                                    v + "\"");
     }
 
     static bool wgmma_usable(const runtime::device_context& ctx)
@@ -564,12 +544,25 @@ public:
 #endif
     }
 
+    // The mma.sync kernel's body exists only in sm_80+ images: a build for
+    // sm_75 alone would JIT an empty kernel on a newer GPU.
+    static bool tc80_built(const runtime::device_context& ctx)
+    {
+        ctx.make_current();
+        cudaFuncAttributes attr{};
+        if (cudaFuncGetAttributes(&attr, xcorr_tc80) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+        return attr.ptxVersion >= 80; // the virtual architecture it came from
+    }
+
     static int compute_major(const runtime::device_context& ctx)
     {
         ctx.make_current();
         int major = 0;
-        const cudaError_t e =
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ctx.device());
+        const cudaError_t e = cudaDeviceGetAttribute(
+            &major, cudaDevAttrComputeCapabilityMajor, ctx.device());
         if (e != cudaSuccess)
             throw runtime::device_error(std::string("xengine: cudaDeviceGetAttribute "
                                                     "(compute capability): ") +
@@ -584,12 +577,12 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        const int A = d_c.n_inputs();
-        const int nt = int(n);
         if (d_packed) {
             accumulate_packed(static_cast<const char2*>(x), n, stream);
             return;
         }
+        const int A = d_c.n_inputs();
+        const int nt = int(n);
         for (int c0 = 0; c0 < d_c.n_channels; c0 += max_grid_y) {
             const int nc = std::min(max_grid_y, d_c.n_channels - c0);
             if (d_tensor) {
@@ -632,12 +625,15 @@ public:
             const int blocks = (nt + xtc_k - 1) / xtc_k;
             for (int c0 = 0; c0 < d_c.n_channels; c0 += shape.channels) {
                 const int nc = std::min(shape.channels, d_c.n_channels - c0);
-                d_ctx->memset_async(
-                    d_im_sum.get(), 0, std::size_t(nc) * a_pad * sizeof(int), stream, d_who);
-                (d_wgmma ? xtc_pack<3> : xtc_pack<2>)<<<dim3(tiles, blocks, nc),
-                                                         xtc_pack_threads,
-                                                         0,
-                                                         stream>>>(
+                d_ctx->memset_async(d_im_sum.get(),
+                                    0,
+                                    std::size_t(nc) * a_pad * sizeof(int),
+                                    stream,
+                                    d_who);
+                (d_wgmma
+                     ? xtc_pack<3>
+                     : xtc_pack<
+                           2>)<<<dim3(tiles, blocks, nc), xtc_pack_threads, 0, stream>>>(
                     x + t0 * std::size_t(d_c.n_channels) * A,
                     nt,
                     d_c.n_channels,
@@ -650,16 +646,17 @@ public:
                 d_ctx->check_last_error("xengine pack kernel launch", d_who);
 #ifdef GPUDSP_HAVE_WGMMA
                 if (d_wgmma) {
-                    xengine_wgmma_launch(xengine_tile_pairs(tiles),
-                                         nc,
-                                         stream,
-                                         reinterpret_cast<const signed char*>(d_pack.get()),
-                                         reinterpret_cast<const int*>(d_im_sum.get()),
-                                         blocks,
-                                         a_pad,
-                                         c0,
-                                         A,
-                                         part());
+                    xengine_wgmma_launch(
+                        xengine_tile_pairs(tiles),
+                        nc,
+                        stream,
+                        reinterpret_cast<const signed char*>(d_pack.get()),
+                        reinterpret_cast<const int*>(d_im_sum.get()),
+                        blocks,
+                        a_pad,
+                        c0,
+                        A,
+                        part());
                     d_ctx->check_last_error("xengine wgmma kernel launch", d_who);
                     continue;
                 }
@@ -737,6 +734,7 @@ private:
     runtime::device_memory d_part;    // ci8: int32 partials
     runtime::device_memory d_counter; // saturation count nobody asked for
     runtime::device_stream d_init;
+    int d_cap;                       // GPUDSP_XENGINE_TENSOR (2: no cap)
     bool d_packed;                   // sm_80+ tensor path (pack + mma.sync)
     bool d_wgmma;                    // sm_90a: pack (3 parts) + wgmma
     runtime::device_memory d_pack;   // the launch's spectra, K-major

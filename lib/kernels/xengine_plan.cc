@@ -76,13 +76,7 @@ std::size_t xengine_plan::device_bytes(const xengine_config& c)
     // ci8: int64 totals and int32 partials; cf32: float sums.
     const std::size_t acc =
         std::size_t(c.n_channels) * pairs * (c.input == xengine_input::ci8 ? 24 : 8);
-    // The tensor kernel's packed copy of a launch's input (sm_80 and later;
-    // counted for every GPU: the plan does not know the device here).
-    const std::size_t packed =
-        xengine_uses_tensor(c) ? xengine_tc_workspace(c.n_channels, c.n_inputs()) +
-                                     xengine_tc_sums_bytes(c.n_channels, c.n_inputs())
-                               : 0;
-    return acc + packed + 64;
+    return acc + 64;
 }
 
 std::size_t xengine_plan::preferred_spectra() const
@@ -117,8 +111,8 @@ void xengine_plan::validate(const xengine_config& c,
         fail("ci32 output needs ci8 input (cf32 input dumps cf32)");
     // GNU Radio's item size is an int (counted in doubles: a dump's size
     // overflows 64 bits for absurd configurations).
-    const double in_item = double(c.n_channels) * c.n_inputs() *
-                           (c.input == xengine_input::ci8 ? 2 : 8);
+    const double in_item =
+        double(c.n_channels) * c.n_inputs() * (c.input == xengine_input::ci8 ? 2 : 8);
     const double out_item =
         double(c.n_channels) * double(c.n_baselines()) * c.n_pols * c.n_pols * 8;
     if (in_item > 0x7fffffff || out_item > 0x7fffffff)
@@ -129,12 +123,15 @@ void xengine_plan::validate(const xengine_config& c,
     if (where != backend_kind::cuda) {
         // The sums live in host memory: refuse what the machine cannot hold.
         const double need = double(device_bytes(c));
-        const double have = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+        const double have =
+            double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
         if (need > have)
-            fail(std::to_string(c.n_stations) + " stations x " + std::to_string(c.n_pols) +
-                 " pols x " + std::to_string(c.n_channels) + " channels need " +
-                 std::to_string(std::size_t(need) >> 20) + " MiB of sums; this machine has " +
-                 std::to_string(std::size_t(have) >> 20) + " MiB (n_channels, n_stations)");
+            fail(std::to_string(c.n_stations) + " stations x " +
+                 std::to_string(c.n_pols) + " pols x " + std::to_string(c.n_channels) +
+                 " channels need " + std::to_string(std::size_t(need) >> 20) +
+                 " MiB of sums; this machine has " +
+                 std::to_string(std::size_t(have) >> 20) +
+                 " MiB (n_channels, n_stations)");
     }
 }
 
@@ -147,16 +144,24 @@ xengine_plan::xengine_plan(const xengine_config& config,
     if (where.kind == backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA
         auto ctx = runtime::device_context::get(where.kind, where.device);
-        const std::size_t need = device_bytes(config);
+        // Plus the tensor kernels' packed copy of a launch (sm_80 and later;
+        // at its largest, the wgmma kernel's three planes).
+        const std::size_t need =
+            device_bytes(config) +
+            (xengine_uses_tensor(config)
+                 ? xengine_tc_workspace(config.n_channels, config.n_inputs()) +
+                       xengine_tc_sums_bytes(config.n_channels, config.n_inputs())
+                 : 0);
         const std::size_t free = ctx->free_memory();
         if (need > free)
-            throw std::invalid_argument(who + ": " + std::to_string(config.n_stations) +
-                                        " stations x " + std::to_string(config.n_pols) +
-                                        " pols x " + std::to_string(config.n_channels) +
-                                        " channels need " + std::to_string(need >> 20) +
-                                        " MiB of accumulators, but CUDA device " +
-                                        std::to_string(where.device) + " has " +
-                                        std::to_string(free >> 20) + " MiB free");
+            throw std::invalid_argument(
+                who + ": " + std::to_string(config.n_stations) + " stations x " +
+                std::to_string(config.n_pols) + " pols x " +
+                std::to_string(config.n_channels) + " channels need " +
+                std::to_string(need >> 20) +
+                " MiB of accumulators and workspace, but CUDA device " +
+                std::to_string(where.device) + " has " + std::to_string(free >> 20) +
+                " MiB free");
         d_impl = make_xengine_cuda(config, ctx, who);
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");

@@ -37,6 +37,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace gr {
 namespace gpudsp {
@@ -75,6 +76,17 @@ constexpr int xfp_flush = 512; // ci8: spectra between moves to the int32 partia
 constexpr int xfp_threads = xfp_side * xfp_side;
 constexpr int xfp_loads = 2 * xfp_stage * xfp_tile / xfp_threads; // per thread
 
+static_assert(xfp_flush % xfp_stage == 0, "flushes fall on stage boundaries");
+static_assert(double(xfp_flush) * 32768 <= double(1 << 24),
+              "ci8 float sums stay exact integers between flushes");
+
+/*! Thread (ty, tx)'s rows 4 ty + u (contiguous: two 128-bit loads, the same
+ *  for the 16 threads of a half warp) and columns tx + 16 v (interleaved:
+ *  a half warp's 64-bit loads cover 128 contiguous bytes, one wavefront,
+ *  no bank conflict), u, v = 0 .. 3, of the block's 64 x 64 tile. */
+GPUDSP_HD int xfp_row(int ty, int u) { return xfp_regs * ty + u; }
+GPUDSP_HD int xfp_col(int tx, int v) { return tx + xfp_side * v; }
+
 /*! Load k (0 .. xfp_loads - 1) of thread \p tid in a stage: which side
  *  (0: rows, tile I; 1: columns, tile J), spectrum and input of the tile.
  *  Consecutive threads read consecutive inputs of one spectrum. */
@@ -106,9 +118,10 @@ constexpr int xtc_smem_bytes = xtc_stages * xtc_stage_bytes;
 constexpr int xtc_warps = 16;
 constexpr int xtc_threads = 32 * xtc_warps;
 constexpr int xtc_warp_tile = 32;
-// A launch adds at most this many spectra in int32 accumulators inside the
-// kernel: |sum| <= 8192 * (32768 + 128) < 2^31, whatever the complement trick
-// adds on the way (the plan's partials hold 65535 spectra: docs/xengine.md).
+// Spectra per launch at most: each MMA accumulator gains at most 32768 in
+// magnitude per spectrum (re: ArBr + AiBi; im: AiBr + (~Ar)Bi, with ~Ar in
+// -128 .. 127), so int32 would hold 65535; the launch is kept to 8192 so that
+// its packed copy stays small beside the input.
 constexpr int xtc_max_spectra = 8192;
 
 /*! The packed input's byte offset of (channel c, block tb of 32 spectra,
@@ -132,13 +145,14 @@ constexpr int xtc_pack_row = 2 * 128 + 4;
 
 /*! Thread (col, half)'s 16 bytes of plane \p part (4 words, little-endian
  *  spectra), adding the imaginary values to \p im_sum. */
-GPUDSP_HD void
-xtc_pack_gather(const signed char* s, int col, int half, int part, uint32_t (&w)[4], int& im_sum)
+GPUDSP_HD void xtc_pack_gather(
+    const signed char* s, int col, int half, int part, uint32_t (&w)[4], int& im_sum)
 {
     for (int q = 0; q < 4; ++q) {
         uint32_t word = 0;
         for (int b = 0; b < 4; ++b) {
-            const signed char v = s[(16 * half + 4 * q + b) * xtc_pack_row + 2 * col + part];
+            const signed char v =
+                s[(16 * half + 4 * q + b) * xtc_pack_row + 2 * col + part];
             word |= uint32_t(uint8_t(v)) << (8 * b);
             if (part)
                 im_sum += v;
@@ -147,10 +161,29 @@ xtc_pack_gather(const signed char* s, int col, int half, int part, uint32_t (&w)
     }
 }
 
+/*! The pack kernel's load e (0 .. 32 * 128 - 1) of block (input group g,
+ *  spectrum block tb, channel c): its place in the transposition buffer and
+ *  the input value's index (in char2 units of [t][channel][input]), or -1
+ *  past the spectra or inputs (a zero is stored). */
+struct xtc_pack_load {
+    int smem;       // byte offset of the value's re (im follows)
+    long long from; // input index, -1: zero
+};
+GPUDSP_HD xtc_pack_load
+xtc_pack_load_of(int e, int g, int tb, int c, int n_time, int n_channels, int n_inputs)
+{
+    const int tt = e / xtc_tile, col = e % xtc_tile;
+    const int t = tb * xtc_k + tt, a = g * xtc_tile + col;
+    const long long from = (t < n_time && a < n_inputs)
+                               ? ((long long)t * n_channels + c) * n_inputs + a
+                               : -1;
+    return { tt * xtc_pack_row + 2 * col, from };
+}
+
 /*! Thread \p tid's 16 bytes of each of \p parts planes (re, im, and for 3
  *  the complement of re), adding its imaginary values to \p im_sum. */
-GPUDSP_HD void
-xtc_pack_thread(const signed char* s, int tid, int parts, uint32_t (&w)[3][4], int& im_sum)
+GPUDSP_HD void xtc_pack_thread(
+    const signed char* s, int tid, int parts, uint32_t (&w)[3][4], int& im_sum)
 {
     const int col = tid / 2, half = tid % 2;
     xtc_pack_gather(s, col, half, 0, w[0], im_sum);
@@ -186,63 +219,67 @@ GPUDSP_HD int xtc_smem_offset(int plane, int row, int k)
     return plane * xtc_plane_bytes + row * xtc_row_bytes + k;
 }
 
+/*! Where copy q of stage tb of tile pair (I, J), launch channel lc, goes in
+ *  the stage and comes from in the packed input (2 parts). */
+struct xtc_copy_at {
+    int smem;
+    std::size_t packed;
+};
+GPUDSP_HD xtc_copy_at
+xtc_copy_offsets(int q, int I, int J, int lc, int tb, int n_blocks, int a_pad)
+{
+    const xtc_copy c = xtc_copy_of(q);
+    const int tile = c.plane < 2 ? I : J;
+    return {
+        xtc_smem_offset(c.plane, c.row, 16 * c.half),
+        xtc_packed_offset(
+            lc, tb, c.plane & 1, tile * xtc_tile + c.row, 16 * c.half, n_blocks, a_pad)
+    };
+}
+
 // mma.sync.m16n8k32 .s8 fragments (PTX ISA, "Matrix Fragments for
 // mma.m16n8k32"): lane = 4 g + t. A (16 x 32, row-major: K contiguous):
 // register r holds 4 consecutive k of one row. B (32 x 8, column-major: K
 // contiguous per column): register r holds 4 consecutive k of column g.
 // C (16 x 8, int32): register r is one element.
-GPUDSP_HD int xtc_a_row(int lane, int r)
-{
-    return (lane >> 2) + 8 * (r & 1);
-}
-GPUDSP_HD int xtc_a_k(int lane, int r)
-{
-    return 4 * (lane & 3) + 16 * (r >> 1);
-}
-GPUDSP_HD int xtc_b_col(int lane)
-{
-    return lane >> 2;
-}
-GPUDSP_HD int xtc_b_k(int lane, int r)
-{
-    return 4 * (lane & 3) + 16 * r;
-}
-GPUDSP_HD int xtc_c_row(int lane, int r)
-{
-    return (lane >> 2) + 8 * (r >> 1);
-}
-GPUDSP_HD int xtc_c_col(int lane, int r)
-{
-    return 2 * (lane & 3) + (r & 1);
-}
+GPUDSP_HD int xtc_a_row(int lane, int r) { return (lane >> 2) + 8 * (r & 1); }
+GPUDSP_HD int xtc_a_k(int lane, int r) { return 4 * (lane & 3) + 16 * (r >> 1); }
+GPUDSP_HD int xtc_b_col(int lane) { return lane >> 2; }
+GPUDSP_HD int xtc_b_k(int lane, int r) { return 4 * (lane & 3) + 16 * r; }
+GPUDSP_HD int xtc_c_row(int lane, int r) { return (lane >> 2) + 8 * (r >> 1); }
+GPUDSP_HD int xtc_c_col(int lane, int r) { return 2 * (lane & 3) + (r & 1); }
 
 /*! Warp w's first row and column in the block's tile; on a diagonal tile
  *  (I == J) a warp whose 32 x 32 square lies above the diagonal has no pair
  *  a >= b and skips the arithmetic. */
-GPUDSP_HD int xtc_warp_row(int w)
-{
-    return xtc_warp_tile * (w / 4);
-}
-GPUDSP_HD int xtc_warp_col(int w)
-{
-    return xtc_warp_tile * (w % 4);
-}
+GPUDSP_HD int xtc_warp_row(int w) { return xtc_warp_tile * (w / 4); }
+GPUDSP_HD int xtc_warp_col(int w) { return xtc_warp_tile * (w % 4); }
 GPUDSP_HD bool xtc_warp_idle(int w, bool diagonal)
 {
     return diagonal && xtc_warp_row(w) < xtc_warp_col(w);
 }
 
 /*! Bitwise complement of four packed int8: -x - 1 in each byte. */
-GPUDSP_HD uint32_t xtc_complement(uint32_t v)
-{
-    return ~v;
-}
+GPUDSP_HD uint32_t xtc_complement(uint32_t v) { return ~v; }
 
 /*! A warp's operands for one stage: rows (tile I) re and im as 2 MMA tiles
  *  of 16 rows, columns (tile J) re and im as 4 MMA tiles of 8 columns. */
 struct xtc_frags {
     uint32_t ar[2][4], ai[2][4], br[4][2], bi[4][2];
 };
+
+/*! Four bytes of a stage as one register (an aligned 32-bit shared load on
+ *  the GPU; memcpy on the host, where the stage is a byte array). */
+GPUDSP_HD uint32_t xtc_word(const unsigned char* p)
+{
+#ifdef __CUDA_ARCH__
+    return *reinterpret_cast<const uint32_t*>(p);
+#else
+    uint32_t w;
+    std::memcpy(&w, p, 4);
+    return w;
+#endif
+}
 
 /*! Lane \p lane's fragment registers of warp square (wr, wc) from a stage
  *  in shared memory: one aligned 32-bit load each. */
@@ -252,14 +289,14 @@ xtc_load_frags(const unsigned char* stage, int wr, int wc, int lane, xtc_frags& 
     for (int m = 0; m < 2; ++m)
         for (int r = 0; r < 4; ++r) {
             const int row = wr + 16 * m + xtc_a_row(lane, r), k = xtc_a_k(lane, r);
-            f.ar[m][r] = *reinterpret_cast<const uint32_t*>(stage + xtc_smem_offset(0, row, k));
-            f.ai[m][r] = *reinterpret_cast<const uint32_t*>(stage + xtc_smem_offset(1, row, k));
+            f.ar[m][r] = xtc_word(stage + xtc_smem_offset(0, row, k));
+            f.ai[m][r] = xtc_word(stage + xtc_smem_offset(1, row, k));
         }
     for (int n = 0; n < 4; ++n)
         for (int r = 0; r < 2; ++r) {
             const int col = wc + 8 * n + xtc_b_col(lane), k = xtc_b_k(lane, r);
-            f.br[n][r] = *reinterpret_cast<const uint32_t*>(stage + xtc_smem_offset(2, col, k));
-            f.bi[n][r] = *reinterpret_cast<const uint32_t*>(stage + xtc_smem_offset(3, col, k));
+            f.br[n][r] = xtc_word(stage + xtc_smem_offset(2, col, k));
+            f.bi[n][r] = xtc_word(stage + xtc_smem_offset(3, col, k));
         }
 }
 
@@ -268,7 +305,8 @@ xtc_load_frags(const unsigned char* stage, int wr, int wc, int lane, xtc_frags& 
  *  \p mma(d, a, b) is one warp-wide m16n8k32 (d += a b) on this lane's
  *  registers: the kernel's mma.sync, or the test's emulation. */
 template <class Mma>
-GPUDSP_HD void xtc_products(const xtc_frags& f, int (&re)[2][4][4], int (&im)[2][4][4], Mma&& mma)
+GPUDSP_HD void
+xtc_products(const xtc_frags& f, int (&re)[2][4][4], int (&im)[2][4][4], Mma&& mma)
 {
     for (int m = 0; m < 2; ++m) {
         const uint32_t nar[4] = { xtc_complement(f.ar[m][0]),
@@ -287,7 +325,8 @@ GPUDSP_HD void xtc_products(const xtc_frags& f, int (&re)[2][4][4], int (&im)[2]
 /*! The pair (a, b) that accumulator register r of MMA tile (m, n) holds in
  *  lane \p lane of warp square (wr, wc) of tile pair (I, J); its imaginary
  *  part still lacks sum_t Bi[b] (the complement trick). */
-GPUDSP_HD void xtc_pair_of(int I, int J, int wr, int wc, int m, int n, int lane, int r, int& a, int& b)
+GPUDSP_HD void
+xtc_pair_of(int I, int J, int wr, int wc, int m, int n, int lane, int r, int& a, int& b)
 {
     a = I * xtc_tile + wr + 16 * m + xtc_c_row(lane, r);
     b = J * xtc_tile + wc + 8 * n + xtc_c_col(lane, r);
@@ -312,9 +351,9 @@ constexpr int xwg_plane_bytes = xtc_tile * xtc_k;
 constexpr int xwg_stage_bytes = xwg_planes * xwg_plane_bytes;
 constexpr int xwg_stages = 4; // copies run two stages ahead of the MMAs
 constexpr int xwg_smem_bytes = xwg_stages * xwg_stage_bytes;
-constexpr int xwg_lbo = 128; // bytes between the K halves of a core-matrix row
-constexpr int xwg_sbo = 256; // bytes between groups of 8 rows
-constexpr int xwg_n = 128;   // columns per warpgroup MMA
+constexpr int xwg_lbo = 128;        // bytes between the K halves of a core-matrix row
+constexpr int xwg_sbo = 256;        // bytes between groups of 8 rows
+constexpr int xwg_n = 128;          // columns per warpgroup MMA
 constexpr int xwg_regs = xwg_n / 2; // accumulator registers per thread
 
 /*! Shared-memory byte offset, in a stage, of plane p's row r, spectrum k. */
@@ -329,13 +368,24 @@ GPUDSP_HD int xwg_smem_offset(int plane, int row, int k)
  *  from the row tile I (else the column tile J). */
 constexpr int xwg_copies = xwg_planes * xtc_tile * 2;
 constexpr int xwg_copies_per_thread = xwg_copies / xwg_threads;
-GPUDSP_HD int xwg_part_of(int plane)
+GPUDSP_HD int xwg_part_of(int plane) { return plane < 3 ? plane : plane - 3; }
+GPUDSP_HD bool xwg_row_plane(int plane) { return plane < 3; }
+
+/*! xtc_copy_offsets for the wgmma kernel's stage (5 planes, 3 parts). */
+GPUDSP_HD xtc_copy_at
+xwg_copy_offsets(int q, int I, int J, int lc, int tb, int n_blocks, int a_pad)
 {
-    return plane < 3 ? plane : plane - 3;
-}
-GPUDSP_HD bool xwg_row_plane(int plane)
-{
-    return plane < 3;
+    const xtc_copy c = xtc_copy_of(q);
+    const int tile = xwg_row_plane(c.plane) ? I : J;
+    return { xwg_smem_offset(c.plane, c.row, 16 * c.half),
+             xtc_packed_offset(lc,
+                               tb,
+                               xwg_part_of(c.plane),
+                               tile * xtc_tile + c.row,
+                               16 * c.half,
+                               n_blocks,
+                               a_pad,
+                               3) };
 }
 
 /*! The wgmma matrix descriptor of an operand starting at shared-memory
@@ -385,6 +435,21 @@ GPUDSP_HD int xwg_d_col(int lane, int i)
     return 8 * (i >> 2) + 2 * (lane & 3) + (i & 1);
 }
 
+/*! The epilogue's addresses for pair (a, b), a >= b, of channel
+ *  channel0 + lc: the int32 partials' offset ([channel][pair][re, im]) and
+ *  the column input's imaginary sum in the launch's [lc][a_pad] sums. */
+struct xtc_pair_at {
+    long long partial;
+    long long im_sum;
+};
+GPUDSP_HD xtc_pair_at
+xtc_pair_addresses(int channel0, int lc, int a, int b, int n_inputs, int a_pad)
+{
+    const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+    return { ((long long)(channel0 + lc) * pairs + (long long)a * (a + 1) / 2 + b) * 2,
+             (long long)lc * a_pad + b };
+}
+
 /*! Spectra per launch and channels per launch of the packed path, for a
  *  workspace of \p budget bytes (xengine_tc_workspace): the spectra a call
  *  brings, in blocks of 32, within xtc_max_spectra; then as many channels
@@ -409,13 +474,13 @@ inline xtc_launch_shape xtc_launch_shape_for(
     return { int(s), int(ch ? ch : 1) };
 }
 
-/*! The packed path's workspace: the packed copy (3 planes: the wgmma
- *  kernel's) of the preferred batch (1024 spectra) of every channel, within
- *  256 MiB, at least one block of 32 spectra of one channel; plus the
- *  imaginary sums. */
-inline std::size_t xengine_tc_workspace(int n_channels, int n_inputs)
+/*! The packed path's workspace: the packed copy (\p n_parts planes; 3, the
+ *  wgmma kernel's, where the device is not known yet) of the preferred batch (1024
+ * spectra) of every channel, within 256 MiB, at least one block of 32 spectra of one
+ * channel; plus the imaginary sums. */
+inline std::size_t xengine_tc_workspace(int n_channels, int n_inputs, int n_parts = 3)
 {
-    const std::size_t per_spectrum = 3 * std::size_t(xtc_padded_inputs(n_inputs));
+    const std::size_t per_spectrum = n_parts * std::size_t(xtc_padded_inputs(n_inputs));
     std::size_t want = per_spectrum * 1024 * std::size_t(n_channels);
     const std::size_t cap = std::size_t(256) << 20;
     want = want < cap ? want : cap;

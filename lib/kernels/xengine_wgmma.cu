@@ -20,6 +20,7 @@
 // next stage is awaited. The epilogue adds the column input's imaginary sum
 // (the complement trick) and the 64 x 128 square into the int32 partials.
 
+#include "cp_async.cuh"
 #include "xengine_tile.h"
 #include "xengine_wgmma.h"
 
@@ -37,29 +38,83 @@ namespace {
 __device__ __forceinline__ void wgmma_s8(int (&d)[xwg_regs], uint64_t a, uint64_t b)
 {
     // d += a b (scale-d = 1: accumulate; the accumulators start at zero)
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "setp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p;\n"
-        "}\n"
-        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]),
-          "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]),
-          "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]),
-          "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31]),
-          "+r"(d[32]), "+r"(d[33]), "+r"(d[34]), "+r"(d[35]), "+r"(d[36]), "+r"(d[37]), "+r"(d[38]), "+r"(d[39]),
-          "+r"(d[40]), "+r"(d[41]), "+r"(d[42]), "+r"(d[43]), "+r"(d[44]), "+r"(d[45]), "+r"(d[46]), "+r"(d[47]),
-          "+r"(d[48]), "+r"(d[49]), "+r"(d[50]), "+r"(d[51]), "+r"(d[52]), "+r"(d[53]), "+r"(d[54]), "+r"(d[55]),
-          "+r"(d[56]), "+r"(d[57]), "+r"(d[58]), "+r"(d[59]), "+r"(d[60]), "+r"(d[61]), "+r"(d[62]), "+r"(d[63])
-        : "l"(a), "l"(b), "r"(1));
+    asm volatile("{\n"
+                 ".reg .pred p;\n"
+                 "setp.ne.b32 p, %66, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "
+                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
+                 "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
+                 "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, "
+                 "%58, %59, %60, %61, %62, %63}, %64, %65, p;\n"
+                 "}\n"
+                 : "+r"(d[0]),
+                   "+r"(d[1]),
+                   "+r"(d[2]),
+                   "+r"(d[3]),
+                   "+r"(d[4]),
+                   "+r"(d[5]),
+                   "+r"(d[6]),
+                   "+r"(d[7]),
+                   "+r"(d[8]),
+                   "+r"(d[9]),
+                   "+r"(d[10]),
+                   "+r"(d[11]),
+                   "+r"(d[12]),
+                   "+r"(d[13]),
+                   "+r"(d[14]),
+                   "+r"(d[15]),
+                   "+r"(d[16]),
+                   "+r"(d[17]),
+                   "+r"(d[18]),
+                   "+r"(d[19]),
+                   "+r"(d[20]),
+                   "+r"(d[21]),
+                   "+r"(d[22]),
+                   "+r"(d[23]),
+                   "+r"(d[24]),
+                   "+r"(d[25]),
+                   "+r"(d[26]),
+                   "+r"(d[27]),
+                   "+r"(d[28]),
+                   "+r"(d[29]),
+                   "+r"(d[30]),
+                   "+r"(d[31]),
+                   "+r"(d[32]),
+                   "+r"(d[33]),
+                   "+r"(d[34]),
+                   "+r"(d[35]),
+                   "+r"(d[36]),
+                   "+r"(d[37]),
+                   "+r"(d[38]),
+                   "+r"(d[39]),
+                   "+r"(d[40]),
+                   "+r"(d[41]),
+                   "+r"(d[42]),
+                   "+r"(d[43]),
+                   "+r"(d[44]),
+                   "+r"(d[45]),
+                   "+r"(d[46]),
+                   "+r"(d[47]),
+                   "+r"(d[48]),
+                   "+r"(d[49]),
+                   "+r"(d[50]),
+                   "+r"(d[51]),
+                   "+r"(d[52]),
+                   "+r"(d[53]),
+                   "+r"(d[54]),
+                   "+r"(d[55]),
+                   "+r"(d[56]),
+                   "+r"(d[57]),
+                   "+r"(d[58]),
+                   "+r"(d[59]),
+                   "+r"(d[60]),
+                   "+r"(d[61]),
+                   "+r"(d[62]),
+                   "+r"(d[63])
+                 : "l"(a), "l"(b), "r"(1));
 }
 
-__device__ __forceinline__ void copy16_async(void* smem, const void* gmem)
-{
-    const unsigned s = unsigned(__cvta_generic_to_shared(smem));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
 #endif
 
 __global__ void __launch_bounds__(xwg_threads, 1)
@@ -75,25 +130,18 @@ __global__ void __launch_bounds__(xwg_threads, 1)
     extern __shared__ __align__(128) unsigned char smem[];
     int I, J;
     xengine_tile_pair(blockIdx.x, I, J);
-    const int lc = blockIdx.y, c = channel0 + lc;
-    const int h = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int lc = blockIdx.y;
+    const int h = threadIdx.x / 128, warp = (threadIdx.x / 32) % 4,
+              lane = threadIdx.x % 32;
     const uint32_t base = uint32_t(__cvta_generic_to_shared(smem));
 
     auto issue = [&](int tb) {
         unsigned char* stage = smem + (tb % xwg_stages) * xwg_stage_bytes;
 #pragma unroll
         for (int k = 0; k < xwg_copies_per_thread; ++k) {
-            const xtc_copy q = xtc_copy_of(threadIdx.x + k * xwg_threads);
-            const int tile = xwg_row_plane(q.plane) ? I : J;
-            copy16_async(stage + xwg_smem_offset(q.plane, q.row, 16 * q.half),
-                         packed + xtc_packed_offset(lc,
-                                                    tb,
-                                                    xwg_part_of(q.plane),
-                                                    tile * xtc_tile + q.row,
-                                                    16 * q.half,
-                                                    n_blocks,
-                                                    a_pad,
-                                                    3));
+            const xtc_copy_at at = xwg_copy_offsets(
+                threadIdx.x + k * xwg_threads, I, J, lc, tb, n_blocks, a_pad);
+            copy16_async(stage + at.smem, packed + at.packed);
         }
     };
 
@@ -103,41 +151,42 @@ __global__ void __launch_bounds__(xwg_threads, 1)
         re[i] = im[i] = 0;
 
     issue(0);
-    asm volatile("cp.async.commit_group;\n" ::);
+    copy_commit();
     if (n_blocks > 1)
         issue(1);
-    asm volatile("cp.async.commit_group;\n" ::);
+    copy_commit();
     for (int tb = 0; tb < n_blocks; ++tb) {
-        asm volatile("cp.async.wait_group 1;\n" ::); // this thread's stage tb landed
+        copy_wait<1>(); // this thread's stage tb landed
         // cp.async writes are generic-proxy writes; wgmma reads through the
         // async proxy.
         asm volatile("fence.proxy.async.shared::cta;\n" ::);
         __syncthreads(); // everyone's landed; stage tb - 2's MMAs are done
         if (tb + 2 < n_blocks)
             issue(tb + 2);
-        asm volatile("cp.async.commit_group;\n" ::);
+        copy_commit();
         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-        xwg_products(base + (tb % xwg_stages) * xwg_stage_bytes,
-                     h,
-                     re,
-                     im,
-                     [](int(&d)[xwg_regs], uint64_t a, uint64_t b) { wgmma_s8(d, a, b); });
+        xwg_products(
+            base + (tb % xwg_stages) * xwg_stage_bytes,
+            h,
+            re,
+            im,
+            [](int(&d)[xwg_regs], uint64_t a, uint64_t b) { wgmma_s8(d, a, b); });
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         // Keep this stage's group in flight; the previous one is done, so
         // its buffer (refilled two iterations later) is free.
         asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-    asm volatile("cp.async.wait_group 0;\n" ::);
-    const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+    copy_wait<0>();
 #pragma unroll
     for (int i = 0; i < xwg_regs; ++i) {
         const int a = I * xtc_tile + 64 * h + xwg_d_row(warp, lane, i);
         const int b = J * xtc_tile + xwg_d_col(lane, i);
         if (a < n_inputs && b <= a) {
-            const long long k = ((long long)c * pairs + (long long)a * (a + 1) / 2 + b) * 2;
-            part[k] += re[i];
-            part[k + 1] += im[i] + im_sum[(std::size_t)lc * a_pad + b];
+            const xtc_pair_at at =
+                xtc_pair_addresses(channel0, lc, a, b, n_inputs, a_pad);
+            part[at.partial] += re[i];
+            part[at.partial + 1] += im[i] + im_sum[at.im_sum];
         }
     }
 #endif
@@ -153,14 +202,20 @@ bool xengine_wgmma_usable(int device)
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) !=
             cudaSuccess)
         return false;
+    if (major != 9 || minor != 0)
+        return false;
     cudaFuncAttributes attr{};
-    if (major != 9 || minor != 0 || cudaFuncGetAttributes(&attr, xcorr_wgmma) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, xcorr_wgmma) != cudaSuccess) {
         cudaGetLastError(); // no image for this device: not an error here
         return false;
     }
-    return cudaFuncSetAttribute(xcorr_wgmma,
-                                cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                xwg_smem_bytes) == cudaSuccess;
+    if (cudaFuncSetAttribute(xcorr_wgmma,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             xwg_smem_bytes) != cudaSuccess) {
+        cudaGetLastError(); // the plan keeps the mma.sync kernel
+        return false;
+    }
+    return true;
 }
 
 void xengine_wgmma_launch(unsigned tile_pairs,

@@ -12,6 +12,9 @@
 // promotion inside a call; cf32 within float rounding; format pairs.
 
 #include "qa_common.h"
+#ifdef GPUDSP_TEST_CUDA_RUNTIME
+#include <cuda_runtime.h>
+#endif
 #include <gnuradio/gpudsp/kernels/xengine.h>
 #include <cmath>
 #include <cstdlib>
@@ -112,7 +115,8 @@ BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
         for (int P : { 1, 2 })
             for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
                 const int C = S > 100 ? 2 : 5;
-                // 700 > one FP32 flush of 512; 1000 stations: 8 tensor tiles a side
+                // 700 > one FP32 flush of 512; 1000 stations: 8 (one pol) or
+                // 16 (two) tensor tiles a side
                 const std::size_t T = S > 300 ? 24 : S > 100 ? 40 : 700;
                 auto c = config(S, P, C, k);
                 const auto in = random_ci8(T * C * c.n_inputs(), seed++);
@@ -126,24 +130,71 @@ BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
             }
 }
 
+namespace {
+
+// Sets GPUDSP_XENGINE_TENSOR for its lifetime, restoring what was there.
+struct tensor_cap_guard {
+    std::string old;
+    bool had;
+    explicit tensor_cap_guard(const char* cap)
+    {
+        const char* e = std::getenv("GPUDSP_XENGINE_TENSOR");
+        had = e != nullptr;
+        old = had ? e : "";
+        setenv("GPUDSP_XENGINE_TENSOR", cap, 1);
+    }
+    ~tensor_cap_guard()
+    {
+        if (had)
+            setenv("GPUDSP_XENGINE_TENSOR", old.c_str(), 1);
+        else
+            unsetenv("GPUDSP_XENGINE_TENSOR");
+    }
+};
+
+// The form the device must run under each cap: wgmma only on compute
+// capability 9.0, mma.sync from 8.0, WMMA on 7.5.
+std::string expected_form(const std::string& cap)
+{
+#ifdef GPUDSP_TEST_CUDA_RUNTIME
+    int major = 0, minor = 0;
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
+    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+    if (cap == "wgmma" && major == 9 && minor == 0)
+        return "wgmma";
+    if (cap != "wmma" && major >= 8)
+        return "mma.sync";
+    return "wmma";
+#else
+    (void)cap;
+    return ""; // the emulated device runs the CPU code: no form
+#endif
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
 {
     // wgmma (sm_90a), mma.sync (sm_80+) and WMMA (sm_75): GPUDSP_XENGINE_TENSOR
-    // caps the form, so that one GPU checks each form it can run.
+    // caps the form, so that one GPU checks each form it can run. One call
+    // of 400 spectra goes round the pipelines' stage rings several times.
     unsigned seed = 500;
     for (const char* cap : { "wgmma", "mma.sync", "wmma" }) {
-        setenv("GPUDSP_XENGINE_TENSOR", cap, 1);
+        const tensor_cap_guard guard(cap);
         for (int S : { 1, 19, 33, 257 }) {
             auto c = config(S, 2, 3, xengine_kernel::tensor);
-            const std::size_t T = 100;
+            {
+                kernels::xengine_plan plan(c, qa::test_device(), "qa_form");
+                BOOST_CHECK_EQUAL(plan.kernel_variant(), expected_form(cap));
+            }
+            const std::size_t T = 500;
             const auto in = random_ci8(T * 3 * c.n_inputs(), seed++);
             uint64_t s_dev = 1, s_cpu = 1;
-            const auto got = run_on_device(c, in, T, { 33, 7, 60 }, s_dev);
+            const auto got = run_on_device(c, in, T, { 33, 7, 400, 60 }, s_dev);
             BOOST_CHECK_MESSAGE(got == run_on_cpu(c, in, T, s_cpu),
                                 "S=" << S << " tensor form capped at " << cap);
         }
     }
-    unsetenv("GPUDSP_XENGINE_TENSOR");
 }
 
 BOOST_AUTO_TEST_CASE(one_call_longer_than_a_tensor_launch)

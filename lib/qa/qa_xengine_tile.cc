@@ -65,7 +65,31 @@ BOOST_AUTO_TEST_CASE(fp32_stage_loads_cover_both_tiles_once_coalesced)
     for (int s : seen)
         BOOST_REQUIRE_EQUAL(s, 1);
     // Each pair of the 64 x 64 tile belongs to one thread's 4 x 4 registers.
-    BOOST_CHECK_EQUAL(xfp_side * xfp_regs, xfp_tile);
+    std::vector<int> owner(xfp_tile * xfp_tile, 0);
+    for (int ty = 0; ty < xfp_side; ++ty)
+        for (int tx = 0; tx < xfp_side; ++tx)
+            for (int u = 0; u < xfp_regs; ++u)
+                for (int v = 0; v < xfp_regs; ++v) {
+                    const int r = xfp_row(ty, u), c = xfp_col(tx, v);
+                    BOOST_REQUIRE(r >= 0 && r < xfp_tile && c >= 0 && c < xfp_tile);
+                    ++owner[r * xfp_tile + c];
+                }
+    for (int o : owner)
+        BOOST_REQUIRE_EQUAL(o, 1);
+    // Row loads: 4 contiguous values from a 16-byte boundary (two 128-bit
+    // loads). Column loads: a half warp (16 tx) reads 16 consecutive values
+    // per v, 128 contiguous bytes: one wavefront, no bank conflict.
+    for (int ty = 0; ty < xfp_side; ++ty) {
+        BOOST_REQUIRE_EQUAL(xfp_row(ty, 0) % 2, 0);
+        for (int u = 1; u < xfp_regs; ++u)
+            BOOST_REQUIRE_EQUAL(xfp_row(ty, u), xfp_row(ty, 0) + u);
+    }
+    for (int v = 0; v < xfp_regs; ++v) {
+        std::set<int> banks;
+        for (int tx = 0; tx < xfp_side; ++tx)
+            banks.insert((xfp_col(tx, v) * 8 / 4) % 32); // float2: 2 banks each
+        BOOST_REQUIRE_EQUAL(banks.size(), std::size_t(xfp_side));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(tensor_stage_copies_cover_the_stage_once_aligned)
@@ -87,11 +111,15 @@ BOOST_AUTO_TEST_CASE(tensor_stage_copies_cover_the_stage_once_aligned)
             BOOST_REQUIRE_EQUAL(g % 16, 0u);
             if (tid % 32) {
                 const xtc_copy p = xtc_copy_of(tid - 1 + k * xtc_threads);
-                BOOST_REQUIRE_EQUAL(
-                    xtc_packed_offset(
-                        2, 1, p.plane & 1, tile * xtc_tile + p.row, 16 * p.half, 4, a_pad) +
-                        16,
-                    g);
+                BOOST_REQUIRE_EQUAL(xtc_packed_offset(2,
+                                                      1,
+                                                      p.plane & 1,
+                                                      tile * xtc_tile + p.row,
+                                                      16 * p.half,
+                                                      4,
+                                                      a_pad) +
+                                        16,
+                                    g);
             }
         }
     // Every spectrum byte of every row once; the padding of each row never.
@@ -110,7 +138,10 @@ namespace {
 //      col = 4 t + (i & 3), plus 16 for i >= 8
 //   B: row (k) = 4 t + (i & 3), plus 16 for i >= 4; col = g
 //   C: row = g for i < 2, else g + 8; col = 2 t + (i & 1)
-int isa_a_row(int lane, int i) { return (i < 4 || (i >= 8 && i < 12)) ? lane / 4 : lane / 4 + 8; }
+int isa_a_row(int lane, int i)
+{
+    return (i < 4 || (i >= 8 && i < 12)) ? lane / 4 : lane / 4 + 8;
+}
 int isa_a_col(int lane, int i) { return 4 * (lane % 4) + (i & 3) + (i >= 8 ? 16 : 0); }
 int isa_b_row(int lane, int i) { return 4 * (lane % 4) + (i & 3) + (i >= 4 ? 16 : 0); }
 int isa_b_col(int lane) { return lane / 4; }
@@ -143,8 +174,10 @@ BOOST_AUTO_TEST_CASE(fragment_maps_follow_the_isa_and_avoid_bank_conflicts)
             for (int r = 0; r < 4; ++r) {
                 std::set<int> banks;
                 for (int lane = 0; lane < 32; ++lane) {
-                    const int o = xtc_smem_offset(
-                        0, xtc_warp_row(w) + 16 * m + xtc_a_row(lane, r), xtc_a_k(lane, r));
+                    const int o =
+                        xtc_smem_offset(0,
+                                        xtc_warp_row(w) + 16 * m + xtc_a_row(lane, r),
+                                        xtc_a_k(lane, r));
                     BOOST_REQUIRE_EQUAL(o % 4, 0);
                     banks.insert((o / 4) % 32);
                 }
@@ -154,11 +187,12 @@ BOOST_AUTO_TEST_CASE(fragment_maps_follow_the_isa_and_avoid_bank_conflicts)
             for (int r = 0; r < 2; ++r) {
                 std::set<int> banks;
                 for (int lane = 0; lane < 32; ++lane)
-                    banks.insert((xtc_smem_offset(2,
-                                                  xtc_warp_col(w) + 8 * n + xtc_b_col(lane),
-                                                  xtc_b_k(lane, r)) /
-                                  4) %
-                                 32);
+                    banks.insert(
+                        (xtc_smem_offset(2,
+                                         xtc_warp_col(w) + 8 * n + xtc_b_col(lane),
+                                         xtc_b_k(lane, r)) /
+                         4) %
+                        32);
                 BOOST_REQUIRE_EQUAL(banks.size(), 32u);
             }
     }
@@ -212,16 +246,19 @@ void wgmma_stage(const std::vector<unsigned char>& smem,
 {
     for (int t = 0; t < 128; ++t) {
         const int w = t / 32, lane = t % 32;
-        xwg_products(stage, h, re[h][t], im[h][t], [&](int(&d)[xwg_regs], uint64_t a, uint64_t b) {
-            const isa_operand A(a), B(b);
-            for (int i = 0; i < xwg_regs; ++i) {
-                const int m = 16 * w + isa_c_row(lane, i % 4), n = 8 * (i / 4) + isa_c_col(lane, i % 4);
-                int dot = 0;
-                for (int k = 0; k < 32; ++k)
-                    dot += int(int8_t(smem[A.address(m, k)])) * int(int8_t(smem[B.address(n, k)]));
-                d[i] += dot;
-            }
-        });
+        xwg_products(
+            stage, h, re[h][t], im[h][t], [&](int(&d)[xwg_regs], uint64_t a, uint64_t b) {
+                const isa_operand A(a), B(b);
+                for (int i = 0; i < xwg_regs; ++i) {
+                    const int m = 16 * w + isa_c_row(lane, i % 4),
+                              n = 8 * (i / 4) + isa_c_col(lane, i % 4);
+                    int dot = 0;
+                    for (int k = 0; k < 32; ++k)
+                        dot += int(int8_t(smem[A.address(m, k)])) *
+                               int(int8_t(smem[B.address(n, k)]));
+                    d[i] += dot;
+                }
+            });
     }
 }
 
@@ -238,8 +275,8 @@ void run_tensor_launch(kernel_kind kind,
     const int a_pad = xtc_padded_inputs(A), tiles = a_pad / xtc_tile;
     const int n_blocks = (n_time + xtc_k - 1) / xtc_k;
     const int parts = kind == kernel_kind::wgmma ? 3 : 2;
-    std::vector<signed char> packed(xtc_packed_offset(nc, 0, 0, 0, 0, n_blocks, a_pad, parts),
-                                    77);
+    std::vector<signed char> packed(
+        xtc_packed_offset(nc, 0, 0, 0, 0, n_blocks, a_pad, parts), 77);
     std::vector<int> im_sum(std::size_t(nc) * a_pad, 0);
     // xtc_pack: block (g, tb, lc); its load loop, the barrier, its threads.
     std::vector<signed char> s(xtc_k * xtc_pack_row);
@@ -248,13 +285,10 @@ void run_tensor_launch(kernel_kind kind,
             for (int g = 0; g < tiles; ++g) {
                 std::fill(s.begin(), s.end(), 99); // padding is never read
                 for (int e = 0; e < xtc_k * xtc_tile; ++e) {
-                    const int tt = e / xtc_tile, col = e % xtc_tile;
-                    const int t = tb * xtc_k + tt, a = g * xtc_tile + col;
-                    const bool in = t < n_time && a < A;
-                    const std::size_t i =
-                        2 * ((std::size_t(t) * n_channels + channel0 + lc) * A + a);
-                    s[tt * xtc_pack_row + 2 * col] = in ? x[i] : 0;
-                    s[tt * xtc_pack_row + 2 * col + 1] = in ? x[i + 1] : 0;
+                    const xtc_pack_load l =
+                        xtc_pack_load_of(e, g, tb, channel0 + lc, n_time, n_channels, A);
+                    s[l.smem] = l.from >= 0 ? x[2 * l.from] : 0;
+                    s[l.smem + 1] = l.from >= 0 ? x[2 * l.from + 1] : 0;
                 }
                 int sums[xtc_pack_threads] = {};
                 for (int tid = 0; tid < xtc_pack_threads; ++tid) {
@@ -279,7 +313,6 @@ void run_tensor_launch(kernel_kind kind,
                         im_sum[std::size_t(lc) * a_pad + a] += sums[tid] + sums[tid + 1];
                 }
             }
-    const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
     if (kind == kernel_kind::wgmma) {
         // xcorr_wgmma: block (tile pair, lc), the stages at their ring slots.
         std::vector<unsigned char> smem(xwg_smem_bytes);
@@ -292,21 +325,14 @@ void run_tensor_launch(kernel_kind kind,
                 std::memset(im, 0, sizeof im);
                 for (int tb = 0; tb < n_blocks; ++tb) {
                     const uint32_t stage = (tb % xwg_stages) * xwg_stage_bytes;
-                    std::fill(smem.begin() + stage, smem.begin() + stage + xwg_stage_bytes, 0xa5);
+                    std::fill(smem.begin() + stage,
+                              smem.begin() + stage + xwg_stage_bytes,
+                              0xa5);
                     for (int tid = 0; tid < xwg_threads; ++tid)
                         for (int k = 0; k < xwg_copies_per_thread; ++k) {
-                            const xtc_copy q = xtc_copy_of(tid + k * xwg_threads);
-                            const int tile = xwg_row_plane(q.plane) ? I : J;
-                            std::memcpy(&smem[stage + xwg_smem_offset(q.plane, q.row, 16 * q.half)],
-                                        &packed[xtc_packed_offset(lc,
-                                                                  tb,
-                                                                  xwg_part_of(q.plane),
-                                                                  tile * xtc_tile + q.row,
-                                                                  16 * q.half,
-                                                                  n_blocks,
-                                                                  a_pad,
-                                                                  3)],
-                                        16);
+                            const xtc_copy_at at = xwg_copy_offsets(
+                                tid + k * xwg_threads, I, J, lc, tb, n_blocks, a_pad);
+                            std::memcpy(&smem[stage + at.smem], &packed[at.packed], 16);
                         }
                     for (int h = 0; h < 2; ++h)
                         wgmma_stage(smem, stage, h, re, im);
@@ -314,15 +340,16 @@ void run_tensor_launch(kernel_kind kind,
                 for (int h = 0; h < 2; ++h)
                     for (int t = 0; t < 128; ++t)
                         for (int i = 0; i < xwg_regs; ++i) {
-                            const int a = I * xtc_tile + 64 * h + xwg_d_row(t / 32, t % 32, i);
+                            const int a =
+                                I * xtc_tile + 64 * h + xwg_d_row(t / 32, t % 32, i);
                             const int b = J * xtc_tile + xwg_d_col(t % 32, i);
                             if (a < A && b <= a) {
-                                const std::size_t k =
-                                    (std::size_t(channel0 + lc) * pairs + xengine_tri(a, b)) * 2;
-                                part[k] += uint32_t(re[h][t][i]);
-                                part[k + 1] +=
-                                    uint32_t(im[h][t][i] + im_sum[std::size_t(lc) * a_pad + b]);
-                                ++writes[k / 2];
+                                const xtc_pair_at at =
+                                    xtc_pair_addresses(channel0, lc, a, b, A, a_pad);
+                                part[at.partial] += uint32_t(re[h][t][i]);
+                                part[at.partial + 1] +=
+                                    uint32_t(im[h][t][i]) + uint32_t(im_sum[at.im_sum]);
+                                ++writes[at.partial / 2];
                             }
                         }
             }
@@ -339,17 +366,9 @@ void run_tensor_launch(kernel_kind kind,
                 std::fill(stage.begin(), stage.end(), 0xa5); // row padding: never read
                 for (int tid = 0; tid < xtc_threads; ++tid)
                     for (int k = 0; k < xtc_copies_per_thread; ++k) {
-                        const xtc_copy q = xtc_copy_of(tid + k * xtc_threads);
-                        const int tile = q.plane < 2 ? I : J;
-                        std::memcpy(&stage[xtc_smem_offset(q.plane, q.row, 16 * q.half)],
-                                    &packed[xtc_packed_offset(lc,
-                                                              tb,
-                                                              q.plane & 1,
-                                                              tile * xtc_tile + q.row,
-                                                              16 * q.half,
-                                                              n_blocks,
-                                                              a_pad)],
-                                    16);
+                        const xtc_copy_at at = xtc_copy_offsets(
+                            tid + k * xtc_threads, I, J, lc, tb, n_blocks, a_pad);
+                        std::memcpy(&stage[at.smem], &packed[at.packed], 16);
                     }
                 for (int w = 0; w < xtc_warps; ++w) {
                     if (xtc_warp_idle(w, I == J))
@@ -365,22 +384,24 @@ void run_tensor_launch(kernel_kind kind,
                         xtc_frags f;
                         xtc_load_frags(
                             stage.data(), xtc_warp_row(w), xtc_warp_col(w), lane, f);
-                        xtc_products(f,
-                                     re[w][lane],
-                                     im[w][lane],
-                                     [&](int(&d)[4], const uint32_t(&a)[4], const uint32_t(&b)[2]) {
-                                         calls[lane].push_back(
-                                             { d, { a[0], a[1], a[2], a[3] }, { b[0], b[1] } });
-                                     });
+                        xtc_products(
+                            f,
+                            re[w][lane],
+                            im[w][lane],
+                            [&](int(&d)[4],
+                                const uint32_t(&a)[4],
+                                const uint32_t(&b)[2]) {
+                                calls[lane].push_back(
+                                    { d, { a[0], a[1], a[2], a[3] }, { b[0], b[1] } });
+                            });
                     }
                     for (std::size_t k = 0; k < calls[0].size(); ++k) {
                         int8_t Am[16][32], Bm[32][8];
                         for (int lane = 0; lane < 32; ++lane) {
                             const call& c = calls[lane][k];
                             // the same accumulator in every lane
-                            BOOST_REQUIRE_EQUAL(
-                                (char*)c.d - (char*)re[w][lane],
-                                (char*)calls[0][k].d - (char*)re[w][0]);
+                            BOOST_REQUIRE_EQUAL((char*)c.d - (char*)re[w][lane],
+                                                (char*)calls[0][k].d - (char*)re[w][0]);
                             for (int i = 0; i < 16; ++i)
                                 Am[isa_a_row(lane, i)][isa_a_col(lane, i)] =
                                     byte_of(c.a[i / 4], i % 4);
@@ -407,14 +428,24 @@ void run_tensor_launch(kernel_kind kind,
                         for (int n = 0; n < 4; ++n)
                             for (int r = 0; r < 4; ++r) {
                                 int a, b;
-                                xtc_pair_of(I, J, xtc_warp_row(w), xtc_warp_col(w), m, n, lane, r, a, b);
+                                xtc_pair_of(I,
+                                            J,
+                                            xtc_warp_row(w),
+                                            xtc_warp_col(w),
+                                            m,
+                                            n,
+                                            lane,
+                                            r,
+                                            a,
+                                            b);
                                 if (a < A && b <= a) {
-                                    const std::size_t k =
-                                        (std::size_t(channel0 + lc) * pairs + xengine_tri(a, b)) * 2;
-                                    part[k] += uint32_t(re[w][lane][m][n][r]);
-                                    part[k + 1] += uint32_t(im[w][lane][m][n][r] +
-                                                            im_sum[std::size_t(lc) * a_pad + b]);
-                                    ++writes[k / 2];
+                                    const xtc_pair_at at =
+                                        xtc_pair_addresses(channel0, lc, a, b, A, a_pad);
+                                    part[at.partial] += uint32_t(re[w][lane][m][n][r]);
+                                    part[at.partial + 1] +=
+                                        uint32_t(im[w][lane][m][n][r]) +
+                                        uint32_t(im_sum[at.im_sum]);
+                                    ++writes[at.partial / 2];
                                 }
                             }
             }
@@ -446,8 +477,12 @@ void tensor_path_equals_definition(kernel_kind kind)
         std::size_t budget; // workspace: small ones split the launch
     };
     const size sizes[] = {
-        { 1, 2, 5, 1 << 20 },         { 3, 1, 33, 1 << 20 },  { 19, 3, 64, 1 << 20 },
-        { 66, 2, 70, 1 << 20 },       { 128, 1, 40, 1 << 20 }, { 257, 2, 45, 1 << 20 },
+        { 1, 2, 5, 1 << 20 },
+        { 3, 1, 33, 1 << 20 },
+        { 19, 3, 64, 1 << 20 },
+        { 66, 2, 70, 1 << 20 },
+        { 128, 1, 40, 1 << 20 },
+        { 257, 2, 45, 1 << 20 },
         { 38, 5, 100, 2 * 128 * 32 }, // one block of one channel per launch
         { 200, 3, 90, 2 * 256 * 64 * 2 },
     };
@@ -467,17 +502,28 @@ void tensor_path_equals_definition(kernel_kind kind)
             // Launches as the CUDA backend cuts them (xtc_launch_shape_for).
             const int parts = kind == kernel_kind::wgmma ? 3 : 2;
             const xtc_launch_shape sh = xtc_launch_shape_for(T, C, A, z.budget, parts);
-            BOOST_REQUIRE(sh.spectra % xtc_k == 0 && sh.spectra >= xtc_k && sh.channels >= 1);
-            BOOST_REQUIRE_LE(std::size_t(parts) * xtc_padded_inputs(A) * sh.spectra * sh.channels,
-                             std::max<std::size_t>(z.budget, std::size_t(parts) * xtc_padded_inputs(A) * xtc_k));
+            BOOST_REQUIRE(sh.spectra % xtc_k == 0 && sh.spectra >= xtc_k &&
+                          sh.channels >= 1);
+            BOOST_REQUIRE_LE(
+                std::size_t(parts) * xtc_padded_inputs(A) * sh.spectra * sh.channels,
+                std::max<std::size_t>(z.budget,
+                                      std::size_t(parts) * xtc_padded_inputs(A) * xtc_k));
             int launches = 0;
             for (int t0 = 0; t0 < T; t0 += sh.spectra) {
                 const int nt = std::min(T - t0, sh.spectra);
                 const std::vector<int8_t> chunk(x.begin() + std::size_t(t0) * C * A * 2,
-                                                x.begin() + std::size_t(t0 + nt) * C * A * 2);
+                                                x.begin() +
+                                                    std::size_t(t0 + nt) * C * A * 2);
                 for (int c0 = 0; c0 < C; c0 += sh.channels, ++launches)
-                    run_tensor_launch(
-                        kind, chunk, nt, C, c0, std::min(sh.channels, C - c0), A, part, writes);
+                    run_tensor_launch(kind,
+                                      chunk,
+                                      nt,
+                                      C,
+                                      c0,
+                                      std::min(sh.channels, C - c0),
+                                      A,
+                                      part,
+                                      writes);
             }
             for (int c = 0; c < C; ++c)
                 for (int a = 0; a < A; ++a)
@@ -489,10 +535,14 @@ void tensor_path_equals_definition(kernel_kind kind)
                             sr += int64_t(x[ia]) * x[ib] + int64_t(x[ia + 1]) * x[ib + 1];
                             si += int64_t(x[ia + 1]) * x[ib] - int64_t(x[ia]) * x[ib + 1];
                         }
-                        const std::size_t k = (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
-                        BOOST_REQUIRE_EQUAL(writes[k / 2], launches / ((C + sh.channels - 1) / sh.channels));
+                        const std::size_t k =
+                            (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
+                        BOOST_REQUIRE_EQUAL(writes[k / 2],
+                                            launches /
+                                                ((C + sh.channels - 1) / sh.channels));
                         BOOST_REQUIRE_EQUAL(part[k] - before[k], uint32_t(int32_t(sr)));
-                        BOOST_REQUIRE_EQUAL(part[k + 1] - before[k + 1], uint32_t(int32_t(si)));
+                        BOOST_REQUIRE_EQUAL(part[k + 1] - before[k + 1],
+                                            uint32_t(int32_t(si)));
                     }
         }
     }
@@ -529,9 +579,13 @@ BOOST_AUTO_TEST_CASE(wgmma_stage_layout_matches_the_descriptors)
     for (int v : seen)
         BOOST_REQUIRE_EQUAL(v, 1);
     int unused_re[xwg_regs], unused_im[xwg_regs];
-    for (uint32_t stage : { 0u, uint32_t(xwg_stage_bytes), uint32_t(3 * xwg_stage_bytes) })
+    for (uint32_t stage :
+         { 0u, uint32_t(xwg_stage_bytes), uint32_t(3 * xwg_stage_bytes) })
         for (int h = 0; h < 2; ++h)
-            xwg_products(stage, h, unused_re, unused_im,
+            xwg_products(stage,
+                         h,
+                         unused_re,
+                         unused_im,
                          [&](int(&)[xwg_regs], uint64_t a, uint64_t b) {
                              const isa_operand A(a), B(b);
                              for (int m = 0; m < 128; ++m)
@@ -539,8 +593,8 @@ BOOST_AUTO_TEST_CASE(wgmma_stage_layout_matches_the_descriptors)
                                      if (m < 64) { // A: warpgroup h's 64 rows
                                          const int o = A.address(m, k) - int(stage);
                                          const int e = plane_row_k[o];
-                                         BOOST_REQUIRE(e / 32 % 128 == 64 * h + m && e % 32 == k &&
-                                                       e / 32 / 128 < 3);
+                                         BOOST_REQUIRE(e / 32 % 128 == 64 * h + m &&
+                                                       e % 32 == k && e / 32 / 128 < 3);
                                      }
                                      const int o = B.address(m, k) - int(stage);
                                      const int e = plane_row_k[o];
@@ -553,26 +607,37 @@ BOOST_AUTO_TEST_CASE(wgmma_stage_layout_matches_the_descriptors)
     for (int w = 0; w < 4; ++w)
         for (int lane = 0; lane < 32; ++lane)
             for (int i = 0; i < xwg_regs; ++i) {
-                BOOST_REQUIRE_EQUAL(xwg_d_row(w, lane, i), 16 * w + isa_c_row(lane, i % 4));
-                BOOST_REQUIRE_EQUAL(xwg_d_col(lane, i), 8 * (i / 4) + isa_c_col(lane, i % 4));
+                BOOST_REQUIRE_EQUAL(xwg_d_row(w, lane, i),
+                                    16 * w + isa_c_row(lane, i % 4));
+                BOOST_REQUIRE_EQUAL(xwg_d_col(lane, i),
+                                    8 * (i / 4) + isa_c_col(lane, i % 4));
             }
     BOOST_CHECK_LE(xwg_smem_bytes, 232448); // sm_90's opt-in limit
 }
 
 BOOST_AUTO_TEST_CASE(launch_shapes_respect_the_workspace_and_the_int32_bound)
 {
-    for (int A : { 1, 64, 129, 2048, 131072 })
-        for (int C : { 1, 7, 4096 })
-            for (std::size_t n : { std::size_t(1), std::size_t(31), std::size_t(1024), std::size_t(65535) }) {
-                const std::size_t budget = xengine_tc_workspace(C, A);
-                const xtc_launch_shape sh = xtc_launch_shape_for(n, C, A, budget);
-                BOOST_REQUIRE(sh.spectra % xtc_k == 0 && sh.spectra <= xtc_max_spectra);
-                BOOST_REQUIRE(sh.channels >= 1 && sh.channels <= std::min(C, 65535));
-                BOOST_REQUIRE_LE(std::size_t(2) * xtc_padded_inputs(A) * sh.spectra * sh.channels,
-                                 budget);
-                // no launch larger than needed
-                BOOST_REQUIRE_LE(std::size_t(sh.spectra), std::max<std::size_t>((n + 31) / 32 * 32, 32));
-            }
-    // int32 inside a launch: |re|, |im| and the complement's extra term.
-    BOOST_CHECK_LT(int64_t(xtc_max_spectra) * (32768 + 128), int64_t(1) << 31);
+    for (int parts : { 2, 3 })
+        for (int A : { 1, 64, 129, 2048, 131072 })
+            for (int C : { 1, 7, 4096 })
+                for (std::size_t n : { std::size_t(1),
+                                       std::size_t(31),
+                                       std::size_t(1024),
+                                       std::size_t(65535) }) {
+                    const std::size_t budget = xengine_tc_workspace(C, A, parts);
+                    const xtc_launch_shape sh =
+                        xtc_launch_shape_for(n, C, A, budget, parts);
+                    BOOST_REQUIRE(sh.spectra % xtc_k == 0 &&
+                                  sh.spectra <= xtc_max_spectra);
+                    BOOST_REQUIRE(sh.channels >= 1 && sh.channels <= std::min(C, 65535));
+                    BOOST_REQUIRE_LE(std::size_t(parts) * xtc_padded_inputs(A) *
+                                         sh.spectra * sh.channels,
+                                     budget);
+                    // no launch larger than needed
+                    BOOST_REQUIRE_LE(std::size_t(sh.spectra),
+                                     std::max<std::size_t>((n + 31) / 32 * 32, 32));
+                }
+    // int32 inside a launch: each accumulator gains at most 32768 per
+    // spectrum (re: 2 * 128^2; im with the complement: 128^2 + 128^2).
+    BOOST_CHECK_LT(int64_t(xtc_max_spectra) * 32768, int64_t(1) << 31);
 }

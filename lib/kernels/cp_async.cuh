@@ -1,0 +1,52 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal, CUDA only: asynchronous 16-byte copies from global to shared
+// memory (cp.async, sm_80 and later; compiled to nothing below, where the
+// kernels that use them are never launched).
+
+#ifndef INCLUDED_GPUDSP_KERNELS_CP_ASYNC_CUH
+#define INCLUDED_GPUDSP_KERNELS_CP_ASYNC_CUH
+
+#include <cuda_runtime.h>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define GPUDSP_CP_ASYNC(...) asm volatile(__VA_ARGS__)
+#else
+#define GPUDSP_CP_ASYNC(...) (void)0
+#endif
+
+/*! 16 bytes, both addresses 16-byte aligned; bypasses L1 (.cg). */
+__device__ __forceinline__ void copy16_async(void* smem, const void* gmem)
+{
+    const unsigned s = unsigned(__cvta_generic_to_shared(smem));
+    GPUDSP_CP_ASYNC("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+    (void)s;
+}
+
+/*! Closes this thread's group of copies issued since the last commit. */
+__device__ __forceinline__ void copy_commit()
+{
+    GPUDSP_CP_ASYNC("cp.async.commit_group;\n" ::);
+}
+
+/*! Waits until at most N of this thread's committed groups are in flight. */
+template <int N>
+__device__ __forceinline__ void copy_wait()
+{
+    GPUDSP_CP_ASYNC("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+#undef GPUDSP_CP_ASYNC
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif
