@@ -83,11 +83,16 @@ std::size_t xengine_plan::preferred_spectra() const
 {
     if (d_where.kind == backend_kind::cpu)
         return 1; // no launches to amortise
-    // A launch reads and writes every partial sum once; per spectrum it does
-    // 8 operations per input pair. Large launches keep the partials' traffic
-    // small beside the arithmetic (tensor: 1024 spectra, 16 operations per
-    // byte of partials), within 512 MiB of input per launch.
-    const std::size_t want = xengine_uses_tensor(d_config) ? 1024 : 256;
+    // A launch reads and writes every partial sum once (16 bytes per pair);
+    // per spectrum it does 8 operations per input pair. Large launches keep
+    // the partials' traffic small beside the arithmetic (tensor: 1024
+    // spectra, 16 operations per byte of partials) and, where inputs are few
+    // and the launch is memory-bound, beside the input (2 bytes per input and
+    // spectrum: 40 A spectra keep the partials under a tenth of it); within
+    // 512 MiB of input per launch.
+    const std::size_t A = std::size_t(d_config.n_inputs());
+    const std::size_t want = std::max<std::size_t>(
+        xengine_uses_tensor(d_config) ? 1024 : 256, std::min<std::size_t>(8192, 40 * A));
     const std::size_t fit = (std::size_t(512) << 20) / d_config.input_item_size();
     return std::max<std::size_t>(16, std::min(want, fit) / 16 * 16);
 }

@@ -43,6 +43,8 @@ TARGETS = [
            ">= 75% of FP32 peak (S >= 256)"),
     target("xengine", "tensor", r"S=([5-9]\d\d|\d{4,}) ", "ratio", 0.50,
            ">= 50% of INT8 peak (S >= 512)"),
+    target("xengine", "tensor", r"S=64 ", "ratio", 0.80,
+           ">= 80% of the memory roofline where stations are few (S = 64)"),
     # Issue 17: each kernel beats its cuBLAS peer at every size >= 64 stations.
     target("xengine", "tensor", r"S=(6[4-9]|[7-9]\d|\d{3,}) ", "peer", 1.0,
            "faster than cuBLAS and cuBLASLt (S >= 64)", peers="cublas|cublaslt"),
