@@ -126,6 +126,13 @@ int main()
          { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
         emit("^xcorr_tc80$", "3-stage pipeline", xtc_threads, xtc_smem_bytes, limit);
     emit("^xcorr_wgmma$", "4-stage pipeline", xwg_threads, xwg_smem_bytes, 232448);
+    for (std::size_t limit :
+         { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
+        emit("^xcorr_direct$",
+             "3 raw stages + planes",
+             xtc_threads,
+             xdr_smem_bytes,
+             limit);
     std::printf("\n]\n");
     return 0;
 }

@@ -30,6 +30,19 @@ __device__ __forceinline__ void copy16_async(void* smem, const void* gmem)
     (void)s;
 }
 
+/*! The same, reading only the first \p bytes (0 .. 16) and zero-filling
+ *  the rest; \p gmem must still be a valid 16-byte aligned address (the
+ *  callers pass their base pointer when \p bytes is 0). */
+__device__ __forceinline__ void
+copy16_async_zfill(void* smem, const void* gmem, int bytes)
+{
+    const unsigned s = unsigned(__cvta_generic_to_shared(smem));
+    GPUDSP_CP_ASYNC("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s),
+                    "l"(gmem),
+                    "r"(bytes));
+    (void)s;
+}
+
 /*! Closes this thread's group of copies issued since the last commit. */
 __device__ __forceinline__ void copy_commit()
 {

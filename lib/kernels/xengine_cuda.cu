@@ -392,6 +392,100 @@ __global__ void __launch_bounds__(32 * tc_warps)
     }
 }
 
+// The direct path (few inputs, a multiple of 8; xengine_tile.h, "The direct
+// path"): raw input stages by cp.async, converted in shared memory, the
+// packed path's MMAs and epilogue, the column inputs' imaginary sums from
+// the conversion.
+__global__ void __launch_bounds__(xtc_threads, 1)
+    xcorr_direct(const char2* __restrict__ x, // the launch's spectra
+                 int n_time,
+                 int n_channels,
+                 int channel0,
+                 int n_inputs,
+                 int* __restrict__ part) // int32 partials [c][pair][2]
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ int col_im[xtc_tile];
+    int I, J;
+    xengine_tile_pair(blockIdx.x, I, J);
+    const int c = channel0 + blockIdx.y;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const bool idle = xtc_warp_idle(warp, I == J);
+    const int wr = xtc_warp_row(warp), wc = xtc_warp_col(warp);
+    unsigned char* planes = smem + xdr_stages * xdr_raw_bytes;
+    const int n_blocks = (n_time + xtc_k - 1) / xtc_k;
+    const char* base = reinterpret_cast<const char*>(x);
+
+    auto issue = [&](int tb) {
+        unsigned char* raw = smem + (tb % xdr_stages) * xdr_raw_bytes;
+#pragma unroll
+        for (int k = 0; k < xdr_copies_per_thread; ++k) {
+            const xdr_copy_at at = xdr_copy_offsets(
+                threadIdx.x + k * xtc_threads, I, J, c, tb, n_time, n_channels, n_inputs);
+            copy16_async_zfill(raw + at.smem, base + at.from, at.bytes);
+        }
+    };
+
+    if (threadIdx.x < xtc_tile)
+        col_im[threadIdx.x] = 0;
+    int re[2][4][4], im[2][4][4];
+#pragma unroll
+    for (int m = 0; m < 2; ++m)
+#pragma unroll
+        for (int n = 0; n < 4; ++n)
+#pragma unroll
+            for (int r = 0; r < 4; ++r)
+                re[m][n][r] = im[m][n][r] = 0;
+    int isum = 0;
+
+    issue(0);
+    copy_commit();
+    if (n_blocks > 1)
+        issue(1);
+    copy_commit();
+    for (int tb = 0; tb < n_blocks; ++tb) {
+        copy_wait<1>();  // this thread's copies of stage tb have landed
+        __syncthreads(); // everyone's; the planes' last MMAs and the raw slot
+                         // refilled below (converted last iteration) are done
+        if (tb + 2 < n_blocks)
+            issue(tb + 2);
+        copy_commit();
+        isum +=
+            xdr_convert(smem + (tb % xdr_stages) * xdr_raw_bytes, planes, threadIdx.x);
+        __syncthreads(); // the planes are whole
+        if (idle)
+            continue;
+        xtc_frags f;
+        xtc_load_frags(planes, wr, wc, lane, f);
+        xtc_products(
+            f, re, im, [](int(&d)[4], const uint32_t(&x4)[4], const uint32_t(&y)[2]) {
+                mma_s8(d, x4, y);
+            });
+    }
+    copy_wait<0>();
+    if (xdr_column_of(threadIdx.x) >= 0)
+        atomicAdd(&col_im[xdr_column_of(threadIdx.x)], isum);
+    __syncthreads();
+    if (idle)
+        return;
+#pragma unroll
+    for (int m = 0; m < 2; ++m)
+#pragma unroll
+        for (int n = 0; n < 4; ++n)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                int a, b;
+                xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
+                if (a < n_inputs && b <= a) {
+                    const xtc_pair_at at = xtc_pair_addresses(c, 0, a, b, n_inputs, 0);
+                    part[at.partial] += re[m][n][r];
+                    part[at.partial + 1] += im[m][n][r] + col_im[b - J * xtc_tile];
+                }
+            }
+#endif
+}
+
 // ci8: the int32 partials into the int64 totals, and cleared.
 constexpr int promote_threads = 256;
 
@@ -479,8 +573,10 @@ public:
           d_counter(d_ctx, sizeof(uint64_t), who),
           d_init(d_ctx, who),
           d_cap(tensor_cap(who)),
-          d_packed(d_tensor && d_cap >= 1 && compute_major(*d_ctx) >= 8 &&
-                   tc80_built(*d_ctx)),
+          d_mma(d_tensor && d_cap >= 1 && compute_major(*d_ctx) >= 8 &&
+                tc80_built(*d_ctx)),
+          d_direct(d_mma && xdr_applies(c.n_inputs())),
+          d_packed(d_mma && !d_direct),
           d_wgmma(d_packed && d_cap >= 2 && wgmma_usable(*d_ctx)),
           d_pack(d_ctx,
                  d_packed
@@ -491,16 +587,20 @@ public:
                    d_packed ? xengine_tc_sums_bytes(c.n_channels, c.n_inputs()) : 16,
                    who)
     {
-        if (d_packed && !d_wgmma) {
-            // Per kernel and process-wide: the same value for every plan.
+        // Per kernel and process-wide: the same value for every plan.
+        auto allow = [&](const void* kernel, int bytes) {
             const cudaError_t e = cudaFuncSetAttribute(
-                xcorr_tc80, cudaFuncAttributeMaxDynamicSharedMemorySize, xtc_smem_bytes);
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
             if (e != cudaSuccess)
                 throw runtime::device_error(who +
                                             ": cudaFuncSetAttribute (shared memory "
                                             "of the X-engine tensor kernel): " +
                                             cudaGetErrorString(e));
-        }
+        };
+        if (d_packed && !d_wgmma)
+            allow(reinterpret_cast<const void*>(xcorr_tc80), xtc_smem_bytes);
+        if (d_direct)
+            allow(reinterpret_cast<const void*>(xcorr_direct), xdr_smem_bytes);
         d_ctx->memset_async(d_total.get(), 0, d_total.size(), d_init.get(), who);
         d_ctx->memset_async(d_part.get(), 0, d_part.size(), d_init.get(), who);
         d_init.synchronize();
@@ -510,7 +610,11 @@ public:
 
     std::string kernel_variant() const override
     {
-        return !d_tensor ? "" : d_wgmma ? "wgmma" : d_packed ? "mma.sync" : "wmma";
+        return !d_tensor  ? ""
+               : d_wgmma  ? "wgmma"
+               : d_packed ? "mma.sync"
+               : d_direct ? "mma.sync direct"
+                          : "wmma";
     }
 
     // GPUDSP_XENGINE_TENSOR caps the tensor kernel's form: 0 wmma,
@@ -581,6 +685,12 @@ public:
             accumulate_packed(static_cast<const char2*>(x), n, stream);
             return;
         }
+        // The direct path's 16-byte copies need an aligned input (any
+        // buffer's item is: n_inputs is a multiple of 8); else WMMA below.
+        if (d_direct && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
+            accumulate_direct(static_cast<const char2*>(x), n, stream);
+            return;
+        }
         const int A = d_c.n_inputs();
         const int nt = int(n);
         for (int c0 = 0; c0 < d_c.n_channels; c0 += max_grid_y) {
@@ -608,6 +718,31 @@ public:
                         x, nt, d_c.n_channels, c0, A, nullptr, total32());
             }
             d_ctx->check_last_error("xengine accumulation kernel launch", d_who);
+        }
+    }
+
+    // sm_80+, few inputs: launches of at most xtc_max_spectra spectra (the
+    // in-kernel int32 bound) straight from the input.
+    void accumulate_direct(const char2* x, std::size_t n, cudaStream_t stream)
+    {
+        const int A = d_c.n_inputs();
+        const unsigned tiles = unsigned(xtc_padded_inputs(A) / xtc_tile);
+        for (std::size_t t0 = 0; t0 < n; t0 += std::size_t(xtc_max_spectra)) {
+            const int nt =
+                int(std::min<std::size_t>(n - t0, std::size_t(xtc_max_spectra)));
+            for (int c0 = 0; c0 < d_c.n_channels; c0 += max_grid_y) {
+                const int nc = std::min(max_grid_y, d_c.n_channels - c0);
+                xcorr_direct<<<dim3(xengine_tile_pairs(tiles), nc),
+                               xtc_threads,
+                               xdr_smem_bytes,
+                               stream>>>(x + t0 * std::size_t(d_c.n_channels) * A,
+                                         nt,
+                                         d_c.n_channels,
+                                         c0,
+                                         A,
+                                         part());
+                d_ctx->check_last_error("xengine direct tensor kernel launch", d_who);
+            }
         }
     }
 
@@ -735,7 +870,9 @@ private:
     runtime::device_memory d_counter; // saturation count nobody asked for
     runtime::device_stream d_init;
     int d_cap;                       // GPUDSP_XENGINE_TENSOR (2: no cap)
-    bool d_packed;                   // sm_80+ tensor path (pack + mma.sync)
+    bool d_mma;                      // sm_80+: the mma.sync kernels run
+    bool d_direct;                   // few inputs: mma.sync straight from the input
+    bool d_packed;                   // else pack + mma.sync (or wgmma)
     bool d_wgmma;                    // sm_90a: pack (3 parts) + wgmma
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums

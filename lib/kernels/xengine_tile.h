@@ -333,6 +333,118 @@ xtc_pair_of(int I, int J, int wr, int wc, int m, int n, int lane, int r, int& a,
 }
 
 // ---------------------------------------------------------------------------
+// The direct path (mma.sync, few inputs: memory-bound, where the packed
+// copy's extra bytes would cost most): no pack kernel. Stages of the input
+// as the F-engine writes it, 32 spectra x 128 inputs of char2 per tile,
+// 256 contiguous bytes per spectrum, are copied by cp.async (16 bytes =
+// 8 inputs each, zero-filled past the spectra and inputs: so the inputs
+// must be a multiple of 8 for 16-byte alignment) into a 3-stage ring; each
+// stage is then converted in shared memory into the same four planes the
+// packed path copies (the thread of input a and 16 spectra builds its 16
+// bytes of each plane), with the column inputs' imaginary sums kept in
+// registers. The MMAs and the epilogue are the packed path's.
+
+constexpr int xdr_raw_row = 2 * xtc_tile;              // one spectrum of a tile
+constexpr int xdr_raw_bytes = 2 * xtc_k * xdr_raw_row; // a stage: both tiles
+constexpr int xdr_stages = 3;
+constexpr int xdr_smem_bytes = xdr_stages * xdr_raw_bytes + xtc_stage_bytes;
+constexpr int xdr_copies_per_thread = xdr_raw_bytes / 16 / xtc_threads;
+constexpr int xdr_max_inputs = 256; // beyond: the packed path (compute-bound)
+
+/*! Whether the direct path takes \p n_inputs inputs. */
+GPUDSP_HD bool xdr_applies(int n_inputs)
+{
+    return n_inputs % 8 == 0 && n_inputs <= xdr_max_inputs;
+}
+
+/*! Copy q (0 .. 1023) of stage tb: where in the raw stage, from which byte
+ *  of the launch's input ([t][channel][input] char2), how many bytes are
+ *  real (0 .. 16; the rest is zero-filled). */
+struct xdr_copy_at {
+    int smem;
+    long long from;
+    int bytes;
+};
+GPUDSP_HD xdr_copy_at xdr_copy_offsets(
+    int q, int I, int J, int c, int tb, int n_time, int n_channels, int n_inputs)
+{
+    const int per_side = xtc_k * xdr_raw_row / 16;
+    const int side = q / per_side, t = (q % per_side) / 16, chunk = q % 16;
+    const int a0 = (side ? J : I) * xtc_tile + 8 * chunk, ts = tb * xtc_k + t;
+    int inputs = n_inputs - a0;
+    inputs = inputs < 0 ? 0 : inputs > 8 ? 8 : inputs;
+    const int bytes = ts < n_time ? 2 * inputs : 0;
+    const long long from =
+        bytes ? (((long long)ts * n_channels + c) * n_inputs + a0) * 2 : 0;
+    return { side * xtc_k * xdr_raw_row + t * xdr_raw_row + 16 * chunk, from, bytes };
+}
+
+/*! Two spectra of one input, (re0, im0, re1, im1) and (re2, im2, re3, im3),
+ *  as the re word (re0 .. re3) and the im word. */
+GPUDSP_HD void xdr_split(uint32_t w01, uint32_t w23, uint32_t& re, uint32_t& im)
+{
+#ifdef __CUDA_ARCH__
+    re = __byte_perm(w01, w23, 0x6420);
+    im = __byte_perm(w01, w23, 0x7531);
+#else
+    re = (w01 & 0xff) | ((w01 >> 8) & 0xff00) | ((w23 & 0xff) << 16) |
+         ((w23 & 0xff0000) << 8);
+    im = ((w01 >> 8) & 0xff) | ((w01 >> 16) & 0xff00) | ((w23 & 0xff00) << 8) |
+         (w23 & 0xff000000);
+#endif
+}
+
+/*! Sum of four packed int8. */
+GPUDSP_HD int xdr_sum_s8x4(uint32_t w)
+{
+    return int(int8_t(w)) + int(int8_t(w >> 8)) + int(int8_t(w >> 16)) +
+           int(int8_t(w >> 24));
+}
+
+/*! The column input (0 .. 127) whose imaginary sum thread tid's
+ *  conversions hold, -1 for the row side's threads. */
+GPUDSP_HD int xdr_column_of(int tid)
+{
+    return tid >= 2 * xtc_tile ? tid % xtc_tile : -1; // threads 256 .. 511: side 1
+}
+
+/*! Thread tid's conversion of a raw stage into the planes: side tid / 256
+ *  (0 rows, 1 columns), spectra 16 ((tid / 128) % 2) .. + 15 of input
+ *  tid % 128 (a warp reads 64 contiguous bytes per spectrum, conflict-
+ *  free, and writes 32 consecutive plane rows, 16 bytes each). Returns
+ *  the imaginary values' sum. */
+GPUDSP_HD int xdr_convert(const unsigned char* raw, unsigned char* stage, int tid)
+{
+    const int side = tid / 256, half = (tid / 128) % 2, a = tid % 128;
+    uint32_t re[4], im[4];
+    int sum = 0;
+    for (int q = 0; q < 4; ++q) {
+        uint32_t v[4];
+        for (int j = 0; j < 4; ++j) {
+            const unsigned char* p = raw + side * xtc_k * xdr_raw_row +
+                                     (16 * half + 4 * q + j) * xdr_raw_row + 2 * a;
+#ifdef __CUDA_ARCH__
+            v[j] = *reinterpret_cast<const unsigned short*>(p);
+#else
+            v[j] = uint32_t(p[0]) | (uint32_t(p[1]) << 8);
+#endif
+        }
+        xdr_split(v[0] | (v[1] << 16), v[2] | (v[3] << 16), re[q], im[q]);
+        sum += xdr_sum_s8x4(im[q]);
+    }
+    for (int part = 0; part < 2; ++part) {
+        unsigned char* d = stage + xtc_smem_offset(2 * side + part, a, 16 * half);
+        const uint32_t* w = part ? im : re;
+#ifdef __CUDA_ARCH__
+        *reinterpret_cast<uint4*>(d) = make_uint4(w[0], w[1], w[2], w[3]);
+#else
+        std::memcpy(d, w, 16);
+#endif
+    }
+    return sum;
+}
+
+// ---------------------------------------------------------------------------
 // The wgmma kernel (sm_90a): a block of two warpgroups owns the same
 // 128 x 128 tile of input pairs; warpgroup h the rows 64 h .. 64 h + 63 and
 // all 128 columns, as wgmma.m64n128k32 (s8 in, s32 accumulators: 64

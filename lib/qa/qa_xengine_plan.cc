@@ -154,12 +154,15 @@ struct tensor_cap_guard {
 
 // The form the device must run under each cap: wgmma only on compute
 // capability 9.0, mma.sync from 8.0, WMMA on 7.5.
-std::string expected_form(const std::string& cap)
+std::string expected_form(const std::string& cap, int n_inputs)
 {
 #ifdef GPUDSP_TEST_CUDA_RUNTIME
     int major = 0, minor = 0;
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
+    const bool few = n_inputs % 8 == 0 && n_inputs <= 256; // the direct path's
+    if (cap != "wmma" && major >= 8 && few)
+        return "mma.sync direct";
     if (cap == "wgmma" && major == 9 && minor == 0)
         return "wgmma";
     if (cap != "wmma" && major >= 8)
@@ -167,6 +170,7 @@ std::string expected_form(const std::string& cap)
     return "wmma";
 #else
     (void)cap;
+    (void)n_inputs;
     return ""; // the emulated device runs the CPU code: no form
 #endif
 }
@@ -175,17 +179,19 @@ std::string expected_form(const std::string& cap)
 
 BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
 {
-    // wgmma (sm_90a), mma.sync (sm_80+) and WMMA (sm_75): GPUDSP_XENGINE_TENSOR
+    // wgmma (sm_90a), mma.sync (sm_80+; direct from the input where inputs
+    // are few, a multiple of 8) and WMMA (sm_75): GPUDSP_XENGINE_TENSOR
     // caps the form, so that one GPU checks each form it can run. One call
     // of 400 spectra goes round the pipelines' stage rings several times.
     unsigned seed = 500;
     for (const char* cap : { "wgmma", "mma.sync", "wmma" }) {
         const tensor_cap_guard guard(cap);
-        for (int S : { 1, 19, 33, 257 }) {
+        for (int S : { 1, 4, 19, 33, 64, 257 }) { // 4 and 64: the direct path
             auto c = config(S, 2, 3, xengine_kernel::tensor);
             {
                 kernels::xengine_plan plan(c, qa::test_device(), "qa_form");
-                BOOST_CHECK_EQUAL(plan.kernel_variant(), expected_form(cap));
+                BOOST_CHECK_EQUAL(plan.kernel_variant(),
+                                  expected_form(cap, c.n_inputs()));
             }
             const std::size_t T = 500;
             const auto in = random_ci8(T * 3 * c.n_inputs(), seed++);
@@ -201,15 +207,17 @@ BOOST_AUTO_TEST_CASE(one_call_longer_than_a_tensor_launch)
 {
     // 9000 spectra in one call: the tensor path cuts it into launches of at
     // most 8192 (its in-kernel int32 bound), the FP32 kernel flushes 17 times.
-    for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
-        auto c = config(5, 2, 3, k);
-        const std::size_t T = 9000;
-        const auto in = random_ci8(T * 3 * c.n_inputs(), 99);
-        uint64_t s_dev = 1, s_cpu = 1;
-        const auto got = run_on_device(c, in, T, { T }, s_dev);
-        BOOST_CHECK(got == run_on_cpu(c, in, T, s_cpu));
-        BOOST_CHECK_EQUAL(s_dev, s_cpu);
-    }
+    // 5 stations: the packed path; 4 (8 inputs): the direct one.
+    for (int S : { 5, 4 })
+        for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
+            auto c = config(S, 2, 3, k);
+            const std::size_t T = 9000;
+            const auto in = random_ci8(T * 3 * c.n_inputs(), 99);
+            uint64_t s_dev = 1, s_cpu = 1;
+            const auto got = run_on_device(c, in, T, { T }, s_dev);
+            BOOST_CHECK(got == run_on_cpu(c, in, T, s_cpu));
+            BOOST_CHECK_EQUAL(s_dev, s_cpu);
+        }
 }
 
 BOOST_AUTO_TEST_CASE(ci8_saturation_counts)

@@ -233,7 +233,7 @@ struct isa_operand {
     }
 };
 
-enum class kernel_kind { mma_sync, wgmma };
+enum class kernel_kind { mma_sync, wgmma, direct };
 
 // The wgmma kernel's stage, warpgroup h: every thread's xwg_products with
 // each MMA emulated from the descriptors and the ISA's D fragment (per
@@ -355,21 +355,47 @@ void run_tensor_launch(kernel_kind kind,
             }
         return;
     }
-    // xcorr_tc80: block (tile pair, lc).
+    // xcorr_tc80 (or xcorr_direct): block (tile pair, lc).
     std::vector<unsigned char> stage(xtc_stage_bytes);
+    std::vector<unsigned char> raw(xdr_stages * xdr_raw_bytes);
     for (int lc = 0; lc < nc; ++lc)
         for (unsigned tp = 0; tp < xengine_tile_pairs(tiles); ++tp) {
             int I, J;
             xengine_tile_pair(tp, I, J);
             int re[xtc_warps][32][2][4][4] = {}, im[xtc_warps][32][2][4][4] = {};
+            int isum[xtc_threads] = {};
             for (int tb = 0; tb < n_blocks; ++tb) {
                 std::fill(stage.begin(), stage.end(), 0xa5); // row padding: never read
-                for (int tid = 0; tid < xtc_threads; ++tid)
-                    for (int k = 0; k < xtc_copies_per_thread; ++k) {
-                        const xtc_copy_at at = xtc_copy_offsets(
-                            tid + k * xtc_threads, I, J, lc, tb, n_blocks, a_pad);
-                        std::memcpy(&stage[at.smem], &packed[at.packed], 16);
-                    }
+                if (kind == kernel_kind::direct) {
+                    // Raw copies (zero-filled past the data), then each
+                    // thread's conversion into the planes.
+                    unsigned char* r = raw.data() + (tb % xdr_stages) * xdr_raw_bytes;
+                    std::fill(r, r + xdr_raw_bytes, 0x5a);
+                    for (int tid = 0; tid < xtc_threads; ++tid)
+                        for (int k = 0; k < xdr_copies_per_thread; ++k) {
+                            const xdr_copy_at at = xdr_copy_offsets(tid + k * xtc_threads,
+                                                                    I,
+                                                                    J,
+                                                                    channel0 + lc,
+                                                                    tb,
+                                                                    n_time,
+                                                                    n_channels,
+                                                                    A);
+                            BOOST_REQUIRE(at.bytes >= 0 && at.bytes <= 16 &&
+                                          at.smem % 16 == 0 && at.from % 16 == 0);
+                            std::memcpy(r + at.smem, x.data() + at.from, at.bytes);
+                            std::memset(r + at.smem + at.bytes, 0, 16 - at.bytes);
+                        }
+                    for (int tid = 0; tid < xtc_threads; ++tid)
+                        isum[tid] += xdr_convert(r, stage.data(), tid);
+                } else {
+                    for (int tid = 0; tid < xtc_threads; ++tid)
+                        for (int k = 0; k < xtc_copies_per_thread; ++k) {
+                            const xtc_copy_at at = xtc_copy_offsets(
+                                tid + k * xtc_threads, I, J, lc, tb, n_blocks, a_pad);
+                            std::memcpy(&stage[at.smem], &packed[at.packed], 16);
+                        }
+                }
                 for (int w = 0; w < xtc_warps; ++w) {
                     if (xtc_warp_idle(w, I == J))
                         continue;
@@ -420,6 +446,10 @@ void run_tensor_launch(kernel_kind kind,
                     }
                 }
             }
+            int col_im[xtc_tile] = {}; // the direct kernel's column sums
+            for (int tid = 0; tid < xtc_threads; ++tid)
+                if (xdr_column_of(tid) >= 0)
+                    col_im[xdr_column_of(tid)] += isum[tid];
             for (int w = 0; w < xtc_warps; ++w) {
                 if (xtc_warp_idle(w, I == J))
                     continue;
@@ -444,7 +474,9 @@ void run_tensor_launch(kernel_kind kind,
                                     part[at.partial] += uint32_t(re[w][lane][m][n][r]);
                                     part[at.partial + 1] +=
                                         uint32_t(im[w][lane][m][n][r]) +
-                                        uint32_t(im_sum[at.im_sum]);
+                                        uint32_t(kind == kernel_kind::direct
+                                                     ? col_im[b - J * xtc_tile]
+                                                     : im_sum[at.im_sum]);
                                     ++writes[at.partial / 2];
                                 }
                             }
@@ -485,9 +517,14 @@ void tensor_path_equals_definition(kernel_kind kind)
         { 257, 2, 45, 1 << 20 },
         { 38, 5, 100, 2 * 128 * 32 }, // one block of one channel per launch
         { 200, 3, 90, 2 * 256 * 64 * 2 },
+        { 8, 2, 40, 1 << 20 },
+        { 24, 3, 77, 1 << 20 },
+        { 256, 1, 33, 1 << 20 },
     };
     for (const size& z : sizes) {
         const int A = z.A, C = z.C, T = z.T;
+        if (kind == kernel_kind::direct && !xdr_applies(A))
+            continue; // the packed path's
         BOOST_TEST_CONTEXT("inputs " << A << " channels " << C << " spectra " << T)
         {
             const auto x = full_range(std::size_t(T) * C * A * 2, unsigned(A * 131 + T));
@@ -551,6 +588,52 @@ void tensor_path_equals_definition(kernel_kind kind)
 BOOST_AUTO_TEST_CASE(mma_sync_path_on_the_host_equals_the_int64_definition)
 {
     tensor_path_equals_definition(kernel_kind::mma_sync);
+}
+
+BOOST_AUTO_TEST_CASE(direct_path_on_the_host_equals_the_int64_definition)
+{
+    tensor_path_equals_definition(kernel_kind::direct);
+}
+
+BOOST_AUTO_TEST_CASE(direct_copies_cover_the_raw_stage_and_split_exactly)
+{
+    // Every raw byte of a stage is copied (or zero-filled) once; a copy
+    // never reads past the inputs or spectra; the re/im split of two
+    // spectra is exact.
+    const int A = 200, C = 3, n_time = 45;
+    for (int tb = 0; tb < 2; ++tb) {
+        std::vector<int> seen(xdr_raw_bytes, 0);
+        for (int q = 0; q < xdr_copies_per_thread * xtc_threads; ++q) {
+            const xdr_copy_at at = xdr_copy_offsets(q, 1, 0, 2, tb, n_time, C, A);
+            for (int b = 0; b < 16; ++b)
+                ++seen[at.smem + b];
+            if (at.bytes)
+                BOOST_REQUIRE_LE(at.from + at.bytes, (long long)n_time * C * A * 2);
+            if (q % 32) // consecutive threads, consecutive bytes of a spectrum
+                BOOST_REQUIRE_EQUAL(
+                    xdr_copy_offsets(q - 1, 1, 0, 2, tb, n_time, C, A).smem + 16,
+                    at.smem);
+        }
+        for (int s : seen)
+            BOOST_REQUIRE_EQUAL(s, 1);
+    }
+    std::mt19937 rng(3);
+    for (int i = 0; i < 1000; ++i) {
+        const uint32_t w01 = rng(), w23 = rng();
+        uint32_t re, im;
+        xdr_split(w01, w23, re, im);
+        const uint8_t in[8] = { uint8_t(w01),       uint8_t(w01 >> 8), uint8_t(w01 >> 16),
+                                uint8_t(w01 >> 24), uint8_t(w23),      uint8_t(w23 >> 8),
+                                uint8_t(w23 >> 16), uint8_t(w23 >> 24) };
+        for (int t = 0; t < 4; ++t) {
+            BOOST_REQUIRE_EQUAL(uint8_t(re >> (8 * t)), in[2 * t]);
+            BOOST_REQUIRE_EQUAL(uint8_t(im >> (8 * t)), in[2 * t + 1]);
+        }
+        BOOST_REQUIRE_EQUAL(xdr_sum_s8x4(im),
+                            int(int8_t(in[1])) + int8_t(in[3]) + int8_t(in[5]) +
+                                int8_t(in[7]));
+    }
+    BOOST_CHECK_LE(xdr_smem_bytes + 512, 101376); // with col_im: fits sm_86/89
 }
 
 BOOST_AUTO_TEST_CASE(wgmma_path_on_the_host_equals_the_int64_definition)
