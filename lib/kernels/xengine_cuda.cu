@@ -227,6 +227,49 @@ mma_s8(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 #endif
 }
 
+// A warp's stage: fragments from the planes, then the complex products.
+__device__ __forceinline__ void warp_stage(
+    const unsigned char* planes, int wr, int wc, int (&re)[2][4][4], int (&im)[2][4][4])
+{
+    xtc_frags f;
+    xtc_load_frags(planes, wr, wc, threadIdx.x % 32, f);
+    xtc_products(f, re, im, [](int(&d)[4], const uint32_t(&x)[4], const uint32_t(&y)[2]) {
+        mma_s8(d, x, y);
+    });
+}
+
+// A warp's square into the int32 partials of channel c; column_im(b) is
+// the column input's imaginary sum (the complement trick's correction).
+template <class ColumnIm>
+__device__ __forceinline__ void add_warp_square(int I,
+                                                int J,
+                                                int wr,
+                                                int wc,
+                                                const int (&re)[2][4][4],
+                                                const int (&im)[2][4][4],
+                                                int c,
+                                                int n_inputs,
+                                                int* __restrict__ part,
+                                                ColumnIm column_im)
+{
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int m = 0; m < 2; ++m)
+#pragma unroll
+        for (int n = 0; n < 4; ++n)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                int a, b;
+                xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
+                if (a < n_inputs && b <= a) {
+                    const long long k =
+                        xtc_pair_addresses(c, 0, a, b, n_inputs, 0).partial;
+                    part[k] += re[m][n][r];
+                    part[k + 1] += im[m][n][r] + column_im(b);
+                }
+            }
+}
+
 __global__ void __launch_bounds__(xtc_threads, 1)
     xcorr_tc80(const signed char* __restrict__ packed,
                const int* __restrict__ im_sum, // [launch channel][a_pad]
@@ -241,7 +284,7 @@ __global__ void __launch_bounds__(xtc_threads, 1)
     int I, J;
     xengine_tile_pair(blockIdx.x, I, J);
     const int lc = blockIdx.y;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
     const bool idle = xtc_warp_idle(warp, I == J);
     const int wr = xtc_warp_row(warp), wc = xtc_warp_col(warp);
 
@@ -278,31 +321,14 @@ __global__ void __launch_bounds__(xtc_threads, 1)
         copy_commit();
         if (idle)
             continue;
-        xtc_frags f;
-        xtc_load_frags(smem + (tb % xtc_stages) * xtc_stage_bytes, wr, wc, lane, f);
-        xtc_products(
-            f, re, im, [](int(&d)[4], const uint32_t(&x)[4], const uint32_t(&y)[2]) {
-                mma_s8(d, x, y);
-            });
+        warp_stage(smem + (tb % xtc_stages) * xtc_stage_bytes, wr, wc, re, im);
     }
     copy_wait<0>();
     if (idle)
         return;
-#pragma unroll
-    for (int m = 0; m < 2; ++m)
-#pragma unroll
-        for (int n = 0; n < 4; ++n)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                int a, b;
-                xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
-                if (a < n_inputs && b <= a) {
-                    const xtc_pair_at at =
-                        xtc_pair_addresses(channel0, lc, a, b, n_inputs, a_pad);
-                    part[at.partial] += re[m][n][r];
-                    part[at.partial + 1] += im[m][n][r] + im_sum[at.im_sum];
-                }
-            }
+    add_warp_square(I, J, wr, wc, re, im, channel0 + lc, n_inputs, part, [&](int b) {
+        return im_sum[(long long)lc * a_pad + b];
+    });
 #endif
 }
 
@@ -410,7 +436,7 @@ __global__ void __launch_bounds__(xtc_threads, 1)
     int I, J;
     xengine_tile_pair(blockIdx.x, I, J);
     const int c = channel0 + blockIdx.y;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
     const bool idle = xtc_warp_idle(warp, I == J);
     const int wr = xtc_warp_row(warp), wc = xtc_warp_col(warp);
     unsigned char* planes = smem + xdr_stages * xdr_raw_bytes;
@@ -456,12 +482,7 @@ __global__ void __launch_bounds__(xtc_threads, 1)
         __syncthreads(); // the planes are whole
         if (idle)
             continue;
-        xtc_frags f;
-        xtc_load_frags(planes, wr, wc, lane, f);
-        xtc_products(
-            f, re, im, [](int(&d)[4], const uint32_t(&x4)[4], const uint32_t(&y)[2]) {
-                mma_s8(d, x4, y);
-            });
+        warp_stage(planes, wr, wc, re, im);
     }
     copy_wait<0>();
     if (xdr_column_of(threadIdx.x) >= 0)
@@ -469,20 +490,9 @@ __global__ void __launch_bounds__(xtc_threads, 1)
     __syncthreads();
     if (idle)
         return;
-#pragma unroll
-    for (int m = 0; m < 2; ++m)
-#pragma unroll
-        for (int n = 0; n < 4; ++n)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                int a, b;
-                xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
-                if (a < n_inputs && b <= a) {
-                    const xtc_pair_at at = xtc_pair_addresses(c, 0, a, b, n_inputs, 0);
-                    part[at.partial] += re[m][n][r];
-                    part[at.partial + 1] += im[m][n][r] + col_im[b - J * xtc_tile];
-                }
-            }
+    add_warp_square(I, J, wr, wc, re, im, c, n_inputs, part, [&](int b) {
+        return col_im[b - J * xtc_tile];
+    });
 #endif
 }
 
