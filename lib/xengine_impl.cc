@@ -89,12 +89,14 @@ xengine_impl::xengine_impl(const kernels::xengine_config& config,
     set_relative_rate(1, uint64_t(d_batch));
     set_tag_propagation_policy(TPP_DONT);
     open_backend(*this, d_logger);
-    d_logger->info("{} stations x {} pols, {} channels, {} spectra per dump, {} kernel",
+    const std::string form = d_plan.kernel_variant(); // the tensor kernel's
+    d_logger->info("{} stations x {} pols, {} channels, {} spectra per dump, {} kernel{}",
                    config.n_stations,
                    config.n_pols,
                    config.n_channels,
                    n_integrate,
-                   d_plan.kernel_name());
+                   d_plan.kernel_name(),
+                   form.empty() ? std::string() : " (" + form + ")");
     if (d_io) {
         d_device_saturated = std::make_unique<runtime::device_memory>(
             d_io->context(), sizeof(uint64_t), identifier());
