@@ -22,6 +22,7 @@ public:
 
     std::string backend() const override { return runtime::to_string(d_choice.kind); }
     std::string kernel() const override { return d_plan.kernel_name(); }
+    std::string kernel_form() const override { return d_plan.kernel_variant(); }
 
     bool start() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;

@@ -40,6 +40,18 @@ class xengine_block_tests:
         self.xe = xe
         return raw.reshape(shape), snk.tags()
 
+    def test_kernel_and_form(self):
+        # The kernel in use and, for the tensor kernel on a GPU, its form.
+        for kernel in ("auto", "fp32", "tensor"):
+            xe = gpudsp.xengine(4, 2, 3, 10, "ci8", backend=self.backend, kernel=kernel)
+            if self.backend != "cuda":
+                self.assertEqual((xe.kernel(), xe.kernel_form()), ("cpu", ""))
+            elif xe.kernel() == "fp32":
+                self.assertEqual(xe.kernel_form(), "")
+            else:  # 8 inputs: the direct form from sm_80, WMMA on sm_75
+                self.assertEqual(xe.kernel(), "tensor")
+                self.assertIn(xe.kernel_form(), ("mma.sync direct", "wmma"))
+
     def test_dumps_over_many_calls(self):
         rng = np.random.default_rng(60)
         S, P, C, n_int = 5, 2, 3, 17

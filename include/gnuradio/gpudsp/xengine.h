@@ -61,6 +61,10 @@ public:
     virtual std::string backend() const = 0;
     /*! \brief The accumulation kernel in use: "cpu", "fp32" or "tensor". */
     virtual std::string kernel() const = 0;
+    /*! \brief The tensor kernel's form on this GPU: "wgmma" (Hopper),
+     *  "mma.sync", "mma.sync direct" (few inputs) or "wmma" (Turing); empty
+     *  for the other kernels (docs/xengine.md, "Kernels"). */
+    virtual std::string kernel_form() const = 0;
 };
 
 } // namespace gpudsp

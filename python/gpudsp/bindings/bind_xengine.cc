@@ -106,7 +106,8 @@ void bind_xengine(py::module& m, py::module& k)
              py::arg("device") = 0,
              py::arg("kernel") = "auto")
         .def("backend", &xengine::backend)
-        .def("kernel", &xengine::kernel);
+        .def("kernel", &xengine::kernel)
+        .def("kernel_form", &xengine::kernel_form);
 
     k.def("xengine",
           &xengine_array,
