@@ -14,7 +14,8 @@
 //   tensor   the int8 tensor-core kernel in its best form on the GPU (wgmma
 //            on sm_90a, mma.sync from sm_80, WMMA on sm_75; the form is in
 //            the row's note), against the dense INT8 tensor peak
-//   tensor/F each lesser form F the GPU also runs (GPUDSP_XENGINE_TENSOR)
+//   tensor/F each other form F the GPU also runs (GPUDSP_XENGINE_TENSOR):
+//            mma.sync, mma.sync-packed (no direct form), wmma
 //   cublas   cublasCherk3mEx (ci8 in, cf32 out) per channel on the same data
 //   cublaslt a cuBLASLt int8 GEMM per channel (batched): Y = [Re X; Im X]
 //            (2A x T, time contiguous, transposed on the host outside the
@@ -26,8 +27,10 @@
 
 #include "bench.h"
 #include <gnuradio/gpudsp/kernels/xengine.h>
+#include <algorithm>
 #include <cstdlib>
 #include <random>
+#include <set>
 #ifdef GPUDSP_HAVE_CUDA
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -288,11 +291,13 @@ void run_xengine(const options& opt, report& rep)
             kernels::xengine_kernel kernel;
             const char* cap; // GPUDSP_XENGINE_TENSOR, null: unset
         };
-        std::string best;
-        for (const variant v : { variant{ kernels::xengine_kernel::fp32, nullptr },
-                                 variant{ kernels::xengine_kernel::tensor, nullptr },
-                                 variant{ kernels::xengine_kernel::tensor, "mma.sync" },
-                                 variant{ kernels::xengine_kernel::tensor, "wmma" } }) {
+        std::set<std::string> measured; // tensor forms
+        for (const variant v :
+             { variant{ kernels::xengine_kernel::fp32, nullptr },
+               variant{ kernels::xengine_kernel::tensor, nullptr },
+               variant{ kernels::xengine_kernel::tensor, "mma.sync" },
+               variant{ kernels::xengine_kernel::tensor, "mma.sync packed" },
+               variant{ kernels::xengine_kernel::tensor, "wmma" } }) {
             c.kernel = v.kernel;
             const std::string form_cap = v.cap ? v.cap : user_cap;
             if (form_cap.empty())
@@ -303,10 +308,12 @@ void run_xengine(const options& opt, report& rep)
                 c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
             const bool tensor = v.kernel == kernels::xengine_kernel::tensor;
             const std::string form = plan.kernel_variant();
-            if (tensor && v.cap && (form != v.cap || form == best))
-                continue; // the GPU does not run this form, or it was the best
-            if (tensor && !v.cap)
-                best = form;
+            if (tensor && v.cap && measured.count(form))
+                continue; // the best form again, or one already measured
+            if (tensor)
+                measured.insert(form);
+            std::string form_name = form; // a backend name without spaces
+            std::replace(form_name.begin(), form_name.end(), ' ', '-');
             // The accumulation alone: a dump (every n_integrate spectra,
             // typically 10^4-10^5) is a separate, small cost; the plan
             // promotes its int32 partials as the calls go on.
@@ -319,7 +326,7 @@ void run_xengine(const options& opt, report& rep)
             rep.add({ "xengine",
                       what,
                       !tensor ? "fp32"
-                      : v.cap ? "tensor/" + form
+                      : v.cap ? "tensor/" + form_name
                               : std::string("tensor"),
                       ops / t / 1e12,
                       "TOPS",

@@ -585,9 +585,9 @@ public:
           d_cap(tensor_cap(who)),
           d_mma(d_tensor && d_cap >= 1 && compute_major(*d_ctx) >= 8 &&
                 tc80_built(*d_ctx)),
-          d_direct(d_mma && xdr_applies(c.n_inputs())),
+          d_direct(d_mma && d_cap != packed_only && xdr_applies(c.n_inputs())),
           d_packed(d_mma && !d_direct),
-          d_wgmma(d_packed && d_cap >= 2 && wgmma_usable(*d_ctx)),
+          d_wgmma(d_packed && d_cap == 2 && wgmma_usable(*d_ctx)),
           d_pack(d_ctx,
                  d_packed
                      ? xengine_tc_workspace(c.n_channels, c.n_inputs(), d_wgmma ? 3 : 2)
@@ -628,7 +628,9 @@ public:
     }
 
     // GPUDSP_XENGINE_TENSOR caps the tensor kernel's form: 0 wmma,
-    // 1 mma.sync, 2 wgmma (unset: the best the device runs).
+    // 1 mma.sync, 2 wgmma (unset: the best the device runs); "mma.sync
+    // packed" is mma.sync without the direct form (to compare the two).
+    static constexpr int packed_only = 3;
     static int tensor_cap(const std::string& who)
     {
         const char* e = std::getenv("GPUDSP_XENGINE_TENSOR");
@@ -639,11 +641,14 @@ public:
             return 2;
         if (v == "mma.sync")
             return 1;
+        if (v == "mma.sync packed")
+            return packed_only;
         if (v == "wmma")
             return 0;
         throw std::invalid_argument(who +
                                     ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
-                                    "\"mma.sync\" or \"wmma\", got \"" +
+                                    "\"mma.sync\", \"mma.sync packed\" or \"wmma\", "
+                                    "got \"" +
                                     v + "\"");
     }
 

@@ -161,6 +161,8 @@ std::string expected_form(const std::string& cap, int n_inputs)
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
     const bool few = n_inputs % 8 == 0 && n_inputs <= 256; // the direct path's
+    if (cap == "mma.sync packed")
+        return major >= 8 ? "mma.sync" : "wmma";
     if (cap != "wmma" && major >= 8 && few)
         return "mma.sync direct";
     if (cap == "wgmma" && major == 9 && minor == 0)
@@ -184,7 +186,7 @@ BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
     // caps the form, so that one GPU checks each form it can run. One call
     // of 400 spectra goes round the pipelines' stage rings several times.
     unsigned seed = 500;
-    for (const char* cap : { "wgmma", "mma.sync", "wmma" }) {
+    for (const char* cap : { "wgmma", "mma.sync", "mma.sync packed", "wmma" }) {
         const tensor_cap_guard guard(cap);
         for (int S : { 1, 4, 19, 33, 64, 257 }) { // 4 and 64: the direct path
             auto c = config(S, 2, 3, xengine_kernel::tensor);

@@ -93,10 +93,10 @@ public:
     /*! \brief The kernel that runs ("cpu", "fp32" or "tensor"). */
     std::string kernel_name() const;
     /*! \brief The tensor kernel's form on this device: "wgmma" (sm_90a),
-     *  "mma.sync" (sm_80 and later) or "wmma" (sm_75); empty for the other
-     *  kernels. The environment variable GPUDSP_XENGINE_TENSOR ("wgmma",
-     *  "mma.sync" or "wmma") caps it, for tests and benchmarks that compare
-     *  the forms on one GPU. */
+     *  "mma.sync" (sm_80 and later), "mma.sync direct" (sm_80 and later, few
+     *  inputs) or "wmma" (sm_75); empty for the other kernels. The environment variable GPUDSP_XENGINE_TENSOR ("wgmma",
+     *  "mma.sync", "mma.sync packed" (no direct form) or "wmma") caps it, for
+     *  tests and benchmarks that compare the forms on one GPU. */
     std::string kernel_variant() const;
 
     void
