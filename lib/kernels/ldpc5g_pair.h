@@ -48,6 +48,8 @@ __device__ __forceinline__ uint32_t add(uint32_t a, uint32_t b) { return __vadd2
 __device__ __forceinline__ uint32_t sub(uint32_t a, uint32_t b) { return __vsub2(a, b); }
 __device__ __forceinline__ uint32_t min(uint32_t a, uint32_t b) { return __vmins2(a, b); }
 __device__ __forceinline__ uint32_t max(uint32_t a, uint32_t b) { return __vmaxs2(a, b); }
+// (__vneg2, not __vsub2(0, a): the compiler splits the latter into lanes)
+__device__ __forceinline__ uint32_t neg(uint32_t a) { return __vneg2(a); }
 #else
 template <typename F>
 inline uint32_t per_lane(uint32_t a, uint32_t b, F f)
@@ -71,6 +73,7 @@ inline uint32_t max(uint32_t a, uint32_t b)
 {
     return per_lane(a, b, [](int x, int y) { return x > y ? x : y; });
 }
+inline uint32_t neg(uint32_t a) { return sub(0u, a); }
 #endif
 
 } // namespace pk
@@ -133,7 +136,7 @@ LDPC_HD uint32_t ldpc_pair_edge_mask(const ldpc_pair_bits& b, int i)
 
 /*! A state unpacked for reading its messages edge by edge. */
 struct ldpc_pair_messages {
-    uint32_t m1, m1_xor_m2; // int16 pairs
+    uint32_t m1, m1_xor_m2;  // int16 pairs
     ldpc_pair_bits min_edge; // bit i set where edge i holds m1
     ldpc_pair_bits neg;      // bit i set where edge i's message is negative
 };
@@ -174,8 +177,7 @@ LDPC_HD ldpc_pair_state ldpc_pair_update(const uint32_t* t, int deg, const ldpc_
     for (int i = 0; i < ldpc_max_degree; ++i) {
         if (i >= deg)
             break;
-        const uint32_t a =
-            pk::min(pk::max(t[i], pk::sub(0u, t[i])), pk::splat(ldpc_msg_max));
+        const uint32_t a = pk::min(pk::max(t[i], pk::neg(t[i])), pk::splat(ldpc_msg_max));
         const uint32_t key = a * 32u + uint32_t(i) * 0x10001u;
         m2 = pk::min(m2, pk::max(m1, key));
         m1 = pk::min(m1, key);
@@ -208,7 +210,8 @@ LDPC_HD ldpc_pair_state ldpc_pair_keep(uint32_t frozen,
                                        const ldpc_pair_state& old,
                                        const ldpc_pair_state& nw)
 {
-    const uint32_t bytes = (frozen & 1u ? 0x00ff00ffu : 0u) | (frozen & 2u ? 0xff00ff00u : 0u);
+    const uint32_t bytes =
+        (frozen & 1u ? 0x00ff00ffu : 0u) | (frozen & 2u ? 0xff00ff00u : 0u);
     ldpc_pair_state s;
     s.mins = pk::sel(bytes, old.mins, nw.mins);
     s.tag[0] = frozen & 1u ? old.tag[0] : nw.tag[0];
@@ -256,7 +259,8 @@ LDPC_HD void ldpc_pair_row(App* app,
 /*! Parity of row check (r, z) per codeword: bit 15 (a) and bit 31 (b) of
  *  the result are set where it fails. */
 template <typename App>
-LDPC_HD uint32_t ldpc_pair_parity(const App* app, const int32_t* edges, int deg, int z, int Z)
+LDPC_HD uint32_t
+ldpc_pair_parity(const App* app, const int32_t* edges, int deg, int z, int Z)
 {
     uint32_t x = 0;
     for (int i = 0; i < deg; ++i)

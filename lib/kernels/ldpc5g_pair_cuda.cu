@@ -20,9 +20,9 @@
 // with the CPU backend's fixed point (qa_ldpc5g_pair runs these functions
 // on the CPU; the GPU suite compares this kernel with the CPU).
 
-#include "ldpc5g_pair.h"
 #include "ldpc5g_pair_cuda.h"
 #include <cuda_fp16.h>
+#include <utility>
 
 namespace gr {
 namespace gpudsp {
@@ -71,19 +71,68 @@ __device__ int channel_value(const ldpc_pair_config& c, const In* llr, int n)
     return ldpc_clamp_app(v);
 }
 
-constexpr int register_rows = 8;
+constexpr int bg_rows = ldpc_bg_rows;
 
-template <typename In, bool SHARED>
-__global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 2)
-    decode_pair_kernel(ldpc_pair_config c,
-                       const In* __restrict__ llrs,
-                       int n_cw,
-                       uint32_t* __restrict__ states, // [pair][row][mins, tag a, tag b][Z]
-                       uint32_t* __restrict__ app_global, // [pair][cols Z] (not SHARED)
-                       uint8_t* __restrict__ bits,
-                       bool packed_bits,
-                       int32_t* __restrict__ iterations,
-                       uint8_t* __restrict__ ok)
+// The base graph's first rows (ldpc5g_pair_bg.h) in order, a barrier
+// after each; rows_used may end before the last. \p st: this pair's states
+// at lift index z ([row][mins, lo, hi][Z]) are at states + st (an offset:
+// one register instead of a pointer's two).
+template <int BG, std::size_t... R>
+__device__ __forceinline__ void run_bg_rows(const ldpc_pair_config& c,
+                                            uint32_t* app,
+                                            uint32_t* __restrict__ states,
+                                            int st,
+                                            uint32_t z,
+                                            bool active,
+                                            uint32_t frozen,
+                                            std::index_sequence<R...>)
+{
+    const int Z = c.Z;
+    auto row = [&](auto r) {
+        constexpr int k = decltype(r)::value;
+        if (k >= c.rows_used)
+            return;
+        if (active) {
+            uint32_t* s = states + (st + 3 * k * Z);
+            ldpc_pair_rstate rs{ s[0], s[Z], s[2 * Z] };
+            ldpc_pair_row_bg<BG, k>(app, c.bg_shifts, z, Z, rs, frozen, c.norm);
+            s[0] = rs.mins;
+            s[Z] = rs.lo;
+            s[2 * Z] = rs.hi;
+        }
+        __syncthreads();
+    };
+    (row(std::integral_constant<int, int(R)>{}), ...);
+}
+
+// Parity failures of the base graph's first rows (ldpc_pair_parity's bits).
+template <int BG, std::size_t... R>
+__device__ __forceinline__ uint32_t parity_of_bg_rows(const ldpc_pair_config& c,
+                                                      const uint32_t* app,
+                                                      uint32_t z,
+                                                      std::index_sequence<R...>)
+{
+    return ((int(R) < c.rows_used
+                 ? ldpc_pair_parity_bg<BG, int(R)>(app, c.bg_shifts, z, c.Z)
+                 : 0u) |
+            ...);
+}
+
+// Two blocks per SM where the values are in shared memory; one where they
+// are in global memory (64-bit addresses: more registers; the fallback for
+// codes too large for the block's shared memory, bound by memory anyway).
+template <typename In, bool SHARED, int BG>
+__global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
+    decode_pair_kernel(
+        ldpc_pair_config c,
+        const In* __restrict__ llrs,
+        int n_cw,
+        uint32_t* __restrict__ states,     // [pair][row][mins, tag a, tag b][Z]
+        uint32_t* __restrict__ app_global, // [pair][cols Z] (not SHARED)
+        uint8_t* __restrict__ bits,
+        bool packed_bits,
+        int32_t* __restrict__ iterations,
+        uint8_t* __restrict__ ok)
 {
     extern __shared__ uint32_t smem_pairs[];
     const int Z = c.Z, n_vars = c.cols_used * Z, pair = blockIdx.x, cw = 2 * pair;
@@ -93,35 +142,23 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 2)
     for (int n = threadIdx.x; n < n_vars; n += blockDim.x)
         app[n] = pk::make(channel_value(c, llr_a, n),
                           two ? channel_value(c, llr_a + c.E, n) : 0);
-    const int memory_rows = c.rows_used > register_rows ? c.rows_used - register_rows : 0;
-    uint32_t* st_mem = states + std::size_t(pair) * memory_rows * 3 * Z;
-    for (int k = threadIdx.x; k < memory_rows * 3 * Z; k += blockDim.x)
-        st_mem[k] = 0;
+    const int st_pair = pair * c.rows_used * 3 * Z; // (< 2^31: launches <= 512 pairs)
+    for (int k = threadIdx.x; k < c.rows_used * 3 * Z; k += blockDim.x)
+        states[st_pair + k] = 0;
     __syncthreads();
 
     const int z = threadIdx.x;
     const bool active = z < Z;
-    ldpc_pair_state reg[register_rows];
-#pragma unroll
-    for (int r = 0; r < register_rows; ++r)
-        reg[r] = ldpc_pair_state{ 0u, { 0u, 0u } };
     uint32_t frozen = two ? 0u : 2u;
-    int its[2] = { 0, 0 };
-    bool pass[2] = { false, false };
+    // (both codewords' iteration counts in one register, passes in bits
+    // 0, 1: the row steps need every register they can get)
+    uint32_t its = 0, pass = 0;
+    const auto rows = std::make_index_sequence<bg_rows>{};
     for (int it = 0; it < c.max_iterations && frozen != 3u;) {
-#pragma unroll
-        for (int r = 0; r < register_rows; ++r) {
-            if (r >= c.rows_used)
-                break;
+        run_bg_rows<BG>(c, app, states, st_pair + z, z, active, frozen, rows);
+        for (int r = bg_rows; r < c.rows_used; ++r) {
             const int e0 = c.row_start[r];
-            if (active)
-                ldpc_pair_row(
-                    app, c.edges + e0, c.row_start[r + 1] - e0, z, Z, reg[r], frozen, c.norm);
-            __syncthreads();
-        }
-        for (int r = register_rows; r < c.rows_used; ++r) {
-            const int e0 = c.row_start[r];
-            uint32_t* s = st_mem + std::size_t(r - register_rows) * 3 * Z + z;
+            uint32_t* s = states + (st_pair + r * 3 * Z + z);
             if (active) {
                 ldpc_pair_state st{ s[0], { s[Z], s[2 * Z] } };
                 ldpc_pair_row(
@@ -133,23 +170,26 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 2)
             __syncthreads();
         }
         ++it;
-        for (int k = 0; k < 2; ++k)
-            if (!(frozen >> k & 1u))
-                its[k] = it;
+        its = pk::sel(frozen & 1u ? 0xffffu : 0u, its, its & 0xffff0000u | uint32_t(it));
+        its = pk::sel(
+            frozen & 2u ? 0xffff0000u : 0u, its, its & 0xffffu | uint32_t(it) << 16);
         if (c.early || it == c.max_iterations) {
             uint32_t bad = 0;
-            if (active)
-                for (int r = 0; r < c.rows_used; ++r)
-                    bad |= ldpc_pair_parity(
-                        app, c.edges + c.row_start[r], c.row_start[r + 1] - c.row_start[r], z, Z);
+            if (active) {
+                bad = parity_of_bg_rows<BG>(c, app, z, rows);
+                for (int r = bg_rows; r < c.rows_used; ++r)
+                    bad |= ldpc_pair_parity(app,
+                                            c.edges + c.row_start[r],
+                                            c.row_start[r + 1] - c.row_start[r],
+                                            z,
+                                            Z);
+            }
             const bool bad_a = __syncthreads_or(bad & 0x8000u);
             const bool bad_b = __syncthreads_or(bad & 0x80000000u);
-            if (!(frozen & 1u))
-                pass[0] = !bad_a;
-            if (!(frozen & 2u))
-                pass[1] = !bad_b;
+            const uint32_t now = (bad_a ? 0u : 1u) | (bad_b ? 0u : 2u);
+            pass = (pass & frozen) | (now & ~frozen);
             if (c.early)
-                frozen |= (pass[0] ? 1u : 0u) | (pass[1] ? 2u : 0u);
+                frozen |= pass;
         }
     }
 
@@ -174,13 +214,13 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 2)
                 bits[at * c.K + i] = pk::lane(app[i], k) < 0 ? 1 : 0;
         }
         if (threadIdx.x == 0) {
-            iterations[at] = its[k];
-            ok[at] = pass[k] ? 1 : 0;
+            iterations[at] = int32_t(its >> (16 * k) & 0xffffu);
+            ok[at] = uint8_t(pass >> k & 1u);
         }
     }
 }
 
-template <typename In>
+template <typename In, int BG>
 void launch_as(const ldpc_pair_config& c,
                const void* llrs,
                int n,
@@ -197,10 +237,10 @@ void launch_as(const ldpc_pair_config& c,
     auto* st = static_cast<uint32_t*>(states);
     auto* in = static_cast<const In*>(llrs);
     if (smem)
-        decode_pair_kernel<In, true><<<blocks, threads, smem, s>>>(
-            c, in, n, st, nullptr, bits, packed, its, ok);
+        decode_pair_kernel<In, true, BG>
+            <<<blocks, threads, smem, s>>>(c, in, n, st, nullptr, bits, packed, its, ok);
     else
-        decode_pair_kernel<In, false><<<blocks, threads, 0, s>>>(
+        decode_pair_kernel<In, false, BG><<<blocks, threads, 0, s>>>(
             c, in, n, st, static_cast<uint32_t*>(app), bits, packed, its, ok);
 }
 
@@ -208,8 +248,7 @@ void launch_as(const ldpc_pair_config& c,
 
 std::size_t ldpc_pair_state_bytes(const ldpc_pair_config& c, int n)
 {
-    const int rows = c.rows_used > register_rows ? c.rows_used - register_rows : 0;
-    return std::size_t((n + 1) / 2) * rows * 3 * c.Z * 4;
+    return std::size_t((n + 1) / 2) * c.rows_used * 3 * c.Z * 4;
 }
 
 std::size_t ldpc_pair_app_bytes(const ldpc_pair_config& c, int n, std::size_t smem)
@@ -230,26 +269,23 @@ void ldpc_pair_launch(const ldpc_pair_config& c,
                       uint8_t* ok,
                       cudaStream_t stream)
 {
-    switch (format) {
-    case ldpc5g_llr_format::f16:
-        launch_as<__half>(
-            c, llrs, n, states, app, smem, bits, packed_bits, iterations, ok, stream);
-        break;
-    case ldpc5g_llr_format::i8:
-        launch_as<int8_t>(
-            c, llrs, n, states, app, smem, bits, packed_bits, iterations, ok, stream);
-        break;
-    default:
-        launch_as<float>(
-            c, llrs, n, states, app, smem, bits, packed_bits, iterations, ok, stream);
-    }
+    const bool bg1 = c.bg == 1;
+    auto launch = bg1 ? launch_as<float, 1> : launch_as<float, 2>;
+    if (format == ldpc5g_llr_format::f16)
+        launch = bg1 ? launch_as<__half, 1> : launch_as<__half, 2>;
+    else if (format == ldpc5g_llr_format::i8)
+        launch = bg1 ? launch_as<int8_t, 1> : launch_as<int8_t, 2>;
+    launch(c, llrs, n, states, app, smem, bits, packed_bits, iterations, ok, stream);
 }
 
 cudaError_t ldpc_pair_allow_shared(int optin)
 {
-    for (const void* k : { (const void*)decode_pair_kernel<float, true>,
-                           (const void*)decode_pair_kernel<__half, true>,
-                           (const void*)decode_pair_kernel<int8_t, true> }) {
+    for (const void* k : { (const void*)decode_pair_kernel<float, true, 1>,
+                           (const void*)decode_pair_kernel<__half, true, 1>,
+                           (const void*)decode_pair_kernel<int8_t, true, 1>,
+                           (const void*)decode_pair_kernel<float, true, 2>,
+                           (const void*)decode_pair_kernel<__half, true, 2>,
+                           (const void*)decode_pair_kernel<int8_t, true, 2> }) {
         const cudaError_t e =
             cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
         if (e != cudaSuccess)

@@ -10,7 +10,7 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_LDPC5G_PAIR_CUDA_H
 #define INCLUDED_GPUDSP_KERNELS_LDPC5G_PAIR_CUDA_H
 
-#include "ldpc5g_impl.h"
+#include "ldpc5g_pair_bg.h"
 #include <cuda_runtime.h>
 
 namespace gr {
@@ -27,6 +27,8 @@ struct ldpc_pair_config {
     const int32_t* edges;       // column << 16 | shift
     const int32_t* first_read;  // per circular-buffer position
     const int32_t* interleaved; // per rate-matching index
+    int bg;                     // base graph (selects the kernel)
+    ldpc_bg_shifts bg_shifts;   // its first rows' shifts
 };
 
 /*! Device memory a launch of \p n codewords needs beside the tables: the

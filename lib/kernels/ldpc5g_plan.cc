@@ -27,8 +27,8 @@ ldpc5g_layout::ldpc5g_layout(const ldpc5g_params& p_,
     // Offsets from the largest message up zero every message alike; capped
     // there so that no path's integer type wraps (the AVX2 row pass holds it
     // in int16).
-    norm.offset_q = int32_t(std::lround(std::min(double(c.offset) * c.fixed_scale,
-                                                 double(ldpc_msg_max))));
+    norm.offset_q = int32_t(
+        std::lround(std::min(double(c.offset) * c.fixed_scale, double(ldpc_msg_max))));
     const auto& g = ldpc5g_graph::get(p.bg, p.Z);
     const int sys = p.bg == 1 ? 22 : 10;
     cols_used = sys + p.rows_used;
@@ -220,7 +220,8 @@ void ldpc5g_decoder_plan::decode(const void* llrs,
                 converted[i] = half_to_float(static_cast<const uint16_t*>(llrs)[i]);
         else // the kernel's rule: steps / fixed_scale, IEEE-rounded
             for (std::size_t i = 0; i < n; ++i)
-                converted[i] = float(static_cast<const int8_t*>(llrs)[i]) / d_c.fixed_scale;
+                converted[i] =
+                    float(static_cast<const int8_t*>(llrs)[i]) / d_c.fixed_scale;
         f = converted.data();
     }
     if (!packed_bits) {
@@ -233,7 +234,8 @@ void ldpc5g_decoder_plan::decode(const void* llrs,
     std::memset(bits, 0, batch * bytes);
     for (int b = 0; b < batch; ++b)
         for (int i = 0; i < d_p.K; ++i)
-            bits[b * bytes + i / 8] |= uint8_t(unpacked[std::size_t(b) * d_p.K + i] << (7 - i % 8));
+            bits[b * bytes + i / 8] |=
+                uint8_t(unpacked[std::size_t(b) * d_p.K + i] << (7 - i % 8));
 }
 
 double ldpc5g_decoder_plan::last_kernel_seconds() const
