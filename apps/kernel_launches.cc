@@ -106,7 +106,8 @@ int main()
                     const std::size_t pair =
                         ldpc5g_cuda_shared_bytes(Z, cols, false, limit);
                     if (fixed && pair)
-                        emit("^decode_pair_kernel<.*, true>",
+                        emit(bg == 1 ? "^decode_pair_kernel<.*, true, 1>"
+                                     : "^decode_pair_kernel<.*, true, 2>",
                              "BG" + std::to_string(bg) + " Z=" + std::to_string(Z) +
                                  " pair, all " + std::to_string(cols) + " columns",
                              ldpc5g_cuda_threads(Z),
@@ -116,7 +117,7 @@ int main()
     // The pair kernel with its values in global memory: where they exceed
     // the limit (BG1 Z=384 on sm_86/89, larger codes on sm_75), and on any
     // device under the GPUDSP_LDPC_SHARED_LIMIT test hook.
-    emit("^decode_pair_kernel<.*, false>",
+    emit("^decode_pair_kernel<.*, false, [12]>",
          "pairs in global memory",
          ldpc5g_cuda_threads(384),
          0);

@@ -8,17 +8,17 @@
 // (TS 38.212 Tables 5.3.2-2/-3); only the shifts depend on the lift size,
 // and they reach the kernel as launch parameters (constant bank, read as
 // instruction operands). So a row step loads no edge table, carries no
-// per-edge degree predicate, computes each variable's address once for
-// the read and the write-back, and gathers the variables' sign bits
+// per-edge degree predicate, finds each variable without a compare
+// (ldpc_bg_index), and gathers the variables' sign bits
 // straight into the interleaved layout its messages are read from (one
 // shift and one logic operation per edge for both codewords). The
 // arithmetic is ldpc5g_pair.h's, so a row gives the same values and
 // messages as ldpc_pair_row (qa_ldpc5g_pair checks it row by row and in
 // whole decodes).
 //
-// The first ldpc_bg_rows rows are the ones whose check states the
-// kernel keeps in registers: all rows of BG1 at rate ~0.79 (the throughput
-// target) and the core rows of both graphs at any rate.
+// The first ldpc_bg_rows rows are specialised: all rows of BG1 at rate
+// ~0.79 (the throughput target) and the core rows of both graphs at any
+// rate; the kernel takes further rows through the generic step.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_LDPC5G_PAIR_BG_H
 #define INCLUDED_GPUDSP_KERNELS_LDPC5G_PAIR_BG_H
@@ -115,18 +115,18 @@ LDPC_HD uint32_t ldpc_bg_index(int column, uint32_t z, int32_t wrap, uint32_t Z)
     return uint32_t(column) * Z + (u < v ? u : v);
 }
 
-/*! A register row's check state: the messages of ldpc_pair_state in the
+/*! A specialised row's check state: the messages of ldpc_pair_state in the
  *  layout they are read in. mins as ldpc_pair_state; lo: the signs of the
  *  variable-to-check values of edges 0..15 (codeword a in bits 0..15, b in
  *  16..31, as ldpc_pair_bits); hi: per codeword (a: bits 0..15, b: 16..31)
  *  the signs of edges 16..18 (bits 0..2), the edge of the smallest
  *  magnitude (bits 8..12) and the signs' parity (bit 15). */
-struct ldpc_pair_rstate {
+struct ldpc_pair_bg_state {
     uint32_t mins, lo, hi;
 };
 
 /*! The same state in ldpc_pair_state's layout (tests compare them). */
-LDPC_HD ldpc_pair_state ldpc_pair_rstate_state(const ldpc_pair_rstate& s)
+LDPC_HD ldpc_pair_state ldpc_pair_bg_to_state(const ldpc_pair_bg_state& s)
 {
     ldpc_pair_state o;
     o.mins = s.mins;
@@ -139,9 +139,9 @@ LDPC_HD ldpc_pair_state ldpc_pair_rstate_state(const ldpc_pair_rstate& s)
     return o;
 }
 
-LDPC_HD ldpc_pair_rstate ldpc_pair_state_rstate(const ldpc_pair_state& s)
+LDPC_HD ldpc_pair_bg_state ldpc_pair_bg_from_state(const ldpc_pair_state& s)
 {
-    ldpc_pair_rstate o{ s.mins, 0u, 0u };
+    ldpc_pair_bg_state o{ s.mins, 0u, 0u };
     for (int k = 0; k < 2; ++k) {
         const uint32_t t = s.tag[k];
         o.lo |= (t & 0xffffu) << (16 * k);
@@ -152,7 +152,7 @@ LDPC_HD ldpc_pair_rstate ldpc_pair_state_rstate(const ldpc_pair_state& s)
 }
 
 /*! The state unpacked for reading messages (ldpc_pair_c2v). */
-LDPC_HD ldpc_pair_messages ldpc_pair_rstate_messages(const ldpc_pair_rstate& s)
+LDPC_HD ldpc_pair_messages ldpc_pair_bg_messages(const ldpc_pair_bg_state& s)
 {
     ldpc_pair_messages m;
     m.m1 = (s.mins & 0xffu) | ((s.mins & 0xff00u) << 8);
@@ -173,12 +173,12 @@ LDPC_HD uint32_t ldpc_pair_sign_bits(uint32_t t)
     return (t >> (15 - k)) & (0x10001u << k);
 }
 
-/*! ldpc_pair_update for a row of compile-time degree, in the register
- *  layout (same minima, edge of the minimum, signs and parity). */
+/*! ldpc_pair_update for a row of compile-time degree, in
+ *  ldpc_pair_bg_state's layout (same minima, edge of the minimum, signs and parity). */
 template <std::size_t... I>
-LDPC_HD ldpc_pair_rstate ldpc_pair_rupdate(const uint32_t* t,
-                                           const ldpc_norm& n,
-                                           std::index_sequence<I...>)
+LDPC_HD ldpc_pair_bg_state ldpc_pair_bg_update(const uint32_t* t,
+                                               const ldpc_norm& n,
+                                               std::index_sequence<I...>)
 {
     uint32_t m1 = pk::splat(0x7fff), m2 = m1, lo = 0, hi = 0;
     auto edge = [&](uint32_t v, uint32_t i) {
@@ -192,7 +192,7 @@ LDPC_HD ldpc_pair_rstate ldpc_pair_rupdate(const uint32_t* t,
     const uint32_t idx = m1 & 0x001f001fu;
     m1 = ldpc_pair_scale((m1 >> 5) & 0x07ff07ffu, n);
     m2 = ldpc_pair_scale((m2 >> 5) & 0x07ff07ffu, n);
-    ldpc_pair_rstate s;
+    ldpc_pair_bg_state s;
     s.mins = (m1 & 0xffu) | ((m1 >> 8) & 0xff00u) | ((m2 & 0xffu) << 16) |
              ((m2 & 0xff0000u) << 8);
     // Parity of each half's signs: fold the halves' bits, then popcount.
@@ -203,10 +203,10 @@ LDPC_HD ldpc_pair_rstate ldpc_pair_rupdate(const uint32_t* t,
     return s;
 }
 
-/*! ldpc_pair_keep in the register layout. */
-LDPC_HD ldpc_pair_rstate ldpc_pair_rkeep(uint32_t frozen,
-                                         const ldpc_pair_rstate& old,
-                                         const ldpc_pair_rstate& nw)
+/*! ldpc_pair_keep in the specialised rows' layout. */
+LDPC_HD ldpc_pair_bg_state ldpc_pair_bg_keep(uint32_t frozen,
+                                             const ldpc_pair_bg_state& old,
+                                             const ldpc_pair_bg_state& nw)
 {
     if (!frozen) // (uniform across the block: no divergence)
         return nw;
@@ -224,7 +224,7 @@ LDPC_HD void ldpc_pair_row_bg(App* app,
                               const ldpc_bg_shifts& e,
                               uint32_t z,
                               uint32_t Z,
-                              ldpc_pair_rstate& st,
+                              ldpc_pair_bg_state& st,
                               uint32_t frozen,
                               const ldpc_norm& n,
                               std::index_sequence<I...> seq)
@@ -235,14 +235,14 @@ LDPC_HD void ldpc_pair_row_bg(App* app,
     // hoists all rows' indices out of the iteration loop and spills them.
     asm volatile("" : "+r"(z), "+r"(Z));
 #endif
-    const ldpc_pair_messages old = ldpc_pair_rstate_messages(st);
+    const ldpc_pair_messages old = ldpc_pair_bg_messages(st);
     uint32_t t[deg];
     ((t[I] =
           pk::sub(app[ldpc_bg_index(ldpc_bg_column(BG, R, int(I)), z, e.wrap[R][I], Z)],
                   ldpc_pair_c2v(old, int(I)))),
      ...);
-    st = ldpc_pair_rkeep(frozen, st, ldpc_pair_rupdate(t, n, seq));
-    const ldpc_pair_messages nw = ldpc_pair_rstate_messages(st);
+    st = ldpc_pair_bg_keep(frozen, st, ldpc_pair_bg_update(t, n, seq));
+    const ldpc_pair_messages nw = ldpc_pair_bg_messages(st);
 #ifdef __CUDA_ARCH__
     // (computed again for the write-back: cheaper than holding them in
     // registers beside t, which spills at two blocks per SM)
@@ -254,14 +254,14 @@ LDPC_HD void ldpc_pair_row_bg(App* app,
 }
 
 /*! One layered step of row R (< ldpc_bg_rows) of base graph BG for lift
- *  index z: ldpc_pair_row's values and messages, the state in the register
- *  layout. */
+ *  index z: ldpc_pair_row's values and messages, the state in
+ *  ldpc_pair_bg_state's layout. */
 template <int BG, int R, typename App>
 LDPC_HD void ldpc_pair_row_bg(App* app,
                               const ldpc_bg_shifts& e,
                               uint32_t z,
                               uint32_t Z,
-                              ldpc_pair_rstate& st,
+                              ldpc_pair_bg_state& st,
                               uint32_t frozen,
                               const ldpc_norm& n)
 {

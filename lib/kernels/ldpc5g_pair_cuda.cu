@@ -9,10 +9,12 @@
 // instruction advances two codewords. One thread per lift index z; the
 // a-posteriori pairs in shared memory (4 bytes per variable and pair; global
 // memory where they do not fit the block's limit); the compressed check
-// messages of the first ldpc_pair_register_rows rows in registers (12
-// bytes per row: 24 registers for the 8 rows of BG1 at rate ~0.79, the
-// issue's target), further rows' in global memory; rows in order with a
-// barrier between them, all iterations in one launch, both codewords'
+// messages in global memory (12 bytes per row, lift index and pair:
+// coalesced, and small enough to stay in L1 beside the shared memory);
+// the first ldpc_bg_rows rows specialised per base graph at compile time
+// (ldpc5g_pair_bg.h: all 8 rows of BG1 at rate ~0.79, the issue's target),
+// further rows through the generic step; rows in order with a barrier
+// between them, all iterations in one launch, both codewords'
 // parity checks after every iteration (two barrier reductions), a codeword
 // that passes frozen (its state kept, so its values stay) while the other
 // goes on. The prologue de-rate-matches from float, fp16 or int8 LLRs: int8
@@ -94,7 +96,7 @@ __device__ __forceinline__ void run_bg_rows(const ldpc_pair_config& c,
             return;
         if (active) {
             uint32_t* s = states + (st + 3 * k * Z);
-            ldpc_pair_rstate rs{ s[0], s[Z], s[2 * Z] };
+            ldpc_pair_bg_state rs{ s[0], s[Z], s[2 * Z] };
             ldpc_pair_row_bg<BG, k>(app, c.bg_shifts, z, Z, rs, frozen, c.norm);
             s[0] = rs.mins;
             s[Z] = rs.lo;

@@ -32,9 +32,8 @@ struct ldpc_pair_config {
 };
 
 /*! Device memory a launch of \p n codewords needs beside the tables: the
- *  check states of the rows past the registers' (12 bytes per row, lift
- *  index and pair) and, where shared memory cannot hold them, the
- *  a-posteriori pairs. */
+ *  check states (12 bytes per row, lift index and pair) and, where shared memory cannot
+ * hold them, the a-posteriori pairs. */
 std::size_t ldpc_pair_state_bytes(const ldpc_pair_config& c, int n);
 std::size_t ldpc_pair_app_bytes(const ldpc_pair_config& c, int n, std::size_t smem);
 

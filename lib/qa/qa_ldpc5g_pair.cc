@@ -143,7 +143,7 @@ void bg_row(int r,
             const ldpc_bg_shifts& e,
             int z,
             int Z,
-            ldpc_pair_rstate& st,
+            ldpc_pair_bg_state& st,
             uint32_t frozen,
             const ldpc_norm& n)
 {
@@ -181,7 +181,7 @@ void bg_row(int bg,
             const ldpc_bg_shifts& e,
             int z,
             int Z,
-            ldpc_pair_rstate& st,
+            ldpc_pair_bg_state& st,
             uint32_t frozen,
             const ldpc_norm& n)
 {
@@ -269,9 +269,9 @@ BOOST_AUTO_TEST_CASE(bg_state_layouts_convert_both_ways)
         for (int k = 0; k < 2; ++k)
             s.tag[k] =
                 (any(rng) & 0x7ffffu) | (any(rng) % 19u) << 24 | (any(rng) & 1u) << 31;
-        BOOST_REQUIRE(same(ldpc_pair_rstate_state(ldpc_pair_state_rstate(s)), s));
+        BOOST_REQUIRE(same(ldpc_pair_bg_to_state(ldpc_pair_bg_from_state(s)), s));
         const auto a = ldpc_pair_unpack(s);
-        const auto b = ldpc_pair_rstate_messages(ldpc_pair_state_rstate(s));
+        const auto b = ldpc_pair_bg_messages(ldpc_pair_bg_from_state(s));
         for (int i = 0; i < ldpc_max_degree; ++i)
             BOOST_REQUIRE_EQUAL(ldpc_pair_c2v(a, i), ldpc_pair_c2v(b, i));
     }
@@ -309,16 +309,17 @@ BOOST_AUTO_TEST_CASE(bg_rows_equal_the_generic_row)
                     auto other = app;
                     std::shuffle(other.begin(), other.end(), rng);
                     for (int z = 0; z < Z; ++z)
-                        ldpc_pair_row(other.data(), edges.data(), deg, z, Z, st[z], 0u, n);
+                        ldpc_pair_row(
+                            other.data(), edges.data(), deg, z, Z, st[z], 0u, n);
                     auto app_g = app, app_s = app;
                     const uint32_t frozen = uint32_t(trial % 3); // none, a, b
                     for (int z = 0; z < Z; ++z) {
                         ldpc_pair_state a = st[z];
-                        ldpc_pair_rstate b = ldpc_pair_state_rstate(st[z]);
+                        ldpc_pair_bg_state b = ldpc_pair_bg_from_state(st[z]);
                         ldpc_pair_row(
                             app_g.data(), edges.data(), deg, z, Z, a, frozen, n);
                         bg_row(bg, r, app_s.data(), e, z, Z, b, frozen, n);
-                        BOOST_REQUIRE_MESSAGE(same(ldpc_pair_rstate_state(b), a),
+                        BOOST_REQUIRE_MESSAGE(same(ldpc_pair_bg_to_state(b), a),
                                               "bg " << bg << " Z " << Z << " row " << r
                                                     << " z " << z);
                     }
@@ -395,10 +396,10 @@ struct pair_model {
             app[n] = pk::make(channel(a, n), channel(b, n));
         std::vector<ldpc_pair_state> st(std::size_t(p.rows_used) * Z,
                                         ldpc_pair_state{ 0, { 0, 0 } });
-        // The first rows specialised (their states in the register layout),
+        // The first rows specialised (their states in that layout),
         // the others generic, as the kernel.
-        std::vector<ldpc_pair_rstate> rst(std::size_t(ldpc_bg_rows) * Z,
-                                          ldpc_pair_rstate{ 0, 0, 0 });
+        std::vector<ldpc_pair_bg_state> rst(std::size_t(ldpc_bg_rows) * Z,
+                                            ldpc_pair_bg_state{ 0, 0, 0 });
         const auto e = ldpc_bg_shifts_of(p.bg, Z);
         uint32_t frozen = b ? 0u : 2u;
         bool pass[2] = { false, false };
@@ -478,7 +479,7 @@ BOOST_AUTO_TEST_CASE(pair_decodes_equal_the_cpu_backend)
         bool early;
         float offset;
     };
-    // High rate (few rows, the pair kernel's register rows only), low rate
+    // High rate (few rows, the pair kernel's specialised rows only), low rate
     // (rows in memory too), BG2 with fillers, repetitions, no early stop,
     // an offset; noise near each code's waterfall, so some codewords fail
     // and the others stop at different iterations.
