@@ -12,6 +12,7 @@
 #include "kernels/ddc_impl.h"
 #include "kernels/ddc_tile.h"
 #include "kernels/ldpc5g_impl.h"
+#include "kernels/ldpc5g_pair_bg.h"
 #include "kernels/xengine_tile.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <cstdio>
@@ -114,6 +115,19 @@ int main()
                              pair,
                              limit);
                 }
+    // The latency kernel (one codeword, lifts z and z + Z/2 in the two
+    // lanes): codes whose rows are all specialised (the 8 first rows), even
+    // Z, values in shared memory (half the pair kernel's bytes).
+    for (const std::size_t limit : ldpc5g_cuda_smem_limits)
+        for (const int bg : { 1, 2 }) {
+            const int cols = (bg == 1 ? 22 : 10) + ldpc_bg_rows, Z = 384;
+            emit(bg == 1 ? "^decode_split_kernel<.*, 1>" : "^decode_split_kernel<.*, 2>",
+                 "BG" + std::to_string(bg) + " Z=384 one codeword, " +
+                     std::to_string(cols) + " columns",
+                 ldpc5g_cuda_threads(Z / 2),
+                 ldpc5g_cuda_shared_bytes(Z, cols, false, limit) / 2,
+                 limit);
+        }
     // The pair kernel with its values in global memory: where they exceed
     // the limit (BG1 Z=384 on sm_86/89, larger codes on sm_75), and on any
     // device under the GPUDSP_LDPC_SHARED_LIMIT test hook.

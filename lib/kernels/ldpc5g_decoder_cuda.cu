@@ -272,6 +272,8 @@ public:
                                  ptrs[8] };
         common.bg = p.bg;
         common.bg_shifts = ldpc_bg_shifts_of(p.bg, p.Z);
+        if (p.Z % 2 == 0)
+            common.bg_halves = ldpc_bg_halves_of(p.bg, p.Z);
         d_dev =
             dev_layout{ common, ptrs[1], ptrs[2], ptrs[3], ptrs[4], ptrs[5], ptrs[6] };
         static_assert(sizeof(S) == (std::is_same<T, float>::value ? 4 : 2),

@@ -115,6 +115,146 @@ LDPC_HD uint32_t ldpc_bg_index(int column, uint32_t z, int32_t wrap, uint32_t Z)
     return uint32_t(column) * Z + (u < v ? u : v);
 }
 
+/*! One codeword in both lanes (the latency path): lift z in the low lane
+ *  and lift z + H in the high lane of word z (H = Z / 2, Z even), so a
+ *  codeword needs half the threads and every SIMD instruction does two
+ *  lifts' work. Edge (column, shift s) takes lane a from lift x = (z + s)
+ *  mod Z and lane b from (x + H) mod Z: word x mod H, its lanes swapped
+ *  where x >= H. Per edge of the first rows: wrap = (s mod H) - H and the
+ *  byte permutations that apply where z + (s mod H) reaches H (carry) and
+ *  where not: swap exactly when carry differs from s >= H. */
+struct ldpc_bg_halves {
+    int32_t wrap[ldpc_bg_rows][ldpc_max_degree];
+    uint32_t perm_carry[ldpc_bg_rows][ldpc_max_degree];
+    uint32_t perm_no_carry[ldpc_bg_rows][ldpc_max_degree];
+};
+
+constexpr uint32_t ldpc_perm_keep = 0x3210u, ldpc_perm_swap = 0x1032u;
+
+/*! The halves layout's parameters of an edge with shift s (< Z, Z even)
+ *  and of base graph bg's first rows lifted by Z. */
+inline void ldpc_bg_halves_edge(
+    int s, int Z, int32_t& wrap, uint32_t& perm_carry, uint32_t& perm_no_carry)
+{
+    const int H = Z / 2;
+    const bool high = s >= H;
+    wrap = (high ? s - H : s) - H;
+    perm_carry = high ? ldpc_perm_keep : ldpc_perm_swap;
+    perm_no_carry = high ? ldpc_perm_swap : ldpc_perm_keep;
+}
+
+inline ldpc_bg_halves ldpc_bg_halves_of(int bg, int Z)
+{
+    const auto e = ldpc_bg_shifts_of(bg, Z);
+    ldpc_bg_halves h{};
+    for (int r = 0; r < ldpc_bg_rows; ++r)
+        for (int i = 0; i < ldpc_bg_degree(bg, r); ++i)
+            ldpc_bg_halves_edge(e.wrap[r][i] + Z,
+                                Z,
+                                h.wrap[r][i],
+                                h.perm_carry[r][i],
+                                h.perm_no_carry[r][i]);
+    return h;
+}
+
+/*! Word of edge (column, wrap) from lift index z < H in the halves layout,
+ *  and the byte permutation of its lanes (ldpc_bg_index's arithmetic on
+ *  H; u < H is the carry). */
+LDPC_HD uint32_t ldpc_bg_halves_index(int column,
+                                      uint32_t z,
+                                      int32_t wrap,
+                                      uint32_t H,
+                                      uint32_t perm_carry,
+                                      uint32_t perm_no_carry,
+                                      uint32_t& perm)
+{
+    const uint32_t u = z + uint32_t(wrap), v = u + H;
+    perm = u < H ? perm_carry : perm_no_carry;
+    return uint32_t(column) * H + (u < v ? u : v);
+}
+
+/*! v's bytes permuted (ldpc_perm_keep or ldpc_perm_swap: the lanes). */
+LDPC_HD uint32_t ldpc_permute(uint32_t v, uint32_t perm)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(v, 0u, perm);
+#else
+    return perm == ldpc_perm_keep ? v : (v >> 16) | (v << 16);
+#endif
+}
+
+/*! How a thread of the pair kernel finds its variables: two codewords,
+ *  one per lane, at lift z (word = lift). */
+struct ldpc_bg_pairs {
+    const ldpc_bg_shifts& e;
+    uint32_t z, Z;
+
+    LDPC_HD void opaque()
+    {
+#ifdef __CUDA_ARCH__
+        // The indices are the same every iteration: without this the
+        // compiler hoists all rows' indices out of the iteration loop and
+        // spills them; before the write-back it keeps the gather's indices
+        // (19 registers more) rather than computing them again.
+        asm volatile("" : "+r"(z), "+r"(Z));
+#endif
+    }
+    template <int BG, int R, int I, typename App>
+    LDPC_HD App& at(App* app) const
+    {
+        return app[ldpc_bg_index(ldpc_bg_column(BG, R, I), z, e.wrap[R][I], Z)];
+    }
+    template <int BG, int R, int I, typename App>
+    LDPC_HD uint32_t load(const App* app) const
+    {
+        return at<BG, R, I>(app);
+    }
+    template <int BG, int R, int I, typename App>
+    LDPC_HD void store(App* app, uint32_t v) const
+    {
+        at<BG, R, I>(app) = v;
+    }
+};
+
+/*! ... and of the latency kernel: one codeword, lifts z and z + H
+ *  (ldpc_bg_halves). */
+struct ldpc_bg_split {
+    const ldpc_bg_halves& h;
+    uint32_t z, H;
+
+    LDPC_HD void opaque()
+    {
+#ifdef __CUDA_ARCH__
+        asm volatile("" : "+r"(z), "+r"(H)); // (as ldpc_bg_pairs)
+#endif
+    }
+    template <int BG, int R, int I, typename App>
+    LDPC_HD App& at(App* app, uint32_t& perm) const
+    {
+        return app[ldpc_bg_halves_index(ldpc_bg_column(BG, R, I),
+                                        z,
+                                        h.wrap[R][I],
+                                        H,
+                                        h.perm_carry[R][I],
+                                        h.perm_no_carry[R][I],
+                                        perm)];
+    }
+    template <int BG, int R, int I, typename App>
+    LDPC_HD uint32_t load(const App* app) const
+    {
+        uint32_t perm;
+        const uint32_t v = at<BG, R, I>(app, perm);
+        return ldpc_permute(v, perm);
+    }
+    template <int BG, int R, int I, typename App>
+    LDPC_HD void store(App* app, uint32_t v) const
+    {
+        uint32_t perm;
+        auto& x = at<BG, R, I>(app, perm);
+        x = ldpc_permute(v, perm); // (a swap is its own inverse)
+    }
+};
+
 /*! A specialised row's check state: the messages of ldpc_pair_state in the
  *  layout they are read in. mins as ldpc_pair_state; lo: the signs of the
  *  variable-to-check values of edges 0..15 (codeword a in bits 0..15, b in
@@ -219,77 +359,56 @@ LDPC_HD ldpc_pair_bg_state ldpc_pair_bg_keep(uint32_t frozen,
              pk::sel(halves, old.hi, nw.hi) };
 }
 
-template <int BG, int R, typename App, std::size_t... I>
+template <int BG, int R, typename Where, typename App, std::size_t... I>
 LDPC_HD void ldpc_pair_row_bg(App* app,
-                              const ldpc_bg_shifts& e,
-                              uint32_t z,
-                              uint32_t Z,
+                              Where where,
                               ldpc_pair_bg_state& st,
                               uint32_t frozen,
                               const ldpc_norm& n,
                               std::index_sequence<I...> seq)
 {
     constexpr int deg = int(sizeof...(I));
-#ifdef __CUDA_ARCH__
-    // The indices are the same every iteration: without this the compiler
-    // hoists all rows' indices out of the iteration loop and spills them.
-    asm volatile("" : "+r"(z), "+r"(Z));
-#endif
+    where.opaque();
     const ldpc_pair_messages old = ldpc_pair_bg_messages(st);
     uint32_t t[deg];
     ((t[I] =
-          pk::sub(app[ldpc_bg_index(ldpc_bg_column(BG, R, int(I)), z, e.wrap[R][I], Z)],
-                  ldpc_pair_c2v(old, int(I)))),
+          pk::sub(where.template load<BG, R, int(I)>(app), ldpc_pair_c2v(old, int(I)))),
      ...);
     st = ldpc_pair_bg_keep(frozen, st, ldpc_pair_bg_update(t, n, seq));
     const ldpc_pair_messages nw = ldpc_pair_bg_messages(st);
-#ifdef __CUDA_ARCH__
-    // (computed again for the write-back: cheaper than holding them in
-    // registers beside t, which spills at two blocks per SM)
-    asm volatile("" : "+r"(z), "+r"(Z));
-#endif
-    ((app[ldpc_bg_index(ldpc_bg_column(BG, R, int(I)), z, e.wrap[R][I], Z)] =
-          ldpc_pair_clamp_app(pk::add(t[I], ldpc_pair_c2v(nw, int(I))))),
+    where.opaque();
+    (where.template store<BG, R, int(I)>(
+         app, ldpc_pair_clamp_app(pk::add(t[I], ldpc_pair_c2v(nw, int(I))))),
      ...);
 }
 
-/*! One layered step of row R (< ldpc_bg_rows) of base graph BG for lift
- *  index z: ldpc_pair_row's values and messages, the state in
- *  ldpc_pair_bg_state's layout. */
-template <int BG, int R, typename App>
-LDPC_HD void ldpc_pair_row_bg(App* app,
-                              const ldpc_bg_shifts& e,
-                              uint32_t z,
-                              uint32_t Z,
-                              ldpc_pair_bg_state& st,
-                              uint32_t frozen,
-                              const ldpc_norm& n)
+/*! One layered step of row R (< ldpc_bg_rows) of base graph BG for the
+ *  lane(s) \p where finds (ldpc_bg_pairs: two codewords at lift z;
+ *  ldpc_bg_split: one codeword at lifts z and z + Z/2): ldpc_pair_row's
+ *  values and messages, the state in ldpc_pair_bg_state's layout. */
+template <int BG, int R, typename Where, typename App>
+LDPC_HD void ldpc_pair_row_bg(
+    App* app, Where where, ldpc_pair_bg_state& st, uint32_t frozen, const ldpc_norm& n)
 {
     ldpc_pair_row_bg<BG, R>(
-        app, e, z, Z, st, frozen, n, std::make_index_sequence<ldpc_bg_degree(BG, R)>{});
+        app, where, st, frozen, n, std::make_index_sequence<ldpc_bg_degree(BG, R)>{});
 }
 
-template <int BG, int R, typename App, std::size_t... I>
+template <int BG, int R, typename Where, typename App, std::size_t... I>
 LDPC_HD uint32_t ldpc_pair_parity_bg(const App* app,
-                                     const ldpc_bg_shifts& e,
-                                     uint32_t z,
-                                     uint32_t Z,
+                                     Where where,
                                      std::index_sequence<I...>)
 {
-#ifdef __CUDA_ARCH__
-    asm volatile("" : "+r"(z), "+r"(Z)); // (as in ldpc_pair_row_bg)
-#endif
-    return (app[ldpc_bg_index(ldpc_bg_column(BG, R, int(I)), z, e.wrap[R][I], Z)] ^ ...) &
-           0x80008000u;
+    where.opaque();
+    return (where.template load<BG, R, int(I)>(app) ^ ...) & 0x80008000u;
 }
 
 /*! ldpc_pair_parity of row R (< ldpc_bg_rows) of base graph BG. */
-template <int BG, int R, typename App>
-LDPC_HD uint32_t
-ldpc_pair_parity_bg(const App* app, const ldpc_bg_shifts& e, uint32_t z, uint32_t Z)
+template <int BG, int R, typename Where, typename App>
+LDPC_HD uint32_t ldpc_pair_parity_bg(const App* app, Where where)
 {
     return ldpc_pair_parity_bg<BG, R>(
-        app, e, z, Z, std::make_index_sequence<ldpc_bg_degree(BG, R)>{});
+        app, where, std::make_index_sequence<ldpc_bg_degree(BG, R)>{});
 }
 
 } // namespace kernels

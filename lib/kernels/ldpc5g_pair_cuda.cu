@@ -76,31 +76,31 @@ __device__ int channel_value(const ldpc_pair_config& c, const In* llr, int n)
 constexpr int bg_rows = ldpc_bg_rows;
 
 // The base graph's first rows (ldpc5g_pair_bg.h) in order, a barrier
-// after each; rows_used may end before the last. \p st: this pair's states
-// at lift index z ([row][mins, lo, hi][Z]) are at states + st (an offset:
-// one register instead of a pointer's two).
-template <int BG, std::size_t... R>
+// after each; rows_used may end before the last. The lanes' states at this
+// thread's lift index ([row][mins, lo, hi][L], L lift indices) are at
+// states + st (an offset: one register instead of a pointer's two).
+template <int BG, typename Where, std::size_t... R>
 __device__ __forceinline__ void run_bg_rows(const ldpc_pair_config& c,
                                             uint32_t* app,
                                             uint32_t* __restrict__ states,
                                             int st,
-                                            uint32_t z,
+                                            int L,
+                                            Where where,
                                             bool active,
                                             uint32_t frozen,
                                             std::index_sequence<R...>)
 {
-    const int Z = c.Z;
     auto row = [&](auto r) {
         constexpr int k = decltype(r)::value;
         if (k >= c.rows_used)
             return;
         if (active) {
-            uint32_t* s = states + (st + 3 * k * Z);
-            ldpc_pair_bg_state rs{ s[0], s[Z], s[2 * Z] };
-            ldpc_pair_row_bg<BG, k>(app, c.bg_shifts, z, Z, rs, frozen, c.norm);
+            uint32_t* s = states + (st + 3 * k * L);
+            ldpc_pair_bg_state rs{ s[0], s[L], s[2 * L] };
+            ldpc_pair_row_bg<BG, k>(app, where, rs, frozen, c.norm);
             s[0] = rs.mins;
-            s[Z] = rs.lo;
-            s[2 * Z] = rs.hi;
+            s[L] = rs.lo;
+            s[2 * L] = rs.hi;
         }
         __syncthreads();
     };
@@ -108,15 +108,13 @@ __device__ __forceinline__ void run_bg_rows(const ldpc_pair_config& c,
 }
 
 // Parity failures of the base graph's first rows (ldpc_pair_parity's bits).
-template <int BG, std::size_t... R>
+template <int BG, typename Where, std::size_t... R>
 __device__ __forceinline__ uint32_t parity_of_bg_rows(const ldpc_pair_config& c,
                                                       const uint32_t* app,
-                                                      uint32_t z,
+                                                      Where where,
                                                       std::index_sequence<R...>)
 {
-    return ((int(R) < c.rows_used
-                 ? ldpc_pair_parity_bg<BG, int(R)>(app, c.bg_shifts, z, c.Z)
-                 : 0u) |
+    return ((int(R) < c.rows_used ? ldpc_pair_parity_bg<BG, int(R)>(app, where) : 0u) |
             ...);
 }
 
@@ -157,7 +155,15 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
     uint32_t its = 0, pass = 0;
     const auto rows = std::make_index_sequence<bg_rows>{};
     for (int it = 0; it < c.max_iterations && frozen != 3u;) {
-        run_bg_rows<BG>(c, app, states, st_pair + z, z, active, frozen, rows);
+        run_bg_rows<BG>(c,
+                        app,
+                        states,
+                        st_pair + z,
+                        Z,
+                        ldpc_bg_pairs{ c.bg_shifts, uint32_t(z), uint32_t(Z) },
+                        active,
+                        frozen,
+                        rows);
         for (int r = bg_rows; r < c.rows_used; ++r) {
             const int e0 = c.row_start[r];
             uint32_t* s = states + (st_pair + r * 3 * Z + z);
@@ -178,7 +184,8 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
         if (c.early || it == c.max_iterations) {
             uint32_t bad = 0;
             if (active) {
-                bad = parity_of_bg_rows<BG>(c, app, z, rows);
+                bad = parity_of_bg_rows<BG>(
+                    c, app, ldpc_bg_pairs{ c.bg_shifts, uint32_t(z), uint32_t(Z) }, rows);
                 for (int r = bg_rows; r < c.rows_used; ++r)
                     bad |= ldpc_pair_parity(app,
                                             c.edges + c.row_start[r],
@@ -222,6 +229,93 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
     }
 }
 
+// The latency path: one codeword per block in both lanes (lifts z and
+// z + Z/2: ldpc_bg_halves), so half the pair kernel's threads do one
+// codeword's work and each SIMD instruction advances two lifts of it. For
+// codes whose rows are all specialised (rows_used <= ldpc_bg_rows: BG1 from
+// rate ~0.7 up, the 8-row target code) and even Z, values in shared
+// memory; the same arithmetic lift by lift, so bit-exact with the CPU too
+// (qa_ldpc5g_pair decodes as this kernel does).
+template <typename In, int BG>
+__global__ void __launch_bounds__(ldpc5g_cuda_max_threads / 2) decode_split_kernel(
+    ldpc_pair_config c,
+    const In* __restrict__ llrs,
+    uint32_t* __restrict__ states, // [codeword][row][mins, lo, hi][Z/2]
+    uint8_t* __restrict__ bits,
+    bool packed_bits,
+    int32_t* __restrict__ iterations,
+    uint8_t* __restrict__ ok)
+{
+    extern __shared__ uint32_t smem_halves[];
+    const int Z = c.Z, H = Z / 2, n_words = c.cols_used * H, cw = blockIdx.x;
+    uint32_t* app = smem_halves;
+    const In* llr = llrs + (long long)cw * c.E;
+    for (int n = threadIdx.x; n < n_words; n += blockDim.x) {
+        const int v = n / H * Z + n % H; // lift n % H of column n / H
+        app[n] = pk::make(channel_value(c, llr, v), channel_value(c, llr, v + H));
+    }
+    const int st_cw = cw * c.rows_used * 3 * H;
+    for (int k = threadIdx.x; k < c.rows_used * 3 * H; k += blockDim.x)
+        states[st_cw + k] = 0;
+    __syncthreads();
+
+    const int z = threadIdx.x;
+    const bool active = z < H;
+    const auto rows = std::make_index_sequence<bg_rows>{};
+    int its = 0;
+    bool pass = false;
+    for (int it = 0; it < c.max_iterations;) {
+        run_bg_rows<BG>(c,
+                        app,
+                        states,
+                        st_cw + z,
+                        H,
+                        ldpc_bg_split{ c.bg_halves, uint32_t(z), uint32_t(H) },
+                        active,
+                        0u,
+                        rows);
+        its = ++it;
+        if (c.early || it == c.max_iterations) {
+            const uint32_t bad =
+                active ? parity_of_bg_rows<BG>(
+                             c,
+                             app,
+                             ldpc_bg_split{ c.bg_halves, uint32_t(z), uint32_t(H) },
+                             rows)
+                       : 0u;
+            pass = !__syncthreads_or(bad); // (either lane: one codeword)
+            if (c.early && pass)
+                break;
+        }
+    }
+
+    // Bit i is lift i % Z of column i / Z: lane (i % Z) / H of word
+    // (i / Z) H + (i % Z) % H.
+    auto hard = [&](int i) {
+        const int l = i % Z;
+        return pk::lane(app[i / Z * H + l % H], l / H) < 0;
+    };
+    if (packed_bits) {
+        const int bytes = (c.K + 7) / 8;
+        for (int j = threadIdx.x; j < bytes; j += blockDim.x) {
+            unsigned v = 0;
+            for (int b = 0; b < 8; ++b) {
+                const int i = 8 * j + b;
+                if (i < c.K && hard(i))
+                    v |= 0x80u >> b;
+            }
+            bits[std::size_t(cw) * bytes + j] = uint8_t(v);
+        }
+    } else {
+        for (int i = threadIdx.x; i < c.K; i += blockDim.x)
+            bits[std::size_t(cw) * c.K + i] = hard(i) ? 1 : 0;
+    }
+    if (threadIdx.x == 0) {
+        iterations[cw] = its;
+        ok[cw] = pass ? 1 : 0;
+    }
+}
+
 template <typename In, int BG>
 void launch_as(const ldpc_pair_config& c,
                const void* llrs,
@@ -238,7 +332,10 @@ void launch_as(const ldpc_pair_config& c,
     const int blocks = (n + 1) / 2, threads = ldpc5g_cuda_threads(c.Z);
     auto* st = static_cast<uint32_t*>(states);
     auto* in = static_cast<const In*>(llrs);
-    if (smem)
+    if (n == 1 && smem && ldpc_pair_split_fits(c))
+        decode_split_kernel<In, BG><<<1, ldpc5g_cuda_threads(c.Z / 2), smem / 2, s>>>(
+            c, in, st, bits, packed, its, ok);
+    else if (smem)
         decode_pair_kernel<In, true, BG>
             <<<blocks, threads, smem, s>>>(c, in, n, st, nullptr, bits, packed, its, ok);
     else
@@ -282,7 +379,13 @@ void ldpc_pair_launch(const ldpc_pair_config& c,
 
 cudaError_t ldpc_pair_allow_shared(int optin)
 {
-    for (const void* k : { (const void*)decode_pair_kernel<float, true, 1>,
+    for (const void* k : { (const void*)decode_split_kernel<float, 1>,
+                           (const void*)decode_split_kernel<__half, 1>,
+                           (const void*)decode_split_kernel<int8_t, 1>,
+                           (const void*)decode_split_kernel<float, 2>,
+                           (const void*)decode_split_kernel<__half, 2>,
+                           (const void*)decode_split_kernel<int8_t, 2>,
+                           (const void*)decode_pair_kernel<float, true, 1>,
                            (const void*)decode_pair_kernel<__half, true, 1>,
                            (const void*)decode_pair_kernel<int8_t, true, 1>,
                            (const void*)decode_pair_kernel<float, true, 2>,

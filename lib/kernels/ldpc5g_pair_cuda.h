@@ -29,7 +29,15 @@ struct ldpc_pair_config {
     const int32_t* interleaved; // per rate-matching index
     int bg;                     // base graph (selects the kernel)
     ldpc_bg_shifts bg_shifts;   // its first rows' shifts
+    ldpc_bg_halves bg_halves;   // ... for one codeword in both lanes (Z even)
 };
+
+/*! Whether one codeword decodes with its lifts in both lanes (the latency
+ *  kernel): every row specialised and Z even. */
+inline bool ldpc_pair_split_fits(const ldpc_pair_config& c)
+{
+    return c.rows_used <= ldpc_bg_rows && c.Z % 2 == 0;
+}
 
 /*! Device memory a launch of \p n codewords needs beside the tables: the
  *  check states (12 bytes per row, lift index and pair) and, where shared memory cannot
