@@ -16,8 +16,8 @@
 // call of the same shape (the per-millisecond call of a tracking loop)
 // replays one CUDA graph: upload, kernel, download.
 
-#include "../runtime/cuda_check.h"
 #include "gnss_correlator_impl.h"
+#include "../runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <string>
@@ -68,12 +68,12 @@ template <gnss_input I, int TG>
 __global__ void __launch_bounds__(threads)
     correlate_kernel(const gnss_fixed_job* __restrict__ jobs,
                      const void* const* __restrict__ antennas,
-                     const long long* __restrict__ taps,     // [system][tap], chips * 2^F
+                     const long long* __restrict__ taps, // [system][tap], chips * 2^F
                      const code_tables* __restrict__ tables, // device memory
                      launch_shape shape,
-                     float2* __restrict__ partials,   // [job][chunk][antenna][tap]
+                     float2* __restrict__ partials, // [job][chunk][antenna][tap]
                      unsigned int* __restrict__ done, // [job][group], 0 between launches
-                     float2* __restrict__ out)        // [job][antenna][tap]
+                     float2* __restrict__ out)       // [job][antenna][tap]
 {
     // int8 (10 KB for the longest code; float would need 40 KB).
     __shared__ signed char code[max_code_length];
@@ -266,8 +266,7 @@ public:
                          runtime::device_context::sptr ctx,
                          const std::string& who)
         : d_m(n_antennas),
-          d_l(int(taps.size()) /
-              gnss_n_systems), // taps per job (taps holds each system's)
+          d_l(int(taps.size()) / gnss_n_systems), // taps per job (taps holds each system's)
           d_input(input),
           d_ctx(std::move(ctx)),
           d_who(who),
@@ -282,8 +281,8 @@ public:
             const auto sys = gnss_system(s);
             const auto& spec = gnss_signal(sys);
             const auto& chips = gnss_codes(sys);
-            d_code_memory.emplace_back(
-                std::make_unique<runtime::device_memory>(d_ctx, chips.size(), who));
+            d_code_memory.emplace_back(std::make_unique<runtime::device_memory>(
+                d_ctx, chips.size(), who));
             d_ctx->copy_async(d_code_memory.back()->get(),
                               chips.data(), // lives as long as the process
                               chips.size(),
@@ -339,8 +338,7 @@ public:
         if (jobs.size() > most) {
             for (std::size_t first = 0; first < jobs.size(); first += most) {
                 const std::vector<gnss_fixed_job> slice(
-                    jobs.begin() + first,
-                    jobs.begin() + std::min(jobs.size(), first + most));
+                    jobs.begin() + first, jobs.begin() + std::min(jobs.size(), first + most));
                 execute(antennas, slice, out + first * d_m * d_l, sh);
             }
             return;
@@ -387,19 +385,17 @@ public:
         std::copy_n(reinterpret_cast<const char*>(jobs.data()),
                     job_bytes,
                     d_upload_host->get() + ptr_bytes);
-        const launch call{
-            dim3(unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups)),
-            shape,
-            ptr_bytes + job_bytes,
-            result_bytes,
-            d_upload_host->get(),
-            d_upload->get(),
-            d_results->get(),
-            d_results_host->get(),
-            d_partials->get(),
-            d_done->get(),
-            stream
-        };
+        const launch call{ dim3(unsigned(shape.n_chunks), unsigned(jobs.size()), unsigned(groups)),
+                           shape,
+                           ptr_bytes + job_bytes,
+                           result_bytes,
+                           d_upload_host->get(),
+                           d_upload->get(),
+                           d_results->get(),
+                           d_results_host->get(),
+                           d_partials->get(),
+                           d_done->get(),
+                           stream };
         if (!replay_graph(call))
             enqueue(call, false);
         d_ctx->stream_synchronize(sh, d_who);
@@ -436,11 +432,9 @@ private:
         // are the plan's)
         bool operator==(const launch& o) const
         {
-            return shape.n_jobs == o.shape.n_jobs &&
-                   shape.n_antennas == o.shape.n_antennas &&
+            return shape.n_jobs == o.shape.n_jobs && shape.n_antennas == o.shape.n_antennas &&
                    shape.n_taps == o.shape.n_taps && shape.n_chunks == o.shape.n_chunks &&
-                   shape.chunk == o.shape.chunk &&
-                   shape.tap_groups == o.shape.tap_groups &&
+                   shape.chunk == o.shape.chunk && shape.tap_groups == o.shape.tap_groups &&
                    upload_host == o.upload_host && upload == o.upload &&
                    results == o.results && results_host == o.results_host &&
                    partials == o.partials && done == o.done;
@@ -456,12 +450,8 @@ private:
     // them unrecorded (cudaEventElapsedTime: cudaErrorCapturedEvent).
     void enqueue(const launch& c, bool capturing)
     {
-        copy(c.upload,
-             c.upload_host,
-             c.upload_bytes,
-             runtime::copy_kind::host_to_device,
-             c.stream,
-             capturing);
+        copy(c.upload, c.upload_host, c.upload_bytes, runtime::copy_kind::host_to_device,
+             c.stream, capturing);
         const auto* dev_ptrs = reinterpret_cast<const void* const*>(c.upload);
         const auto* dev_jobs = reinterpret_cast<const gnss_fixed_job*>(
             c.upload + std::size_t(d_m) * sizeof(void*));
@@ -479,12 +469,8 @@ private:
         d_ctx->check_last_error("gnss correlation kernel launch", d_who);
         check(cudaEventRecordWithFlags(d_kernel_end, c.stream, cudaEventRecordExternal),
               "cudaEventRecordWithFlags");
-        copy(c.results_host,
-             c.results,
-             c.result_bytes,
-             runtime::copy_kind::device_to_host,
-             c.stream,
-             capturing);
+        copy(c.results_host, c.results, c.result_bytes, runtime::copy_kind::device_to_host,
+             c.stream, capturing);
     }
 
     void copy(void* dst,
