@@ -26,9 +26,9 @@
 // every plan sets it to the device's opt-in limit (never lower), so that a
 // plan made later for a smaller code cannot shrink it under a live one.
 
-#include "../runtime/cuda_check.h"
 #include "ldpc5g_impl.h"
 #include "ldpc5g_pair_cuda.h"
+#include "../runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <type_traits>
 #include <algorithm>
@@ -99,7 +99,7 @@ __device__ __forceinline__ int gather_v2c(
     const dev_layout& l, const S* app, const ldpc_check_state<T>& old, int r, int z, T* t)
 {
     const int e0 = l.row_start[r], deg = l.row_start[r + 1] - e0;
-    LDPC_UNROLL
+LDPC_UNROLL
     for (int i = 0; i < ldpc_max_degree; ++i)
         if (i < deg)
             t[i] = T(app[var_index(l, e0 + i, z)]) - ldpc_c2v(old, i);
@@ -119,8 +119,7 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 1)
 {
     extern __shared__ unsigned char smem[];
     const int Z = l.Z, cw = blockIdx.x, n_vars = l.cols_used * Z;
-    S* app =
-        app_global ? app_global + std::size_t(cw) * n_vars : reinterpret_cast<S*>(smem);
+    S* app = app_global ? app_global + std::size_t(cw) * n_vars : reinterpret_cast<S*>(smem);
     const float* llr = llrs + (long long)cw * l.E;
     const std::size_t per_cw = std::size_t(l.rows_used) * Z;
     ldpc_check_state<T>* st = states + std::size_t(cw) * 2 * per_cw;
@@ -156,7 +155,7 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, 1)
                     const int deg = gather_v2c(l, app, st[r * Z + z], r, z, t);
                     const ldpc_check_state<T> nw = ldpc_check_update(t, deg, l.norm);
                     const int e0 = l.row_start[r];
-                    LDPC_UNROLL
+LDPC_UNROLL
                     for (int i = 0; i < ldpc_max_degree; ++i)
                         if (i < deg)
                             app[var_index(l, e0 + i, z)] =
@@ -274,8 +273,7 @@ public:
         common.bg_shifts = ldpc_bg_shifts_of(p.bg, p.Z);
         if (p.Z % 2 == 0)
             common.bg_halves = ldpc_bg_halves_of(p.bg, p.Z);
-        d_dev =
-            dev_layout{ common, ptrs[1], ptrs[2], ptrs[3], ptrs[4], ptrs[5], ptrs[6] };
+        d_dev = dev_layout{ common, ptrs[1], ptrs[2], ptrs[3], ptrs[4], ptrs[5], ptrs[6] };
         static_assert(sizeof(S) == (std::is_same<T, float>::value ? 4 : 2),
                       "ldpc5g_cuda_shared_bytes counts float or int16 values");
         int optin = 0;
@@ -295,8 +293,8 @@ public:
         d_pair = l.c.fixed_point && l.c.layered &&
                  (ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, false, limit) > 0 ||
                   ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, true, limit) == 0);
-        d_smem =
-            ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, l.c.fixed_point && !d_pair, limit);
+        d_smem = ldpc5g_cuda_shared_bytes(
+            p.Z, l.cols_used, l.c.fixed_point && !d_pair, limit);
         d_threads = ldpc5g_cuda_threads(p.Z);
         auto kernel =
             l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;
@@ -371,7 +369,8 @@ private:
                 return;
             lane.stream->synchronize();
             const int b0 = pending[k].first, n = pending[k].second;
-            std::memcpy(bits + b0 * bits_per_cw, lane.h_bits->get(), n * bits_per_cw);
+            std::memcpy(
+                bits + b0 * bits_per_cw, lane.h_bits->get(), n * bits_per_cw);
             std::memcpy(its + b0, lane.h_its->get(), std::size_t(n) * 4);
             std::memcpy(ok + b0, lane.h_ok->get(), std::size_t(n));
             pending[k].first = -1;
@@ -455,13 +454,14 @@ private:
                 d_ctx, std::max<std::size_t>(bytes, 4), d_who);
         };
         lane.d_llr = dev(std::size_t(n) * p.E * 4);
-        lane.d_states = d_pair ? dev(ldpc_pair_state_bytes(d_dev, n))
-                               : dev(std::size_t(n) * 2 * p.rows_used * p.Z *
-                                     sizeof(ldpc_check_state<T>));
+        lane.d_states =
+            d_pair ? dev(ldpc_pair_state_bytes(d_dev, n))
+                   : dev(std::size_t(n) * 2 * p.rows_used * p.Z *
+                         sizeof(ldpc_check_state<T>));
         lane.d_channel = d_l.c.layered
                              ? dev(4)
                              : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(T));
-        lane.d_app = d_pair   ? dev(ldpc_pair_app_bytes(d_dev, n, d_smem))
+        lane.d_app = d_pair ? dev(ldpc_pair_app_bytes(d_dev, n, d_smem))
                      : d_smem ? dev(4)
                               : dev(std::size_t(n) * d_l.cols_used * p.Z * sizeof(S));
         lane.d_bits = dev(std::size_t(n) * p.K);
@@ -479,8 +479,7 @@ private:
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
     }
 
-    void
-    launch(int n, lane_t& lane, cudaStream_t s, ldpc5g_llr_format format, bool packed)
+    void launch(int n, lane_t& lane, cudaStream_t s, ldpc5g_llr_format format, bool packed)
     {
         if (d_pair) {
             ldpc_pair_launch(d_dev,
