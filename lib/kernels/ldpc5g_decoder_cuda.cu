@@ -5,7 +5,8 @@
 
 // The LDPC decoder on CUDA. Fixed-point layered decoding runs the pair
 // kernel (ldpc5g_pair_cuda.cu: two codewords per thread block in int16x2
-// SIMD, compressed messages in registers, fp16/int8 LLRs read as such);
+// SIMD, compressed messages in global memory, fp16/int8 LLRs read as such;
+// a launch of one codeword there takes its latency kernel);
 // float and flooding run the kernel below: one thread block per codeword (one thread per
 // lift index z), every iteration inside one launch. The a-posteriori values
 // live in shared memory (float, or int16 in fixed point); the compressed

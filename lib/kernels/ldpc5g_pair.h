@@ -6,7 +6,7 @@
 // Internal: the fixed-point layered decoder's arithmetic for two codewords
 // at once, each value of codeword a in the low 16 bits of a 32-bit word and
 // codeword b's in the high 16 bits (a "pair"), as the CUDA pair kernel
-// (ldpc5g_decoder_cuda.cu) computes it with the GPU's 16x2 SIMD
+// (ldpc5g_pair_cuda.cu) computes it with the GPU's 16x2 SIMD
 // instructions. Every operation is the fixed-point decoder's
 // (ldpc5g_impl.h) applied per lane, so a pair decodes bit for bit as two
 // codewords on the CPU; qa_ldpc5g_pair checks each operation against its

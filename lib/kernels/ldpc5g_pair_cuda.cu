@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
     for (int n = threadIdx.x; n < n_vars; n += blockDim.x)
         app[n] = pk::make(channel_value(c, llr_a, n),
                           two ? channel_value(c, llr_a + c.E, n) : 0);
-    const int st_pair = pair * c.rows_used * 3 * Z; // (< 2^31: launches <= 512 pairs)
+    const int st_pair = pair * c.rows_used * 3 * Z; // (< 2^31: launches <= 256 pairs)
     for (int k = threadIdx.x; k < c.rows_used * 3 * Z; k += blockDim.x)
         states[st_pair + k] = 0;
     __syncthreads();
@@ -232,9 +232,9 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
 // The latency path: one codeword per block in both lanes (lifts z and
 // z + Z/2: ldpc_bg_halves), so half the pair kernel's threads do one
 // codeword's work and each SIMD instruction advances two lifts of it. For
-// codes whose rows are all specialised (rows_used <= ldpc_bg_rows: BG1 from
-// rate ~0.7 up, the 8-row target code) and even Z, values in shared
-// memory; the same arithmetic lift by lift, so bit-exact with the CPU too
+// codes whose rows are all specialised (rows_used <= ldpc_bg_rows: BG1
+// from rate ~0.77-0.79 up, BG2 from ~0.63, the 8-row target code) and even
+// Z, values in shared memory; the same arithmetic lift by lift, so bit-exact with the CPU too
 // (qa_ldpc5g_pair decodes as this kernel does).
 template <typename In, int BG>
 __global__ void __launch_bounds__(ldpc5g_cuda_max_threads / 2) decode_split_kernel(

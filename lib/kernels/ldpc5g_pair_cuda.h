@@ -5,7 +5,8 @@
 
 // Internal: the CUDA pair kernel's launch (ldpc5g_pair_cuda.cu), used by
 // the CUDA decoder (ldpc5g_decoder_cuda.cu) for fixed-point layered
-// decoding, the throughput path.
+// decoding: the pair kernel (two codewords per block, the throughput path)
+// and, for a launch of one codeword, the latency kernel.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_LDPC5G_PAIR_CUDA_H
 #define INCLUDED_GPUDSP_KERNELS_LDPC5G_PAIR_CUDA_H
@@ -46,7 +47,8 @@ std::size_t ldpc_pair_state_bytes(const ldpc_pair_config& c, int n);
 std::size_t ldpc_pair_app_bytes(const ldpc_pair_config& c, int n, std::size_t smem);
 
 /*! Decodes codewords [0, n) of \p llrs (E values each, \p format), two
- *  per thread block; bits unpacked (K bytes per codeword) or packed MSB
+ *  per thread block (one codeword: both lanes of one block where
+ *  ldpc_pair_split_fits); bits unpacked (K bytes per codeword) or packed MSB
  *  first (ceil(K / 8) bytes). \p smem: the dynamic shared memory
  *  (ldpc5g_cuda_shared_bytes of the pairs' values; 0: global memory). */
 void ldpc_pair_launch(const ldpc_pair_config& c,

@@ -266,7 +266,11 @@ BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
     for (const auto& k : std::vector<cfg>{ { 1000, 2000, 2, true, 1.8 },
                                            { 8448, 10752, 2, true, 3.0 },
                                            { 500, 2500, 4, false, 1.0 },
-                                           { 3000, 4500, 2, true, 2.2 } })
+                                           { 3000, 4500, 2, true, 2.2 },
+                                           // BG2, every row specialised: one
+                                           // codeword takes the CUDA latency
+                                           // kernel
+                                           { 240, 300, 2, true, 3.0 } })
         for (int batch : { 1, 3, 17 })
             for (bool fixed : { true, false }) {
                 const auto p = ldpc5g_params::make(k.K, k.E, 0, k.Qm, 0, "qa");

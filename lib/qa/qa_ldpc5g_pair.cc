@@ -267,7 +267,7 @@ BOOST_AUTO_TEST_CASE(bg_index_is_the_rotation_for_every_shift)
 // swaps the lanes exactly where that lift is in the upper half.
 BOOST_AUTO_TEST_CASE(bg_halves_index_is_the_rotation_for_every_shift)
 {
-    long wrong = 0, swaps = 0;
+    long wrong = 0, swaps = 0, keeps = 0;
     for (int Z : { 2, 4, 6, 14, 64, 208, 384 }) {
         const int H = Z / 2;
         for (int s = 0; s < Z; ++s) {
@@ -278,20 +278,25 @@ BOOST_AUTO_TEST_CASE(bg_halves_index_is_the_rotation_for_every_shift)
                 for (int col : { 0, 7, 67 }) {
                     const uint32_t w = ldpc_bg_halves_index(
                         col, uint32_t(z), wrap, uint32_t(H), pc, pn, perm);
-                    const int x = (z + s) % Z, xb = (z + H + s) % Z;
-                    // lane a reads lift x, lane b lift xb: the word holding
-                    // both, the lanes swapped where x is the upper one
-                    const bool swap = x >= H;
-                    swaps += swap;
-                    if (w != uint32_t(col * H + x % H) || xb % H != x % H ||
-                        perm != (swap ? ldpc_perm_swap : ldpc_perm_keep))
+                    // the lifts the lanes then read: word w - col H holds
+                    // lift w - col H (low) and w - col H + H (high), lane a
+                    // takes the low one unless swapped
+                    const int low = int(w) - col * H;
+                    const bool swapped = perm == ldpc_perm_swap;
+                    swaps += swapped;
+                    keeps += perm == ldpc_perm_keep;
+                    const int lane_a = swapped ? low + H : low,
+                              lane_b = swapped ? low : low + H;
+                    if (low < 0 || low >= H || lane_a != (z + s) % Z ||
+                        lane_b != (z + H + s) % Z)
                         if (++wrong < 5)
                             BOOST_ERROR("Z=" << Z << " s=" << s << " z=" << z);
                 }
         }
     }
     BOOST_CHECK_EQUAL(wrong, 0);
-    BOOST_CHECK_GT(swaps, 0);
+    BOOST_CHECK_GT(swaps, 1000); // (both cases reached)
+    BOOST_CHECK_GT(keeps, 1000);
     // the permutations, as the kernel applies them
     BOOST_CHECK_EQUAL(ldpc_permute(0x12345678u, ldpc_perm_keep), 0x12345678u);
     BOOST_CHECK_EQUAL(ldpc_permute(0x12345678u, ldpc_perm_swap), 0x56781234u);
