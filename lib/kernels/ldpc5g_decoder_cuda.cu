@@ -55,6 +55,9 @@ struct dev_layout : ldpc_pair_config {
     const int32_t* col_edge;
     const int32_t* col_shift;
 };
+// (a kernel parameter: within the 4 KiB every architecture takes, with room
+// for the kernel's other arguments)
+static_assert(sizeof(dev_layout) + 128 <= 4096, "LDPC kernel parameters exceed 4 KiB");
 
 template <typename T>
 __device__ __forceinline__ T quantise(float llr, float scale);
