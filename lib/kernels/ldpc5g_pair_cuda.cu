@@ -75,6 +75,27 @@ __device__ int channel_value(const ldpc_pair_config& c, const In* llr, int n)
 
 constexpr int bg_rows = ldpc_bg_rows;
 
+// Codeword \p at's K hard decisions (negative(i): bit i is 1), the block's
+// threads striding over them: one byte per bit, or packed MSB first.
+template <typename Negative>
+__device__ __forceinline__ void
+write_bits(uint8_t* bits, std::size_t at, int K, bool packed, Negative negative)
+{
+    if (packed) {
+        const int bytes = (K + 7) / 8;
+        for (int j = threadIdx.x; j < bytes; j += blockDim.x) {
+            unsigned v = 0;
+            for (int b = 0; b < 8; ++b)
+                if (8 * j + b < K && negative(8 * j + b))
+                    v |= 0x80u >> b;
+            bits[at * bytes + j] = uint8_t(v);
+        }
+    } else {
+        for (int i = threadIdx.x; i < K; i += blockDim.x)
+            bits[at * K + i] = negative(i) ? 1 : 0;
+    }
+}
+
 // The base graph's first rows (ldpc5g_pair_bg.h) in order, a barrier
 // after each; rows_used may end before the last. The lanes' states at this
 // thread's lift index ([row][mins, lo, hi][L], L lift indices) are at
@@ -207,21 +228,8 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
         if (k == 1 && !two)
             break;
         const std::size_t at = std::size_t(cw + k);
-        if (packed_bits) {
-            const int bytes = (c.K + 7) / 8;
-            for (int j = threadIdx.x; j < bytes; j += blockDim.x) {
-                unsigned v = 0;
-                for (int b = 0; b < 8; ++b) {
-                    const int i = 8 * j + b;
-                    if (i < c.K && pk::lane(app[i], k) < 0)
-                        v |= 0x80u >> b;
-                }
-                bits[at * bytes + j] = uint8_t(v);
-            }
-        } else {
-            for (int i = threadIdx.x; i < c.K; i += blockDim.x)
-                bits[at * c.K + i] = pk::lane(app[i], k) < 0 ? 1 : 0;
-        }
+        write_bits(
+            bits, at, c.K, packed_bits, [&](int i) { return pk::lane(app[i], k) < 0; });
         if (threadIdx.x == 0) {
             iterations[at] = int32_t(its >> (16 * k) & 0xffffu);
             ok[at] = uint8_t(pass >> k & 1u);
@@ -234,8 +242,8 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
 // codeword's work and each SIMD instruction advances two lifts of it. For
 // codes whose rows are all specialised (rows_used <= ldpc_bg_rows: BG1
 // from rate ~0.77-0.79 up, BG2 from ~0.63, the 8-row target code) and even
-// Z, values in shared memory; the same arithmetic lift by lift, so bit-exact with the CPU too
-// (qa_ldpc5g_pair decodes as this kernel does).
+// Z, values in shared memory; the same arithmetic lift by lift, so bit-exact with the CPU
+// too (qa_ldpc5g_pair decodes as this kernel does).
 template <typename In, int BG>
 __global__ void __launch_bounds__(ldpc5g_cuda_max_threads / 2) decode_split_kernel(
     ldpc_pair_config c,
@@ -295,21 +303,7 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads / 2) decode_split_kern
         const int l = i % Z;
         return pk::lane(app[i / Z * H + l % H], l / H) < 0;
     };
-    if (packed_bits) {
-        const int bytes = (c.K + 7) / 8;
-        for (int j = threadIdx.x; j < bytes; j += blockDim.x) {
-            unsigned v = 0;
-            for (int b = 0; b < 8; ++b) {
-                const int i = 8 * j + b;
-                if (i < c.K && hard(i))
-                    v |= 0x80u >> b;
-            }
-            bits[std::size_t(cw) * bytes + j] = uint8_t(v);
-        }
-    } else {
-        for (int i = threadIdx.x; i < c.K; i += blockDim.x)
-            bits[std::size_t(cw) * c.K + i] = hard(i) ? 1 : 0;
-    }
+    write_bits(bits, std::size_t(cw), c.K, packed_bits, hard);
     if (threadIdx.x == 0) {
         iterations[cw] = its;
         ok[cw] = pass ? 1 : 0;

@@ -136,44 +136,37 @@ BOOST_AUTO_TEST_CASE(a_frozen_codeword_keeps_its_state_and_values)
 
 namespace {
 
-// Row r (< ldpc_bg_rows) of base graph BG as the kernels run it, its
-// variables where \p where finds them (two codewords or one in halves).
-template <int BG, typename Where>
-void bg_row(int r,
-            uint32_t* app,
-            Where where,
-            ldpc_pair_bg_state& st,
-            uint32_t frozen,
-            const ldpc_norm& n)
+// f(bg, row) with both as compile-time constants (std::integral_constant),
+// for bg in {1, 2} and row < ldpc_bg_rows, as the kernels instantiate them.
+template <typename F>
+auto with_bg_row(int bg, int r, F f)
 {
-    switch (r) {
-    case 0:
-        ldpc_pair_row_bg<BG, 0>(app, where, st, frozen, n);
-        break;
-    case 1:
-        ldpc_pair_row_bg<BG, 1>(app, where, st, frozen, n);
-        break;
-    case 2:
-        ldpc_pair_row_bg<BG, 2>(app, where, st, frozen, n);
-        break;
-    case 3:
-        ldpc_pair_row_bg<BG, 3>(app, where, st, frozen, n);
-        break;
-    case 4:
-        ldpc_pair_row_bg<BG, 4>(app, where, st, frozen, n);
-        break;
-    case 5:
-        ldpc_pair_row_bg<BG, 5>(app, where, st, frozen, n);
-        break;
-    case 6:
-        ldpc_pair_row_bg<BG, 6>(app, where, st, frozen, n);
-        break;
-    default:
-        ldpc_pair_row_bg<BG, 7>(app, where, st, frozen, n);
-        break;
-    }
+    auto in_bg = [&](auto BG) {
+        switch (r) {
+        case 0:
+            return f(BG, std::integral_constant<int, 0>{});
+        case 1:
+            return f(BG, std::integral_constant<int, 1>{});
+        case 2:
+            return f(BG, std::integral_constant<int, 2>{});
+        case 3:
+            return f(BG, std::integral_constant<int, 3>{});
+        case 4:
+            return f(BG, std::integral_constant<int, 4>{});
+        case 5:
+            return f(BG, std::integral_constant<int, 5>{});
+        case 6:
+            return f(BG, std::integral_constant<int, 6>{});
+        default:
+            return f(BG, std::integral_constant<int, 7>{});
+        }
+    };
+    return bg == 1 ? in_bg(std::integral_constant<int, 1>{})
+                   : in_bg(std::integral_constant<int, 2>{});
 }
 
+// Row r (< ldpc_bg_rows) of base graph bg as the kernels run it, its
+// variables where \p where finds them (two codewords or one in halves).
 template <typename Where>
 void bg_row(int bg,
             int r,
@@ -183,39 +176,18 @@ void bg_row(int bg,
             uint32_t frozen,
             const ldpc_norm& n)
 {
-    if (bg == 1)
-        bg_row<1>(r, app, where, st, frozen, n);
-    else
-        bg_row<2>(r, app, where, st, frozen, n);
-}
-
-template <int BG, typename Where>
-uint32_t bg_parity(int r, const uint32_t* app, Where where)
-{
-    switch (r) {
-    case 0:
-        return ldpc_pair_parity_bg<BG, 0>(app, where);
-    case 1:
-        return ldpc_pair_parity_bg<BG, 1>(app, where);
-    case 2:
-        return ldpc_pair_parity_bg<BG, 2>(app, where);
-    case 3:
-        return ldpc_pair_parity_bg<BG, 3>(app, where);
-    case 4:
-        return ldpc_pair_parity_bg<BG, 4>(app, where);
-    case 5:
-        return ldpc_pair_parity_bg<BG, 5>(app, where);
-    case 6:
-        return ldpc_pair_parity_bg<BG, 6>(app, where);
-    default:
-        return ldpc_pair_parity_bg<BG, 7>(app, where);
-    }
+    with_bg_row(bg, r, [&](auto BG, auto R) {
+        ldpc_pair_row_bg<decltype(BG)::value, decltype(R)::value>(
+            app, where, st, frozen, n);
+    });
 }
 
 template <typename Where>
 uint32_t bg_parity(int bg, int r, const uint32_t* app, Where where)
 {
-    return bg == 1 ? bg_parity<1>(r, app, where) : bg_parity<2>(r, app, where);
+    return with_bg_row(bg, r, [&](auto BG, auto R) {
+        return ldpc_pair_parity_bg<decltype(BG)::value, decltype(R)::value>(app, where);
+    });
 }
 
 ldpc_bg_pairs pairs_at(const ldpc_bg_shifts& e, int z, int Z)
