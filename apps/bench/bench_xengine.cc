@@ -130,19 +130,19 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
     });
     const int32_t batch = C;
     const int64_t y_stride = int64_t(M) * int64_t(T), g_stride = int64_t(M) * M;
-    for (auto* l : { ly, lg })
+    for (const auto& layout :
+         { std::make_pair(ly, y_stride), std::make_pair(lg, g_stride) }) {
+        const auto l = layout.first;
+        const int64_t stride = layout.second;
         ok([&] {
             return cublasLtMatrixLayoutSetAttribute(
                 l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch);
         });
-    ok([&] {
-        return cublasLtMatrixLayoutSetAttribute(
-            ly, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &y_stride, sizeof y_stride);
-    });
-    ok([&] {
-        return cublasLtMatrixLayoutSetAttribute(
-            lg, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &g_stride, sizeof g_stride);
-    });
+        ok([&] {
+            return cublasLtMatrixLayoutSetAttribute(
+                l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof stride);
+        });
+    }
     ok([&] { return cublasLtMatmulPreferenceCreate(&pref); });
     ok([&] {
         return cublasLtMatmulPreferenceSetAttribute(

@@ -56,6 +56,19 @@ __device__ __forceinline__ void copy_wait()
     GPUDSP_CP_ASYNC("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+/*! The prologue of a pipeline at least 3 stages deep, two ahead: stages 0
+ *  and 1 issued (issue(stage) for each) and committed, one group each; an
+ *  empty group where there is no stage 1 keeps copy_wait's count. */
+template <class Issue>
+__device__ __forceinline__ void copy_prologue(Issue issue, int n_stages)
+{
+    issue(0);
+    copy_commit();
+    if (n_stages > 1)
+        issue(1);
+    copy_commit();
+}
+
 #undef GPUDSP_CP_ASYNC
 
 } // namespace kernels

@@ -168,9 +168,8 @@ LDPC_HD uint32_t ldpc_bg_halves_index(int column,
                                       uint32_t perm_no_carry,
                                       uint32_t& perm)
 {
-    const uint32_t u = z + uint32_t(wrap), v = u + H;
-    perm = u < H ? perm_carry : perm_no_carry;
-    return uint32_t(column) * H + (u < v ? u : v);
+    perm = z + uint32_t(wrap) < H ? perm_carry : perm_no_carry;
+    return ldpc_bg_index(column, z, wrap, H);
 }
 
 /*! v's bytes permuted (ldpc_perm_keep or ldpc_perm_swap: the lanes). */

@@ -298,21 +298,9 @@ __global__ void __launch_bounds__(xtc_threads, 1)
         }
     };
 
-    int re[2][4][4], im[2][4][4];
-#pragma unroll
-    for (int m = 0; m < 2; ++m)
-#pragma unroll
-        for (int n = 0; n < 4; ++n)
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                re[m][n][r] = im[m][n][r] = 0;
+    int re[2][4][4] = {}, im[2][4][4] = {};
 
-    // Prologue: stages 0 and 1 in flight (an empty group keeps the count).
-    issue(0);
-    copy_commit();
-    if (n_blocks > 1)
-        issue(1);
-    copy_commit();
+    copy_prologue(issue, n_blocks);
     for (int tb = 0; tb < n_blocks; ++tb) {
         copy_wait<1>();  // this thread's copies of stage tb have landed
         __syncthreads(); // everyone's have, and stage tb - 1 is free
@@ -455,21 +443,10 @@ __global__ void __launch_bounds__(xtc_threads, 1)
 
     if (threadIdx.x < xtc_tile)
         col_im[threadIdx.x] = 0;
-    int re[2][4][4], im[2][4][4];
-#pragma unroll
-    for (int m = 0; m < 2; ++m)
-#pragma unroll
-        for (int n = 0; n < 4; ++n)
-#pragma unroll
-            for (int r = 0; r < 4; ++r)
-                re[m][n][r] = im[m][n][r] = 0;
+    int re[2][4][4] = {}, im[2][4][4] = {};
     int isum = 0;
 
-    issue(0);
-    copy_commit();
-    if (n_blocks > 1)
-        issue(1);
-    copy_commit();
+    copy_prologue(issue, n_blocks);
     for (int tb = 0; tb < n_blocks; ++tb) {
         copy_wait<1>();  // this thread's copies of stage tb have landed
         __syncthreads(); // everyone's; the planes' last MMAs and the raw slot

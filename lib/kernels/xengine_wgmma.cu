@@ -145,16 +145,8 @@ __global__ void __launch_bounds__(xwg_threads, 1)
         }
     };
 
-    int re[xwg_regs], im[xwg_regs];
-#pragma unroll
-    for (int i = 0; i < xwg_regs; ++i)
-        re[i] = im[i] = 0;
-
-    issue(0);
-    copy_commit();
-    if (n_blocks > 1)
-        issue(1);
-    copy_commit();
+    int re[xwg_regs] = {}, im[xwg_regs] = {};
+    copy_prologue(issue, n_blocks);
     for (int tb = 0; tb < n_blocks; ++tb) {
         copy_wait<1>(); // this thread's stage tb landed
         // cp.async writes are generic-proxy writes; wgmma reads through the
