@@ -18,11 +18,16 @@
 //                second (our real input carries N channels in 2N samples,
 //                theirs in N complex samples: the same bandwidth)
 //   cuda         device-resident (input already in device memory) and
-//                host-fed (pinned upload of the packed bytes on the stream)
+//                host-fed (pinned upload of the packed bytes on the stream),
+//                the plan's default form (post-processing fused into cuFFT
+//                where it accepts the callbacks: the row says which)
+//   cuda/unfused the post-processing as its own kernel
+//                (GPUDSP_FENGINE_FUSED=0), device-resident, same run
 // GPU roofline: the device copy bandwidth measured in the same run divided
-// by the bytes the pipeline moves per sample (1.25 in, FIR 4 out, FFT 4 in
-// and 4 out, post-processing 4 in and 1 out = 18.25 B); host-fed: pinned
-// host-to-device bandwidth / 1.25 B.
+// by the bytes the pipeline moves per sample: FIR 1.25 in and 4 out, FFT 4
+// in, and then either 1 out (fused: 10.25 B) or 4 out and post-processing
+// 4 in and 1 out (18.25 B); host-fed: pinned host-to-device bandwidth /
+// 1.25 B.
 
 #include "bench.h"
 #include <gnuradio/blocks/head.h>
@@ -36,6 +41,7 @@
 #include <gnuradio/filter/fir_filter.h>
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <cstdlib>
 #include <random>
 
 namespace bench {
@@ -44,7 +50,41 @@ using namespace gr::gpudsp;
 
 namespace {
 
-constexpr double bytes_per_sample_device = 18.25;
+constexpr double bytes_per_sample_fused = 10.25, bytes_per_sample_unfused = 18.25;
+
+// The host-fed row's pieces: piece k is spectra [spectrum of cut k, of cut
+// k + 1) and uploads bytes [byte of cut k, of cut k + 1) (the last piece
+// also the window's tail); its call needs the uploads up to piece `needs`
+// (the one holding its window's last byte).
+struct host_fed_cut {
+    std::size_t spectrum, byte, needs;
+};
+std::vector<host_fed_cut> host_fed_pieces(const gr::gpudsp::kernels::fengine_config& c,
+                                          std::size_t spectra,
+                                          std::size_t in_bytes)
+{
+    const std::size_t pieces = std::min<std::size_t>(8, spectra);
+    std::vector<host_fed_cut> cuts;
+    for (std::size_t k = 0; k <= pieces; ++k) {
+        const std::size_t s = spectra * k / pieces;
+        // Packed 10-bit: a spectrum's 2N samples are whole 5-byte groups.
+        cuts.push_back({ s, k == pieces ? in_bytes : s * c.step() * 10 / 8, 0 });
+    }
+    for (std::size_t k = 0; k < pieces; ++k) {
+        const std::size_t last_byte =
+            gr::gpudsp::kernels::packed10_bytes(c.samples_for(cuts[k + 1].spectrum)) - 1;
+        std::size_t j = k;
+        while (j + 1 < pieces && cuts[j + 1].byte <= last_byte)
+            ++j;
+        cuts[k].needs = j;
+    }
+    return cuts;
+}
+
+bool is_fused(const gr::gpudsp::kernels::fengine_plan& plan)
+{
+    return plan.kernel_form().rfind("cuFFT, post-processing fused", 0) == 0;
+}
 
 double gr_channelizer_seconds(int N, int T, std::size_t spectra, int iterations)
 {
@@ -225,6 +265,14 @@ void run_fengine(const options& opt, report& rep)
         runtime::backend_choice gpu;
         gpu.kind = runtime::backend_kind::cuda;
         kernels::fengine_plan plan(c, gpu, "bench");
+        const char* user_fused = std::getenv("GPUDSP_FENGINE_FUSED");
+        const std::string user_fused_value = user_fused ? user_fused : "";
+        setenv("GPUDSP_FENGINE_FUSED", "0", 1);
+        kernels::fengine_plan unfused(c, gpu, "bench");
+        if (user_fused)
+            setenv("GPUDSP_FENGINE_FUSED", user_fused_value.c_str(), 1);
+        else
+            unsetenv("GPUDSP_FENGINE_FUSED");
         runtime::device_stream stream(ctx, "bench");
         std::vector<std::unique_ptr<runtime::device_memory>> d_in;
         std::vector<std::unique_ptr<runtime::pinned_memory>> h_in;
@@ -240,28 +288,56 @@ void run_fengine(const options& opt, report& rep)
         runtime::device_memory d_out(ctx, out.size(), "bench");
         runtime::device_memory d_sat(ctx, sat.size() * 4, "bench");
         auto* dsat = reinterpret_cast<uint32_t*>(d_sat.get());
-        const double t_dev = seconds_per_call(
-            [&] { plan.execute(d_views, d_out.get(), dsat, spectra, 0, stream.get()); },
-            [&] { stream.synchronize(); },
-            iterations);
-        rep.add({ "fengine",
-                  what + ", device-resident",
-                  "cuda",
-                  samples / t_dev / 1e9,
-                  "GS/s",
-                  hbm / bytes_per_sample_device / 1e9,
-                  "HBM copy / 18.25 B",
-                  "" });
+        for (auto* p : { &plan, &unfused }) {
+            const double t_dev = seconds_per_call(
+                [&] { p->execute(d_views, d_out.get(), dsat, spectra, 0, stream.get()); },
+                [&] { stream.synchronize(); },
+                iterations);
+            const bool fused = is_fused(*p);
+            const double bytes =
+                fused ? bytes_per_sample_fused : bytes_per_sample_unfused;
+            rep.add({ "fengine",
+                      what + ", device-resident",
+                      p == &plan ? "cuda" : "cuda/unfused",
+                      samples / t_dev / 1e9,
+                      "GS/s",
+                      hbm / bytes / 1e9,
+                      fused ? "HBM copy / 10.25 B" : "HBM copy / 18.25 B",
+                      p->kernel_form() });
+        }
+        // Host-fed as a flowgraph runs it (docs/formats.md): the input
+        // arrives in pieces, each uploaded on its own stream with an event,
+        // and the F-engine's call for a piece waits only for the uploads its
+        // window reaches, so uploads of piece k+1 overlap its kernels.
+        runtime::device_stream upload(ctx, "bench");
+        const auto cuts = host_fed_pieces(c, spectra, in_bytes);
+        std::vector<std::unique_ptr<runtime::device_event>> uploaded;
+        for (std::size_t k = 0; k + 1 < cuts.size(); ++k)
+            uploaded.push_back(std::make_unique<runtime::device_event>(ctx, "bench"));
         const double t_host = seconds_per_call(
             [&] {
-                for (int i = 0; i < n_inputs; ++i)
-                    ctx->copy_async(d_in[i]->get(),
-                                    h_in[i]->get(),
-                                    in_bytes,
-                                    runtime::copy_kind::host_to_device,
-                                    stream.get(),
-                                    "bench");
-                plan.execute(d_views, d_out.get(), dsat, spectra, 0, stream.get());
+                for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+                    for (int i = 0; i < n_inputs; ++i)
+                        ctx->copy_async(d_in[i]->get() + cuts[k].byte,
+                                        h_in[i]->get() + cuts[k].byte,
+                                        cuts[k + 1].byte - cuts[k].byte,
+                                        runtime::copy_kind::host_to_device,
+                                        upload.get(),
+                                        "bench");
+                    uploaded[k]->record(upload.get());
+                }
+                for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+                    uploaded[cuts[k].needs]->wait_in(stream.get());
+                    auto views = d_views;
+                    for (auto& v : views)
+                        v.first_sample = int64_t(cuts[k].spectrum * step);
+                    plan.execute(views,
+                                 d_out.get() + cuts[k].spectrum * c.output_item_size(),
+                                 dsat + cuts[k].spectrum * n_inputs,
+                                 cuts[k + 1].spectrum - cuts[k].spectrum,
+                                 cuts[k].spectrum,
+                                 stream.get());
+                }
             },
             [&] { stream.synchronize(); },
             iterations);
@@ -272,7 +348,8 @@ void run_fengine(const options& opt, report& rep)
                   "GS/s",
                   h2d / 1.25 / 1e9,
                   "pinned H2D / 1.25 B",
-                  "" });
+                  std::to_string(cuts.size() - 1) +
+                      " pieces, uploads on their own stream overlapping the kernels" });
     }
 }
 

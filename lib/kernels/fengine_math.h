@@ -67,6 +67,82 @@ GPUDSP_HD postproc_tile postproc_tile_for(int n_inputs)
     return postproc_tile{ inputs, postproc_elems / inputs };
 }
 
+/*!
+ * Division of any 32-bit n by an invariant divisor d in [1, 2^31]
+ * (Granlund and Montgomery's method: l = ceil(log2 d), m = floor(2^32
+ * (2^l - d) / d) + 1, q = (t + ((n - t) >> 1)) >> (l - 1) with t the high
+ * word of m n): one multiply-high, a subtraction, an add and two shifts
+ * instead of the ~20-instruction software division a GPU runs for `/`.
+ * The fused F-engine store callback divides every FFT output index by the
+ * points per transform and the input count.
+ */
+struct fast_div {
+    uint32_t d = 1, m = 1;
+    int s1 = 0, s2 = 0;
+    static fast_div of(uint32_t divisor)
+    {
+        fast_div f;
+        int l = 0;
+        while ((uint64_t(1) << l) < divisor)
+            ++l;
+        f.d = divisor;
+        f.m = uint32_t(((uint64_t(1) << 32) * ((uint64_t(1) << l) - divisor)) / divisor +
+                       1);
+        f.s1 = l > 0 ? 1 : 0;
+        f.s2 = l > 0 ? l - 1 : 0;
+        return f;
+    }
+    GPUDSP_HD uint32_t div(uint32_t n) const
+    {
+#ifdef __CUDA_ARCH__
+        const uint32_t t = __umulhi(m, n);
+#else
+        const uint32_t t = uint32_t((uint64_t(m) * n) >> 32);
+#endif
+        return (t + ((n - t) >> s1)) >> s2;
+    }
+};
+
+/*!
+ * Element \p e of the spectra scratch ([spectrum][input][point], points
+ * per transform = N + 1 for R2C, N for C2C) as (spectrum, input, point):
+ * the inverse of scratch_index, for an element index below 2^32.
+ */
+struct scratch_element {
+    uint32_t spectrum;
+    int input, point;
+};
+struct scratch_layout {
+    fast_div points, inputs;
+    static scratch_layout of(int n_points, int n_inputs)
+    {
+        return { fast_div::of(uint32_t(n_points)), fast_div::of(uint32_t(n_inputs)) };
+    }
+    GPUDSP_HD scratch_element at(uint32_t e) const
+    {
+        const uint32_t row = points.div(e);
+        const uint32_t s = inputs.div(row);
+        return { s, int(row - s * inputs.d), int(e - row * points.d) };
+    }
+};
+
+/*!
+ * Where the fused store callback puts scratch element \p e (decoded into
+ * \p at): its index in the chunk's [spectrum][channel][input] output, or
+ * -1 for an R2C transform's point N (the Nyquist bin is not a channel).
+ */
+GPUDSP_HD int64_t fused_output_index(const scratch_layout& layout,
+                                     int n_channels,
+                                     uint32_t e,
+                                     scratch_element& at)
+{
+    at = layout.at(e);
+    if (at.point >= n_channels)
+        return -1;
+    return (int64_t(at.spectrum) * n_channels + at.point) * int64_t(layout.inputs.d) +
+           at.input;
+}
+
 /*! A run of 2^log2_count spectra starting at spectrum \p begin. */
 struct fft_run {
     int begin, log2_count;

@@ -7,15 +7,25 @@
 // decode fused in, one thread per column and input, the window of MAXT taps
 // held right-aligned in registers and slid one spectrum at a time; (2) cuFFT
 // (R2C of 2N points, or C2C of N) over all inputs and spectra of the chunk;
-// (3) one post-processing kernel: gain and delay rotation, dither,
-// quantisation, saturation counts, and the transpose to [spectrum][channel]
-// [input] through a shared-memory tile.
+// (3) the post-processing: gain and delay rotation, dither, quantisation,
+// saturation counts, and the transpose to [spectrum][channel][input] —
+// fused into the FFT as cuFFT LTO store callbacks (fengine_store_callback.cu)
+// where cuFFT accepts them, else one kernel transposing through a
+// shared-memory tile. Both forms run the same per-value code
+// (fengine_postproc.cuh).
 
+#include "fengine_postproc.cuh"
 #include "pfb_fengine_impl.h"
 #include "sample_load.cuh"
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <cufftXt.h>
+#include <cstdlib>
+#include <cstring>
+#ifdef GPUDSP_HAVE_FENGINE_CALLBACK
+#include "fengine_store_callback_fatbin.h" // gpudsp_fengine_store_fatbin (lib/CMakeLists.txt)
+#endif
 #include <algorithm>
 #include <memory>
 #include <sstream>
@@ -202,18 +212,6 @@ __global__ void __launch_bounds__(fir_threads)
 // shared memory, written input-contiguous.
 constexpr int postproc_threads = 256;
 
-struct postproc_params {
-    const cuFloatComplex* rot; // [channel][input]
-    const float2* drift;       // [input] (delay rate, phase rate / pi); null: none
-    long long drift_offset;    // first spectrum of the launch - the reference
-    int n_channels, n_inputs;
-    bool complex_input;
-    bool dither;
-    unsigned long long seed;
-    unsigned long long first_spectrum;
-    fmath::postproc_tile tile;
-};
-
 template <bool CI8>
 __global__ void __launch_bounds__(postproc_threads)
     postproc(const cuFloatComplex* __restrict__ spectra, // [s][input][N+1]
@@ -236,28 +234,9 @@ __global__ void __launch_bounds__(postproc_threads)
         if (i < n_inputs && k < n_channels) {
             const cuFloatComplex x =
                 spectra[fmath::scratch_index(s, i, n_inputs, n_channels + 1, k)];
-            cuFloatComplex v = cuCmulf(x, p.rot[int64_t(k) * n_inputs + i]);
-            if (p.drift) { // delay tracking: the drift since the reference spectrum
-                const float2 r = p.drift[i];
-                float sn, cs;
-                sincospif(fmath::drift_halfturns<float>(
-                              r.x, r.y, float(p.drift_offset + s), k, n_channels, p.complex_input),
-                          &sn,
-                          &cs);
-                v = cuCmulf(v, make_cuFloatComplex(cs, sn));
-            }
+            const cuFloatComplex v = postproc_corrected(p, x, s, i, k);
             if (CI8) {
-                float re = cuCrealf(v), im = cuCimagf(v);
-                if (p.dither) {
-                    float dr, di;
-                    fmath::dither_pair(p.seed, p.first_spectrum + s, k, i, dr, di);
-                    re += dr;
-                    im += di;
-                }
-                char2 q;
-                q.x = fmath::quantise(re, clamped);
-                q.y = fmath::quantise(im, clamped);
-                tile_q[t.smem_index(il, kl)] = q;
+                tile_q[t.smem_index(il, kl)] = postproc_quantised(p, v, s, i, k, clamped);
             } else {
                 tile_c[t.smem_index(il, kl)] = make_float2(cuCrealf(v), cuCimagf(v));
             }
@@ -285,6 +264,9 @@ __global__ void __launch_bounds__(postproc_threads)
     }
 }
 
+// The fused form's chunk parameters into the slot the callbacks read.
+__global__ void put_params(postproc_params* slot, const postproc_params p) { *slot = p; }
+
 // ---------------------------------------------------------------------------
 
 class fengine_cuda : public fengine_plan::impl
@@ -309,7 +291,9 @@ public:
                  std::size_t(c.n_inputs) * d_chunk * (c.n_channels + 1) *
                      sizeof(cuFloatComplex),
                  who),
-          d_setup(d_ctx, who)
+          d_setup(d_ctx, who),
+          d_params(d_ctx, sizeof(postproc_params), who),
+          d_params_read(d_ctx, who)
     {
         d_ctx->copy_async(d_weights.get(),
                           w.data(),
@@ -327,6 +311,8 @@ public:
         for (cufftHandle h : d_plans)
             cufftDestroy(h); // teardown: nothing to report an error to
     }
+
+    std::string kernel_form() const override { return d_form; }
 
     void set_rotations(const std::vector<std::complex<float>>& rot) override
     {
@@ -382,16 +368,30 @@ public:
                 v.first_sample += int64_t(s0) * d_step;
             launch_fir(views, ns, stream);
             d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
-            run_fft(ns, stream);
             uint32_t* sat = saturation ? saturation + s0 * I : nullptr;
             if (sat)
                 d_ctx->memset_async(sat, 0, ns * I * sizeof(uint32_t), stream, d_who);
-            launch_postproc(static_cast<char*>(out) + s0 * out_item,
-                            sat,
-                            ns,
-                            first_spectrum + s0,
-                            stream);
-            d_ctx->check_last_error("pfb_fengine post-processing kernel launch", d_who);
+            const postproc_params p =
+                params(static_cast<char*>(out) + s0 * out_item, sat, first_spectrum + s0);
+            if (d_fused) {
+                // The callbacks read the chunk's parameters from device
+                // memory, one slot for every plan: written in stream order,
+                // after the FFTs of a call on another stream have read it.
+                // Written by a one-thread kernel (its argument travels with
+                // the launch): a pageable copy would make the host wait for
+                // the stream.
+                d_ctx->stream_wait_event(stream, d_params_read.get(), d_who);
+                put_params<<<1, 1, 0, stream>>>(
+                    reinterpret_cast<postproc_params*>(d_params.get()), p);
+                d_ctx->check_last_error("pfb_fengine parameter kernel launch", d_who);
+                run_fft(ns, stream);
+                d_params_read.record(stream);
+            } else {
+                run_fft(ns, stream);
+                launch_postproc(p, ns, stream);
+                d_ctx->check_last_error("pfb_fengine post-processing kernel launch",
+                                        d_who);
+            }
         }
     }
 
@@ -473,11 +473,57 @@ private:
         }
     }
 
+    // Why the post-processing cannot be fused into cuFFT here; empty: it can.
+    std::string fusion_refused() const
+    {
+#ifndef GPUDSP_HAVE_FENGINE_CALLBACK
+        return "built without cuFFT LTO callbacks (CUDA < 13 or no nvJitLink)";
+#else
+        const char* env = std::getenv("GPUDSP_FENGINE_FUSED");
+        if (env && std::strcmp(env, "0") == 0)
+            return "GPUDSP_FENGINE_FUSED=0";
+        // The callbacks index the chunk's scratch with 32 bits.
+        if (uint64_t(d_chunk) * d_c.n_inputs * (d_c.n_channels + 1) > 0xFFFFFFFFull)
+            return "spectra scratch over 2^32 values";
+        return "";
+#endif
+    }
+
     // One cuFFT plan per power of two up to the chunk, made now, sharing one
     // work area this plan owns: execute() then plans and allocates nothing,
     // and a call of any size is at most log2(chunk) + 1 transforms
-    // (fmath::fft_runs over the spectrum-major scratch).
+    // (fmath::fft_runs over the spectrum-major scratch). The post-processing
+    // is fused into them where cuFFT accepts the callbacks (it JIT-links
+    // them into its kernels here, so a refusal shows now), else it runs as
+    // its own kernel.
     void make_plans()
+    {
+        std::string refused = fusion_refused();
+        std::size_t work_bytes = 0;
+        if (refused.empty()) {
+            try {
+                work_bytes = make_plan_set(true);
+                d_fused = true;
+            } catch (const device_error& e) {
+                for (cufftHandle h : d_plans)
+                    cufftDestroy(h);
+                d_plans.clear();
+                refused = e.what();
+            }
+        }
+        if (!d_fused)
+            work_bytes = make_plan_set(false);
+        d_form = d_fused ? "cuFFT, post-processing fused (LTO store callback)"
+                         : "cuFFT + post-processing kernel (fusion: " + refused + ")";
+        d_work = std::make_unique<runtime::device_memory>(
+            d_ctx, std::max<std::size_t>(work_bytes, 1), d_who);
+        for (cufftHandle h : d_plans)
+            check_cufft(cufftSetWorkArea(h, d_work->get()), "cufftSetWorkArea", d_who);
+    }
+
+    // The plans, with the store callback when \p fused; returns the largest
+    // work area they need.
+    std::size_t make_plan_set(bool fused)
     {
         std::size_t work_bytes = 0;
         for (int k = 0; (1 << k) <= d_chunk; ++k) {
@@ -485,6 +531,8 @@ private:
             check_cufft(cufftCreate(&h), "cufftCreate", d_who);
             d_plans.push_back(h);
             check_cufft(cufftSetAutoAllocation(h, 0), "cufftSetAutoAllocation", d_who);
+            if (fused)
+                set_store_callback(h);
             int n = d_step;
             int inembed = d_step, onembed = d_c.n_channels + 1;
             std::size_t bytes = 0;
@@ -505,10 +553,28 @@ private:
             d_ctx->note_plan(d_who);
             work_bytes = std::max(work_bytes, bytes);
         }
-        d_work = std::make_unique<runtime::device_memory>(
-            d_ctx, std::max<std::size_t>(work_bytes, 1), d_who);
-        for (cufftHandle h : d_plans)
-            check_cufft(cufftSetWorkArea(h, d_work->get()), "cufftSetWorkArea", d_who);
+        return work_bytes;
+    }
+
+    // Before planning (cuFFT's rule for LTO callbacks): the callback for the
+    // output format, its caller info the parameter slot.
+    void set_store_callback(cufftHandle h)
+    {
+#ifdef GPUDSP_HAVE_FENGINE_CALLBACK
+        void* info = d_params.get();
+        check_cufft(cufftXtSetJITCallback(h,
+                                          d_c.output == fengine_output::ci8
+                                              ? "gpudsp_fengine_store_ci8"
+                                              : "gpudsp_fengine_store_cf32",
+                                          gpudsp_fengine_store_fatbin,
+                                          sizeof gpudsp_fengine_store_fatbin,
+                                          CUFFT_CB_ST_COMPLEX,
+                                          &info),
+                    "cufftXtSetJITCallback",
+                    d_who);
+#else
+        (void)h;
+#endif
     }
 
     void run_fft(int ns, cudaStream_t stream)
@@ -539,15 +605,10 @@ private:
         }
     }
 
-    void
-    launch_postproc(void* out, uint32_t* sat, int ns, uint64_t first, cudaStream_t stream)
+    // The post-processing of a chunk whose output is \p out, its
+    // saturation counts \p sat (or null) and its first spectrum \p first.
+    postproc_params params(void* out, uint32_t* sat, uint64_t first) const
     {
-        const auto shape = fmath::postproc_tile_for(d_c.n_inputs);
-        dim3 block(postproc_threads);
-        dim3 grid((d_c.n_channels + shape.channels - 1) / shape.channels,
-                  (d_c.n_inputs + shape.inputs - 1) / shape.inputs,
-                  ns);
-        const auto* spec = reinterpret_cast<const cuFloatComplex*>(d_spec.get());
         postproc_params p;
         p.rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
         p.drift = d_drift_host.empty() ? nullptr
@@ -559,11 +620,24 @@ private:
         p.dither = d_c.dither && d_c.output == fengine_output::ci8;
         p.seed = d_c.dither_seed;
         p.first_spectrum = first;
-        p.tile = shape;
+        p.tile = fmath::postproc_tile_for(d_c.n_inputs);
+        p.spec = reinterpret_cast<const cuFloatComplex*>(d_spec.get());
+        p.layout = fmath::scratch_layout::of(d_c.n_channels + 1, d_c.n_inputs);
+        p.out = out;
+        p.sat = sat;
+        return p;
+    }
+
+    void launch_postproc(const postproc_params& p, int ns, cudaStream_t stream)
+    {
+        dim3 block(postproc_threads);
+        dim3 grid((d_c.n_channels + p.tile.channels - 1) / p.tile.channels,
+                  (d_c.n_inputs + p.tile.inputs - 1) / p.tile.inputs,
+                  ns);
         if (d_c.output == fengine_output::ci8)
-            postproc<true><<<grid, block, 0, stream>>>(spec, p, out, sat);
+            postproc<true><<<grid, block, 0, stream>>>(p.spec, p, p.out, p.sat);
         else
-            postproc<false><<<grid, block, 0, stream>>>(spec, p, out, nullptr);
+            postproc<false><<<grid, block, 0, stream>>>(p.spec, p, p.out, nullptr);
     }
 
     fengine_config d_c;
@@ -573,6 +647,10 @@ private:
     int d_chunk;
     runtime::device_memory d_weights, d_rot, d_drift, d_fir, d_spec;
     runtime::device_stream d_setup;
+    runtime::device_memory d_params;     // the fused form's postproc_params slot
+    runtime::device_event d_params_read; // after the last FFTs that read it
+    bool d_fused = false;
+    std::string d_form;
     std::vector<cufftHandle> d_plans; // [k]: 2^k spectra
     std::unique_ptr<runtime::device_memory> d_work;
     std::vector<cuFloatComplex> d_rot_host;

@@ -17,6 +17,8 @@ namespace kernels {
 
 struct fengine_plan::impl {
     virtual ~impl() = default;
+    /*! What runs on the device ("" for the host backends). */
+    virtual std::string kernel_form() const { return ""; }
     /*! The corrections as one rotation per (channel, input), [channel][input]:
      *  gain * exp(1j (delay phase + phi)), computed once by the plan. */
     virtual void set_rotations(const std::vector<std::complex<float>>& rot) = 0;

@@ -279,6 +279,8 @@ void fengine_plan::set_corrections(const fengine_corrections& c)
     d_corrections = std::move(full);
 }
 
+std::string fengine_plan::kernel_form() const { return d_impl->kernel_form(); }
+
 std::size_t fengine_plan::input_bytes(std::size_t n) const
 {
     switch (d_config.input) {

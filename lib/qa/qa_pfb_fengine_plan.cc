@@ -17,6 +17,7 @@
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -244,6 +245,43 @@ BOOST_AUTO_TEST_CASE(split_is_bit_identical_on_the_device)
     const auto split = run_on_device(dev, in, first, n_spectra, { 4, 1, 13 });
     BOOST_CHECK(whole.out == split.out);
     BOOST_CHECK(whole.sat == split.sat);
+}
+
+// The CUDA backend fuses the post-processing into cuFFT (LTO store
+// callbacks) unless told not to; a refusal by cuFFT would show here with
+// its reason. The emulated device has no form to report.
+BOOST_AUTO_TEST_CASE(cuda_post_processing_is_fused)
+{
+    const auto c = config(fengine_input::packed10, fengine_output::ci8, 2, 1024, 16);
+    kernels::fengine_plan dev(c, qa::test_device(), "qa_device");
+    const std::string form = dev.kernel_form();
+    BOOST_TEST_MESSAGE("form: " << form);
+#ifdef GPUDSP_TEST_CUDA
+    BOOST_CHECK_MESSAGE(form.rfind("cuFFT, post-processing fused", 0) == 0, form);
+#else
+    BOOST_CHECK_EQUAL(form, "");
+#endif
+}
+
+// The post-processing as its own kernel (GPUDSP_FENGINE_FUSED=0, the form
+// the plan falls back to) against the CPU too: both output formats,
+// dither, saturation, a call split.
+BOOST_AUTO_TEST_CASE(unfused_post_processing_matches_the_cpu)
+{
+    setenv("GPUDSP_FENGINE_FUSED", "0", 1);
+    auto c = config(fengine_input::packed10, fengine_output::ci8, 3, 256, 16);
+    c.dither = true;
+    compare(c, 500, { 7, 30 });
+    compare(config(fengine_input::float32, fengine_output::ci8, 2, 64, 4), 501, { 5 });
+    compare(
+        config(fengine_input::complex64, fengine_output::cf32, 3, 40, 4), 502, { 37 });
+#ifdef GPUDSP_TEST_CUDA
+    kernels::fengine_plan dev(c, qa::test_device(), "qa_device");
+    BOOST_CHECK_MESSAGE(dev.kernel_form().find("GPUDSP_FENGINE_FUSED=0") !=
+                            std::string::npos,
+                        dev.kernel_form());
+#endif
+    unsetenv("GPUDSP_FENGINE_FUSED");
 }
 
 // The CUDA F-engine's FFT stage (no GPU needed): a call of n spectra is cut

@@ -154,6 +154,11 @@ public:
                       std::size_t n_spectra,
                       uint64_t first_spectrum);
 
+    /*! \brief How the CUDA backend runs the FFT and post-processing: fused
+     *  (cuFFT LTO store callback) or as a kernel of its own, and why; ""
+     *  on the host backends. GPUDSP_FENGINE_FUSED=0 keeps them apart. */
+    std::string kernel_form() const;
+
     /*! \brief Bytes of input holding samples [0, n) of one input. */
     std::size_t input_bytes(std::size_t n_samples) const;
 
