@@ -299,16 +299,24 @@ public:
     {
         // The premultiplied z, at the widest vector whose samples fit in one
         // window (a level narrower than the CPU's for tiny T; scalar below).
+        // One layout per phase of the windows' starts within a vector when
+        // D keeps that phase the same for every output (ddc_cpu_layout):
+        // its loads are aligned where addresses follow sample indices.
         d_z = z;
         if (d_mix_first)
             return;
         const bool cplx = d_c.complex_input();
         const int T = int(z.size());
         d_dot = nullptr;
+        d_phased.clear();
         if (T >= (cplx ? 2 : 4)) {
             const simd_level& l = widest_level(cplx ? 2 * T : T);
             d_layout = ddc_cpu_layout(z, l.lanes, cplx);
             d_dot = l.dot;
+            const int S = l.lanes / (cplx ? 2 : 1);
+            if (d_c.decimation % S == 0)
+                for (int p = 0; p < S; ++p)
+                    d_phased.emplace_back(z, l.lanes, cplx, p);
         }
     }
 
@@ -330,19 +338,22 @@ public:
                           phase);
             return;
         }
+        // The windows' phase: their first sample's absolute index mod the
+        // phased layouts' count (a power of two; mod 2^64 is consistent).
+        const uint64_t n_first = first_output * uint64_t(D) - uint64_t(T - 1);
+        const std::size_t phase_of = d_phased.empty() ? 0 : n_first % d_phased.size();
         const float* x;
         if (cplx)
             x = static_cast<const float*>(in) + 2 * first_sample;
         else if (d_c.input == ddc_input::float32)
             x = static_cast<const float*>(in) + first_sample;
-        else {
-            decode(in, first_sample, (n - 1) * std::size_t(D) + T);
-            x = d_xr.data();
-        }
+        else
+            x = decode(in, first_sample, (n - 1) * std::size_t(D) + T, phase_of);
         auto* y = static_cast<std::complex<float>*>(out);
         const std::size_t stride = std::size_t(D) * (cplx ? 2 : 1);
         if (d_dot)
-            d_dot(x, stride, n, d_layout, cplx, y);
+            d_dot(
+                x, stride, n, d_phased.empty() ? d_layout : d_phased[phase_of], cplx, y);
         else
             dot_scalar(x, stride, n, cplx, y);
         // Output m turns by exp(-2j pi phase(mD)): the phase of every D-th
@@ -416,10 +427,12 @@ private:
         }
     }
 
-    // int16 or packed 10-bit samples [first, first + n) as floats into d_xr.
-    void decode(const void* in, int64_t first, std::size_t n)
+    // int16 or packed 10-bit samples [first, first + n) as floats, placed
+    // \p phase floats after a 64-byte boundary (so that addresses follow
+    // the samples' phase); returns where they start.
+    const float* decode(const void* in, int64_t first, std::size_t n, std::size_t phase)
     {
-        d_xr.resize(n);
+        float* x = aligned(d_xr, n + phase) + phase;
         switch (d_c.input) {
         case ddc_input::complex64: // read in place, never decoded
         case ddc_input::float32:
@@ -427,27 +440,29 @@ private:
         case ddc_input::int16: {
             const auto* p = static_cast<const int16_t*>(in) + first;
             for (std::size_t j = 0; j < n; ++j)
-                d_xr[j] = float(p[j]);
+                x[j] = float(p[j]);
             break;
         }
         case ddc_input::packed10: {
             const auto* p = static_cast<const uint8_t*>(in);
             std::size_t j = 0;
             for (; j < n && (first + int64_t(j)) % 4 != 0; ++j) // up to a group boundary
-                d_xr[j] = float(fmath::packed10_sample(p, first + j));
+                x[j] = float(fmath::packed10_sample(p, first + j));
             if (j < n)
-                unpack10_cpu(p + (first + int64_t(j)) / 4 * 5, d_xr.data() + j, n - j);
+                unpack10_cpu(p + (first + int64_t(j)) / 4 * 5, x + j, n - j);
             break;
         }
         }
+        return x;
     }
 
     ddc_config d_c;
     std::vector<std::complex<float>> d_z; // z[k], not reversed
     const bool d_mix_first;
     ddc_cpu_layout d_layout;
-    dot_fn d_dot = nullptr;       // the premultiplied form (null: scalar)
-    planar_fn d_planar = nullptr; // the mixed form
+    std::vector<ddc_cpu_layout> d_phased; // [phase]; empty: d_layout for all
+    dot_fn d_dot = nullptr;               // the premultiplied form (null: scalar)
+    planar_fn d_planar = nullptr;         // the mixed form
     std::optional<ddc_mix_table> d_table;
     std::vector<float> d_xr, d_wr, d_wi;
 };

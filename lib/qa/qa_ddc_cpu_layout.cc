@@ -4,11 +4,13 @@
  */
 
 // The CPU DDC's arithmetic besides its dot products: every window sample's
-// tap appears in exactly one lane (others zero) and no vector reads outside
-// the window, for T = 1..70 at every lane count and both input kinds
-// (ddc_cpu_layout.h); the rotation equals exp(-2j pi p / 2^64) on random
-// phases and on the table's boundaries; the mixer (ddc_cpu_mix.h, at the
-// CPU's SIMD level; ctest runs it at each) follows the exact phase, across
+// tap appears in exactly one lane (others zero), no vector reads outside
+// the window, and every vector but the first and last starts on a vector
+// boundary of the window's phase, for T = 1..70 at every lane count, both
+// input kinds and every phase (ddc_cpu_layout.h); the rotation equals
+// exp(-2j pi p / 2^64) on random phases and on the table's boundaries; the
+// mixer (ddc_cpu_mix.h, at the CPU's SIMD level; ctest runs it at each)
+// follows the exact phase, across
 // the wrap below sample 0 and near 2^40, gives the same bits cut anywhere,
 // and rotates in place with the same arithmetic.
 
@@ -24,35 +26,43 @@ BOOST_AUTO_TEST_CASE(every_tap_once_and_loads_inside_the_window)
     for (bool cplx : { false, true })
         for (int W : { 4, 8, 16 }) {
             const int s = cplx ? 2 : 1, S = W / s;
-            for (int T = S; T <= 70; ++T) {
-                std::vector<std::complex<float>> z(T);
-                for (int k = 0; k < T; ++k)
-                    z[k] = { float(k + 1), float(-(k + 1000)) };
-                const ddc_cpu_layout lay(z, W, cplx);
-                BOOST_REQUIRE_EQUAL(lay.vectors, (T + S - 1) / S);
-                std::vector<int> seen(T, 0);
-                for (int v = 0; v < lay.vectors; ++v) {
-                    const int off = lay.offset[v];
-                    BOOST_REQUIRE(off % s == 0);
-                    BOOST_REQUIRE(off >= 0 && off + W <= T * s); // inside the window
-                    for (int l = 0; l < W; ++l) {
-                        const int j = off / s + l / s; // window sample of the lane
-                        const float a = lay.a[v * W + l], b = lay.b[v * W + l];
-                        if (a == 0 && b == 0)
-                            continue;
-                        // output m reads window sample j against z[T-1-j]
-                        BOOST_REQUIRE_EQUAL(a, z[T - 1 - j].real());
-                        BOOST_REQUIRE_EQUAL(b, z[T - 1 - j].imag());
-                        if (!cplx || l % 2 == 0)
-                            ++seen[j];
+            for (int T = S; T <= 70; ++T)
+                for (int phase = 0; phase < S; ++phase) {
+                    std::vector<std::complex<float>> z(T);
+                    for (int k = 0; k < T; ++k)
+                        z[k] = { float(k + 1), float(-(k + 1000)) };
+                    const ddc_cpu_layout lay(z, W, cplx, phase);
+                    if (phase == 0)
+                        BOOST_REQUIRE_EQUAL(lay.vectors, (T + S - 1) / S);
+                    BOOST_REQUIRE_LE(lay.vectors, (T + S - 1) / S + 1);
+                    std::vector<int> seen(T, 0);
+                    for (int v = 0; v < lay.vectors; ++v) {
+                        const int off = lay.offset[v];
+                        BOOST_REQUIRE(off % s == 0);
+                        BOOST_REQUIRE(off >= 0 && off + W <= T * s); // inside the window
+                        // Between the first and last: aligned (absolute index % S == 0).
+                        if (v > 0 && v + 1 < lay.vectors)
+                            BOOST_REQUIRE_EQUAL((phase + off / s) % S, 0);
+                        if (v > 0)
+                            BOOST_REQUIRE_GT(off, lay.offset[v - 1]);
+                        for (int l = 0; l < W; ++l) {
+                            const int j = off / s + l / s; // window sample of the lane
+                            const float a = lay.a[v * W + l], b = lay.b[v * W + l];
+                            if (a == 0 && b == 0)
+                                continue;
+                            // output m reads window sample j against z[T-1-j]
+                            BOOST_REQUIRE_EQUAL(a, z[T - 1 - j].real());
+                            BOOST_REQUIRE_EQUAL(b, z[T - 1 - j].imag());
+                            if (!cplx || l % 2 == 0)
+                                ++seen[j];
+                        }
                     }
+                    for (int j = 0; j < T; ++j)
+                        BOOST_REQUIRE_MESSAGE(
+                            seen[j] == 1,
+                            "W=" << W << " complex=" << cplx << " T=" << T << " phase "
+                                 << phase << " sample " << j << " seen " << seen[j]);
                 }
-                for (int j = 0; j < T; ++j)
-                    BOOST_REQUIRE_MESSAGE(seen[j] == 1,
-                                          "W=" << W << " complex=" << cplx << " T=" << T
-                                               << " sample " << j << " seen "
-                                               << seen[j]);
-            }
         }
 }
 
