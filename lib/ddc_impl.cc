@@ -300,12 +300,51 @@ int ddc_impl::general_work(int noutput_items,
     map_tags(std::max(r0, d_tags_mapped), r0 + unread);
     d_tags_mapped = std::max(d_tags_mapped, r0 + unread);
     std::vector<int> produced_of(d_out.size(), 0);
+    std::vector<bool> done(d_out.size(), false);
+    // Output j's missing-data tags for what it produced.
+    auto finish = [&](std::size_t j, int produced) {
+        const uint64_t w0 = nitems_written(int(j));
+        for (const auto& run : d_out[j].missing.take(w0, w0 + produced))
+            add_item_tag(int(j),
+                         run.first,
+                         missing_key,
+                         pmt::from_uint64(run.second),
+                         alias_pmt());
+        produced_of[j] = produced;
+        done[j] = true;
+    };
     for (std::size_t j = 0; j < d_out.size(); ++j) {
+        if (done[j])
+            continue;
         auto& o = d_out[j];
         const int64_t D = o.plan->config().decimation, T = o.plan->config().n_taps();
         // Outputs m with m D < s_end, at most noutput_items.
         const int64_t last = (s_end - 1) / D;
         int64_t remaining = std::min<int64_t>(noutput_items, last - int64_t(o.next) + 1);
+        // This output and the later ones of the same decimation, taps count
+        // and position with no retune due in this call: one read of the
+        // input for all (on CUDA one kernel; ddc_plan::execute_together).
+        const auto together = group_from(j, remaining);
+        if (together.size() > 1) {
+            std::vector<kernels::ddc_plan*> plans;
+            std::vector<void*> outs;
+            for (std::size_t k : together) {
+                plans.push_back(d_out[k].plan.get());
+                outs.push_back(output_items[k]);
+            }
+            kernels::ddc_plan::execute_together(plans,
+                                                input_items[0],
+                                                int64_t(o.next) * D - T + 1 - base,
+                                                o.next,
+                                                std::size_t(remaining),
+                                                outs,
+                                                d_io ? d_io->stream() : nullptr);
+            for (std::size_t k : together) {
+                d_out[k].next += uint64_t(remaining);
+                finish(k, int(remaining));
+            }
+            continue;
+        }
         int produced = 0;
         while (remaining > 0) {
             uint64_t until = o.next + uint64_t(remaining);
@@ -343,14 +382,7 @@ int ddc_impl::general_work(int noutput_items,
             produced += int(n);
             remaining -= int64_t(n);
         }
-        const uint64_t w0 = nitems_written(int(j));
-        for (const auto& run : o.missing.take(w0, w0 + produced))
-            add_item_tag(int(j),
-                         run.first,
-                         missing_key,
-                         pmt::from_uint64(run.second),
-                         alias_pmt());
-        produced_of[j] = produced;
+        finish(j, produced);
     }
     // "Written" is recorded before produce(): GNU Radio runs a buffer's
     // post_work() (the copy to a host reader) inside produce(), and that copy
@@ -366,6 +398,27 @@ int ddc_impl::general_work(int noutput_items,
     const uint64_t consume_items = items_of(keep) > r0 ? items_of(keep) - r0 : 0;
     consume(0, int(std::min<uint64_t>(consume_items, unread)));
     return WORK_CALLED_PRODUCE;
+}
+
+std::vector<std::size_t> ddc_impl::group_from(std::size_t j, int64_t n) const
+{
+    const auto& c = d_out[j].plan->config();
+    // No retune at an output before the end of this call's outputs.
+    auto steady = [&](const output_state& o) {
+        return o.retunes.empty() ||
+               (o.retunes.begin()->first + c.decimation - 1) / c.decimation >=
+                   o.next + uint64_t(n);
+    };
+    std::vector<std::size_t> group;
+    if (n <= 0 || !steady(d_out[j]))
+        return group;
+    for (std::size_t k = j; k < d_out.size(); ++k) {
+        const auto& ck = d_out[k].plan->config();
+        if (ck.decimation == c.decimation && ck.n_taps() == c.n_taps() &&
+            d_out[k].next == d_out[j].next && steady(d_out[k]))
+            group.push_back(k);
+    }
+    return group;
 }
 
 } // namespace gpudsp

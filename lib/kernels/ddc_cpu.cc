@@ -299,24 +299,25 @@ public:
     {
         // The premultiplied z, at the widest vector whose samples fit in one
         // window (a level narrower than the CPU's for tiny T; scalar below).
-        // One layout per phase of the windows' starts within a vector when
-        // D keeps that phase the same for every output (ddc_cpu_layout):
-        // its loads are aligned where addresses follow sample indices.
+        // Where D is a multiple of the samples per vector S, every output's
+        // window starts at the same phase within a vector, -(T - 1) mod S
+        // (output m's first sample is mD - T + 1): the layout for that
+        // phase, whose loads are aligned where addresses follow sample
+        // indices (ddc_cpu_layout).
         d_z = z;
         if (d_mix_first)
             return;
         const bool cplx = d_c.complex_input();
         const int T = int(z.size());
         d_dot = nullptr;
-        d_phased.clear();
+        d_phase = 0;
         if (T >= (cplx ? 2 : 4)) {
             const simd_level& l = widest_level(cplx ? 2 * T : T);
-            d_layout = ddc_cpu_layout(z, l.lanes, cplx);
-            d_dot = l.dot;
             const int S = l.lanes / (cplx ? 2 : 1);
             if (d_c.decimation % S == 0)
-                for (int p = 0; p < S; ++p)
-                    d_phased.emplace_back(z, l.lanes, cplx, p);
+                d_phase = (S - (T - 1) % S) % S;
+            d_layout = ddc_cpu_layout(z, l.lanes, cplx, d_phase);
+            d_dot = l.dot;
         }
     }
 
@@ -338,22 +339,17 @@ public:
                           phase);
             return;
         }
-        // The windows' phase: their first sample's absolute index mod the
-        // phased layouts' count (a power of two; mod 2^64 is consistent).
-        const uint64_t n_first = first_output * uint64_t(D) - uint64_t(T - 1);
-        const std::size_t phase_of = d_phased.empty() ? 0 : n_first % d_phased.size();
         const float* x;
         if (cplx)
             x = static_cast<const float*>(in) + 2 * first_sample;
         else if (d_c.input == ddc_input::float32)
             x = static_cast<const float*>(in) + first_sample;
         else
-            x = decode(in, first_sample, (n - 1) * std::size_t(D) + T, phase_of);
+            x = decode(in, first_sample, (n - 1) * std::size_t(D) + T, d_phase);
         auto* y = static_cast<std::complex<float>*>(out);
         const std::size_t stride = std::size_t(D) * (cplx ? 2 : 1);
         if (d_dot)
-            d_dot(
-                x, stride, n, d_phased.empty() ? d_layout : d_phased[phase_of], cplx, y);
+            d_dot(x, stride, n, d_layout, cplx, y);
         else
             dot_scalar(x, stride, n, cplx, y);
         // Output m turns by exp(-2j pi phase(mD)): the phase of every D-th
@@ -460,9 +456,9 @@ private:
     std::vector<std::complex<float>> d_z; // z[k], not reversed
     const bool d_mix_first;
     ddc_cpu_layout d_layout;
-    std::vector<ddc_cpu_layout> d_phased; // [phase]; empty: d_layout for all
-    dot_fn d_dot = nullptr;               // the premultiplied form (null: scalar)
-    planar_fn d_planar = nullptr;         // the mixed form
+    int d_phase = 0;              // the windows' phase the layout is for
+    dot_fn d_dot = nullptr;       // the premultiplied form (null: scalar)
+    planar_fn d_planar = nullptr; // the mixed form
     std::optional<ddc_mix_table> d_table;
     std::vector<float> d_xr, d_wr, d_wi;
 };

@@ -17,6 +17,7 @@
 #include "sample_load.cuh"
 #include "../runtime/cuda_check.h"
 #include <cuda_runtime.h>
+#include <cstring>
 #include <type_traits>
 
 namespace gr {
@@ -53,24 +54,35 @@ __device__ __forceinline__ ddc_cf zero_sample<ddc_cf>()
 {
     return ddc_cf{ 0.0f, 0.0f };
 }
+// The outputs one tile launch computes: up to ddc_bank_max outputs of one
+// input with the same decimation and taps count (a one-output plan is a
+// bank of one).
+constexpr int ddc_bank_max = 16;
+struct ddc_bank {
+    int count;
+    const ddc_cf* zr[ddc_bank_max]; // reversed premultiplied taps
+    unsigned long long phase_step[ddc_bank_max], phase_offset[ddc_bank_max];
+    float2* out[ddc_bank_max];
+};
+
 __device__ __forceinline__ float as_tile(float x) { return x; }
 __device__ __forceinline__ ddc_cf as_tile(float2 x) { return ddc_cf{ x.x, x.y }; }
 
-// Outputs [blockIdx.x M, + M) of n_outputs. in: the launch's first window
-// sample is first_sample; valid samples are [0, valid) from there (the
-// rest of the last tile reads zeros). zr: the reversed premultiplied taps.
+// Outputs [blockIdx.x M, + M) of n_outputs, for each of the bank's outputs
+// (several DDC outputs of one input with the same decimation and taps count:
+// one read of each input tile for all, each with its own taps and mixer).
+// in: the launch's first window sample is first_sample; valid samples are
+// [0, valid) from there (the rest of the last tile reads zeros). zr: each
+// output's reversed premultiplied taps.
 template <sample_kind K, int AC>
 __global__ void __launch_bounds__(ddc_tile_max_threads)
     ddc_tile_kernel(const void* __restrict__ in,
                     long long first_sample,
                     long long valid,
-                    const ddc_cf* __restrict__ zr,
+                    const ddc_bank bank,
                     ddc_tile_shape sh,
                     unsigned long long first_output,
-                    unsigned long long n_outputs,
-                    unsigned long long phase_step,
-                    unsigned long long phase_offset,
-                    float2* __restrict__ out)
+                    unsigned long long n_outputs)
 {
     using X = typename std::conditional<K == sample_kind::complex64, ddc_cf, float>::type;
     constexpr int R = ddc_tile_outputs_per_thread;
@@ -79,8 +91,6 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     auto* tile = reinterpret_cast<X*>(smem + ddc_tile_tile_offset(sh));
     auto* parts = reinterpret_cast<ddc_cf*>(smem + ddc_tile_parts_offset(sh, sizeof(X)));
     const int tid = threadIdx.x, n_threads = sh.threads();
-    for (int j = tid; j < sh.T; j += n_threads)
-        taps[j] = zr[j];
     const long long m0 = (long long)blockIdx.x * sh.M;
     const long long s0 = m0 * sh.D; // the tile's first sample, from first_sample
     ddc_tile_for_samples(sh, tid, n_threads, [&](int s, int at) {
@@ -88,33 +98,40 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
         tile[at] = n < valid ? as_tile(sample_loader<K>::load(in, first_sample + n))
                              : zero_sample<X>();
     });
-    __syncthreads();
     const int t = tid % sh.TW, g = tid / sh.TW;
-    ddc_cf acc[R];
-    ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
-    if (sh.G > 1) {
-        for (int r = 0; r < R; ++r)
-            parts[g * sh.M + t * R + r] = acc[r];
+    for (int o = 0; o < bank.count; ++o) {
+        if (o > 0)
+            __syncthreads(); // the previous output's taps and parts are read
+        for (int j = tid; j < sh.T; j += n_threads)
+            taps[j] = bank.zr[o][j];
         __syncthreads();
-        if (g != 0)
-            return;
-        for (int r = 0; r < R; ++r) {
-            ddc_cf sum = parts[t * R + r];
-            for (int h = 1; h < sh.G; ++h) {
-                sum.re += parts[h * sh.M + t * R + r].re;
-                sum.im += parts[h * sh.M + t * R + r].im;
-            }
-            acc[r] = sum;
+        ddc_cf acc[R];
+        ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
+        if (sh.G > 1) {
+            for (int r = 0; r < R; ++r)
+                parts[g * sh.M + t * R + r] = acc[r];
+            __syncthreads();
+            if (g == 0)
+                for (int r = 0; r < R; ++r) {
+                    ddc_cf sum = parts[t * R + r];
+                    for (int h = 1; h < sh.G; ++h) {
+                        sum.re += parts[h * sh.M + t * R + r].re;
+                        sum.im += parts[h * sh.M + t * R + r].im;
+                    }
+                    acc[r] = sum;
+                }
         }
-    }
-    for (int r = 0; r < R; ++r) {
-        const unsigned long long m = (unsigned long long)(m0 + t * R + r);
-        if (m < n_outputs)
-            out[m] = rotate_output(make_float2(acc[r].re, acc[r].im),
-                                   first_output + m,
-                                   sh.D,
-                                   phase_step,
-                                   phase_offset);
+        if (g != 0)
+            continue; // group 0 holds the sums
+        for (int r = 0; r < R; ++r) {
+            const unsigned long long m = (unsigned long long)(m0 + t * R + r);
+            if (m < n_outputs)
+                bank.out[o][m] = rotate_output(make_float2(acc[r].re, acc[r].im),
+                                               first_output + m,
+                                               sh.D,
+                                               bank.phase_step[o],
+                                               bank.phase_offset[o]);
+        }
     }
 }
 
@@ -216,45 +233,124 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        if (d_dirty) {
-            // Pageable source: the call returns once the bytes are staged.
-            d_ctx->copy_async(d_taps->get(),
-                              d_host.data(),
-                              d_host.size() * sizeof(ddc_cf),
-                              runtime::copy_kind::host_to_device,
-                              sh,
-                              d_who);
-            d_dirty = false;
+        upload_taps(sh);
+        auto* y = static_cast<float2*>(out);
+        if (d_shape.A) {
+            ddc_bank bank{};
+            bank.count = 1;
+            bank.zr[0] = taps();
+            bank.phase_step[0] = phase.step;
+            bank.phase_offset[0] = phase.offset;
+            bank.out[0] = y;
+            launch_tiles(in, first_sample, first_output, n, bank, stream);
+            return;
         }
         const int T = d_c.n_taps(), D = d_c.decimation;
-        const auto* z = reinterpret_cast<const ddc_cf*>(d_taps->get());
-        auto* y = static_cast<float2*>(out);
         // Launches of at most 2^31 - 1 blocks.
-        const std::size_t per_block = d_shape.A ? std::size_t(d_shape.M) : threads;
-        const std::size_t per_launch = per_block * 0x7fffffff;
+        const std::size_t per_launch = std::size_t(threads) * 0x7fffffff;
         for (std::size_t m0 = 0; m0 < n; m0 += per_launch) {
             const std::size_t count = std::min(per_launch, n - m0);
-            const unsigned blocks = unsigned((count + per_block - 1) / per_block);
+            const unsigned blocks = unsigned((count + threads - 1) / threads);
             const long long first = first_sample + (long long)(m0 * D);
-            if (d_shape.A) {
-                const long long valid = (long long)(count - 1) * D + T;
-                for_kernel([&](auto kernel) {
-                    kernel<<<blocks, d_shape.threads(), d_smem, stream>>>(
-                        in, first, valid, z, d_shape, first_output + m0, count,
-                        phase.step, phase.offset, y + m0);
-                });
-            } else {
-                launch_simple(blocks, stream, in, first, z, T, first_output + m0, count, phase,
-                              y + m0);
-            }
+            launch_simple(blocks,
+                          stream,
+                          in,
+                          first,
+                          taps(),
+                          T,
+                          first_output + m0,
+                          count,
+                          phase,
+                          y + m0);
             d_ctx->check_last_error("ddc kernel launch", d_who);
         }
+    }
+
+    // Outputs of the same input, decimation and taps (the same tile shape)
+    // as banks of up to ddc_bank_max per launch: each input tile is read
+    // once for the bank.
+    bool execute_group(const std::vector<ddc_group_member>& members,
+                       const void* in,
+                       int64_t first_sample,
+                       uint64_t first_output,
+                       std::size_t n,
+                       runtime::stream_handle sh) override
+    {
+        std::vector<ddc_cuda*> plans;
+        for (const auto& m : members) {
+            auto* p = dynamic_cast<ddc_cuda*>(m.impl);
+            if (!d_shape.A || !p || p->d_ctx != d_ctx || p->d_c.input != d_c.input ||
+                std::memcmp(&p->d_shape, &d_shape, sizeof d_shape) != 0)
+                return false;
+            plans.push_back(p);
+        }
+        d_ctx->make_current();
+        for (std::size_t k0 = 0; k0 < plans.size(); k0 += ddc_bank_max) {
+            ddc_bank bank{};
+            bank.count = int(std::min<std::size_t>(ddc_bank_max, plans.size() - k0));
+            for (int i = 0; i < bank.count; ++i) {
+                ddc_cuda& p = *plans[k0 + i];
+                p.upload_taps(sh);
+                bank.zr[i] = p.taps();
+                bank.phase_step[i] = members[k0 + i].phase->step;
+                bank.phase_offset[i] = members[k0 + i].phase->offset;
+                bank.out[i] = static_cast<float2*>(members[k0 + i].out);
+            }
+            launch_tiles(
+                in, first_sample, first_output, n, bank, static_cast<cudaStream_t>(sh));
+        }
+        return true;
     }
 
 private:
     void check(cudaError_t e, const char* what) const
     {
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
+    }
+
+    const ddc_cf* taps() const { return reinterpret_cast<const ddc_cf*>(d_taps->get()); }
+
+    // New taps go up on the stream of the next launch that reads them, so
+    // work in flight keeps its taps. Pageable source: the call returns once
+    // the bytes are staged.
+    void upload_taps(runtime::stream_handle sh)
+    {
+        if (!d_dirty)
+            return;
+        d_ctx->copy_async(d_taps->get(),
+                          d_host.data(),
+                          d_host.size() * sizeof(ddc_cf),
+                          runtime::copy_kind::host_to_device,
+                          sh,
+                          d_who);
+        d_dirty = false;
+    }
+
+    // The tile kernel over outputs [0, n) for every output of the bank,
+    // in launches of at most 2^31 - 1 blocks.
+    void launch_tiles(const void* in,
+                      int64_t first_sample,
+                      uint64_t first_output,
+                      std::size_t n,
+                      ddc_bank bank,
+                      cudaStream_t stream)
+    {
+        const int T = d_c.n_taps(), D = d_c.decimation;
+        const std::size_t per_launch = std::size_t(d_shape.M) * 0x7fffffff;
+        for (std::size_t m0 = 0; m0 < n; m0 += per_launch) {
+            const std::size_t count = std::min(per_launch, n - m0);
+            const unsigned blocks = unsigned((count + d_shape.M - 1) / d_shape.M);
+            const long long first = first_sample + (long long)(m0 * D);
+            const long long valid = (long long)(count - 1) * D + T;
+            ddc_bank b = bank;
+            for (int i = 0; i < b.count; ++i)
+                b.out[i] += m0;
+            for_kernel([&](auto kernel) {
+                kernel<<<blocks, d_shape.threads(), d_smem, stream>>>(
+                    in, first, valid, b, d_shape, first_output + m0, count);
+            });
+            d_ctx->check_last_error("ddc kernel launch", d_who);
+        }
     }
 
     // fn(the tile kernel instance for this plan's sample format and AC).

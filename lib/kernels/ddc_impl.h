@@ -16,6 +16,13 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
+/*! One plan of a group run together (ddc_plan::execute_together). */
+struct ddc_group_member {
+    ddc_plan::impl* impl;
+    const mixer_phase* phase;
+    void* out;
+};
+
 struct ddc_plan::impl {
     virtual ~impl() = default;
     virtual void set_taps(const std::vector<std::complex<float>>& z) = 0;
@@ -26,6 +33,19 @@ struct ddc_plan::impl {
                          void* out,
                          const mixer_phase& phase,
                          runtime::stream_handle stream) = 0;
+    /*! Runs \p members (this one among them) from one read of the input;
+     *  false where this backend cannot (then each runs alone). */
+    virtual bool execute_group(const std::vector<ddc_group_member>& members,
+                               const void* in,
+                               int64_t first_sample,
+                               uint64_t first_output,
+                               std::size_t n_outputs,
+                               runtime::stream_handle stream)
+    {
+        (void)members, (void)in, (void)first_sample, (void)first_output, (void)n_outputs,
+            (void)stream;
+        return false;
+    }
 };
 
 std::unique_ptr<ddc_plan::impl> make_ddc_cpu(const ddc_config& config);

@@ -224,6 +224,45 @@ void ddc_plan::execute(const void* in,
         d_impl->execute(in, first_sample, first_output, n_outputs, out, d_phase, stream);
 }
 
+void ddc_plan::execute_together(const std::vector<ddc_plan*>& plans,
+                                const void* in,
+                                int64_t first_sample,
+                                uint64_t first_output,
+                                std::size_t n_outputs,
+                                const std::vector<void*>& outs,
+                                runtime::stream_handle stream)
+{
+    if (plans.empty() || plans.size() != outs.size())
+        throw std::invalid_argument("ddc: execute_together needs one output per plan");
+    const auto& c0 = plans[0]->d_config;
+    for (const ddc_plan* p : plans)
+        if (p->d_config.decimation != c0.decimation || p->d_config.input != c0.input ||
+            p->d_config.n_taps() != c0.n_taps())
+            throw std::invalid_argument(p->d_who +
+                                        ": execute_together needs the same decimation, "
+                                        "input format and taps count");
+    if (first_sample < 0)
+        throw std::invalid_argument(plans[0]->d_who +
+                                    ": the input starts before its data");
+    if (!n_outputs)
+        return;
+    std::vector<ddc_group_member> members;
+    for (std::size_t i = 0; i < plans.size(); ++i)
+        members.push_back({ plans[i]->d_impl.get(), &plans[i]->d_phase, outs[i] });
+    if (plans.size() > 1 &&
+        plans[0]->d_impl->execute_group(
+            members, in, first_sample, first_output, n_outputs, stream))
+        return;
+    for (std::size_t i = 0; i < plans.size(); ++i)
+        plans[i]->d_impl->execute(in,
+                                  first_sample,
+                                  first_output,
+                                  n_outputs,
+                                  outs[i],
+                                  plans[i]->d_phase,
+                                  stream);
+}
+
 std::vector<std::complex<float>> ddc_plan::execute_host(const void* in,
                                                         std::size_t n_samples,
                                                         uint64_t first_index,

@@ -7,7 +7,8 @@
 // gain and delay rotation, delay-tracking drift, dither, quantisation —
 // shared by the post-processing kernel (pfb_fengine_cuda.cu) and the cuFFT
 // store callback that fuses it into the FFT (fengine_store_callback.cu), so
-// both forms compute the same bits.
+// both forms apply the same arithmetic to a value (their FFTs are different
+// cuFFT kernels, whose bits may differ: the tests compare within one step).
 
 #ifndef INCLUDED_GPUDSP_KERNELS_FENGINE_POSTPROC_CUH
 #define INCLUDED_GPUDSP_KERNELS_FENGINE_POSTPROC_CUH

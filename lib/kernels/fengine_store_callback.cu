@@ -8,7 +8,8 @@
 // in the library); cuFFT links it into its own FFT kernels when the plan is
 // made (cufftXtSetJITCallback), so each FFT output value is corrected,
 // quantised and written in [spectrum][channel][input] order straight from
-// the FFT's registers: the float spectra never go to memory and back.
+// the FFT's registers: the float spectra do not go to memory and back (a
+// multi-pass transform, N > 16384, still keeps its own intermediate passes).
 //
 // cuFFT calls a store callback once per output element with the element's
 // offset from the output pointer given to the exec call; the plan's caller

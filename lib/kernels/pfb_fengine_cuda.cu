@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(postproc_threads)
             // A warp reads 32 channels of one input (t.channels >= 32):
             // count its clamped values.
             const unsigned n = __popc(__ballot_sync(0xffffffffu, clamped));
-            if (threadIdx.x % 32 == 0 && n && i < n_inputs)
+            if (threadIdx.x % 32 == 0 && n && i < n_inputs && sat)
                 atomicAdd(sat + int64_t(s) * n_inputs + i, n);
         }
     }
@@ -293,7 +293,7 @@ public:
                  who),
           d_setup(d_ctx, who),
           d_params(d_ctx, sizeof(postproc_params), who),
-          d_params_read(d_ctx, who)
+          d_scratch_free(d_ctx, who)
     {
         d_ctx->copy_async(d_weights.get(),
                           w.data(),
@@ -366,6 +366,10 @@ public:
             std::vector<fengine_input_view> views = inputs;
             for (auto& v : views)
                 v.first_sample += int64_t(s0) * d_step;
+            // The plan's scratch (FIR output, spectra, cuFFT's work area,
+            // the callbacks' parameters) serves every call: a call on
+            // another stream starts once the previous chunk is done with it.
+            d_ctx->stream_wait_event(stream, d_scratch_free.get(), d_who);
             launch_fir(views, ns, stream);
             d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
             uint32_t* sat = saturation ? saturation + s0 * I : nullptr;
@@ -374,24 +378,21 @@ public:
             const postproc_params p =
                 params(static_cast<char*>(out) + s0 * out_item, sat, first_spectrum + s0);
             if (d_fused) {
-                // The callbacks read the chunk's parameters from device
-                // memory, one slot for every plan: written in stream order,
-                // after the FFTs of a call on another stream have read it.
-                // Written by a one-thread kernel (its argument travels with
-                // the launch): a pageable copy would make the host wait for
-                // the stream.
-                d_ctx->stream_wait_event(stream, d_params_read.get(), d_who);
+                // The callbacks read the chunk's parameters from one
+                // device-memory slot, written in stream order by a
+                // one-thread kernel (its argument travels with the launch:
+                // a pageable copy would make the host wait for the stream).
                 put_params<<<1, 1, 0, stream>>>(
                     reinterpret_cast<postproc_params*>(d_params.get()), p);
                 d_ctx->check_last_error("pfb_fengine parameter kernel launch", d_who);
                 run_fft(ns, stream);
-                d_params_read.record(stream);
             } else {
                 run_fft(ns, stream);
                 launch_postproc(p, ns, stream);
                 d_ctx->check_last_error("pfb_fengine post-processing kernel launch",
                                         d_who);
             }
+            d_scratch_free.record(stream);
         }
     }
 
@@ -647,8 +648,8 @@ private:
     int d_chunk;
     runtime::device_memory d_weights, d_rot, d_drift, d_fir, d_spec;
     runtime::device_stream d_setup;
-    runtime::device_memory d_params;     // the fused form's postproc_params slot
-    runtime::device_event d_params_read; // after the last FFTs that read it
+    runtime::device_memory d_params;      // the fused form's postproc_params slot
+    runtime::device_event d_scratch_free; // after the last chunk's kernels
     bool d_fused = false;
     std::string d_form;
     std::vector<cufftHandle> d_plans; // [k]: 2^k spectra

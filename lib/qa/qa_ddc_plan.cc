@@ -146,3 +146,84 @@ BOOST_AUTO_TEST_CASE(retune_is_phase_continuous)
                               "sample " << i << ": step " << step << " want " << want);
     }
 }
+
+// Several outputs of one input with the same decimation and taps count run
+// together (ddc_plan::execute_together; on CUDA one tile kernel reads each
+// input tile once for a bank of up to 16 outputs) give each output exactly
+// what its plan gives alone: 17 outputs (two banks), their own centre
+// frequencies and taps, calls cut anywhere, every output poisoned first;
+// a filter too long for a tile (the simple kernel) runs each plan in turn.
+// Plans that differ in decimation are refused.
+BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
+{
+    unsigned seed = 700;
+    for (auto f : { ddc_input::packed10, ddc_input::complex64 })
+        for (auto td : { std::make_pair(256, 16),
+                         std::make_pair(55, 5),
+                         std::make_pair(5000, 3) }) {
+            const int T = td.first, D = td.second, n_plans = 17;
+            const std::size_t n_out = 301;
+            const int64_t first = f == ddc_input::packed10 ? 3 : 0;
+            const auto in = qa::ddc_random_input(f, first + (n_out - 1) * D + T, seed++);
+            std::vector<std::unique_ptr<kernels::ddc_plan>> plans;
+            std::vector<kernels::ddc_plan*> raw;
+            for (int i = 0; i < n_plans; ++i) {
+                const auto c = qa::ddc_config(f, T, D, -0.4e6 + 0.05e6 * i, seed++);
+                plans.push_back(std::make_unique<kernels::ddc_plan>(
+                    c, qa::test_device(), "qa_device"));
+                raw.push_back(plans.back().get());
+            }
+            auto ctx = runtime::device_context::get(qa::test_device().kind,
+                                                    qa::test_device().device);
+            runtime::device_stream stream(ctx, "qa");
+            runtime::device_memory d_in(ctx, in.size(), "qa");
+            runtime::device_memory d_out(ctx, n_plans * n_out * 8, "qa");
+            ctx->copy_async(d_in.get(),
+                            in.data(),
+                            in.size(),
+                            runtime::copy_kind::host_to_device,
+                            stream.get(),
+                            "qa");
+            ctx->memset_async(d_out.get(), 0xFF, n_plans * n_out * 8, stream.get(), "qa");
+            std::size_t done = 0;
+            for (std::size_t k = 0; done < n_out; ++k) {
+                const std::size_t n =
+                    std::min<std::size_t>(k % 2 ? 100 : 7, n_out - done);
+                std::vector<void*> outs;
+                for (int i = 0; i < n_plans; ++i)
+                    outs.push_back(d_out.get() + (i * n_out + done) * 8);
+                kernels::ddc_plan::execute_together(raw,
+                                                    d_in.get(),
+                                                    first + int64_t(done) * D,
+                                                    done,
+                                                    n,
+                                                    outs,
+                                                    stream.get());
+                done += n;
+            }
+            cvec together(n_plans * n_out);
+            ctx->copy_async(together.data(),
+                            d_out.get(),
+                            together.size() * 8,
+                            runtime::copy_kind::device_to_host,
+                            stream.get(),
+                            "qa");
+            stream.synchronize();
+            for (int i = 0; i < n_plans; ++i) {
+                const auto alone = run(*plans[i], in, first, n_out, { n_out });
+                BOOST_CHECK_MESSAGE(
+                    std::memcmp(alone.data(), together.data() + i * n_out, n_out * 8) ==
+                        0,
+                    "output " << i << " format " << int(f) << " T=" << T << " D=" << D);
+            }
+        }
+    auto c = qa::ddc_config(ddc_input::complex64, 16, 4, 0.1e6, 1);
+    kernels::ddc_plan a(c, qa::test_device(), "qa_device");
+    c.decimation = 8;
+    kernels::ddc_plan b(c, qa::test_device(), "qa_device");
+    int64_t x = 0;
+    std::complex<float> y[2];
+    BOOST_CHECK_THROW(kernels::ddc_plan::execute_together(
+                          { &a, &b }, &x, 0, 0, 1, { &y[0], &y[1] }, nullptr),
+                      std::invalid_argument);
+}

@@ -94,6 +94,19 @@ public:
                  void* out,
                  runtime::stream_handle stream);
 
+    /*! \brief Several plans of one input with the same decimation and
+     *  taps count, over the same outputs [first_output, + n_outputs):
+     *  output i of plan i to outs[i]. On CUDA one kernel reads each input
+     *  tile once for all of them (each with its own taps and mixer); else,
+     *  or where the plans differ in backend or shape, each runs in turn. */
+    static void execute_together(const std::vector<ddc_plan*>& plans,
+                                 const void* in,
+                                 int64_t first_sample,
+                                 uint64_t first_output,
+                                 std::size_t n_outputs,
+                                 const std::vector<void*>& outs,
+                                 runtime::stream_handle stream);
+
     /*! \brief Host arrays: \p in holds samples from absolute index
      *  \p first_index on (zeros before); returns the outputs m whose sample
      *  mD lies in the array, and sets \p first_output to the first m. */
