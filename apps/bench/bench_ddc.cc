@@ -16,7 +16,9 @@
 //  - block with block: vector source -> DDC block -> head -> null sink,
 //    1 MiB buffers, our `ddc` (CPU backend) against
 //    freq_xlating_fir_filter_ccf (complex) and _fcf (float input);
-//  - CUDA kernel rows, device-resident, against the nominal FP32 peak; for
+//  - CUDA kernel rows, device-resident, against the nominal FP32 peak (10-bit
+//    input also as a bank of 8 outputs reading each input tile once, against
+//    the same 8 run alone, same run); for
 //    complex input also against min(memory, FP32) roofline: the device copy
 //    bandwidth measured in the same run over 8 + 8/D bytes per input
 //    sample, or the FP32 peak over the 8 T / D flops per input sample,
@@ -206,6 +208,45 @@ void run_ddc(const options& opt, report& rep)
                       peak / 1e12,
                       "FP32 peak (nominal)",
                       std::to_string(span / t / 1e9).substr(0, 7) + " GS/s in" });
+            if (!cplx) {
+                // A bank of 8 outputs (other centre frequencies, same D and
+                // T) reading each input tile once, against the 8 run alone.
+                constexpr int bank = 8;
+                std::vector<std::unique_ptr<kernels::ddc_plan>> plans;
+                std::vector<kernels::ddc_plan*> raw;
+                std::vector<void*> outs;
+                runtime::device_memory d_bank(ctx, bank * n_out * 8, "bench");
+                for (int i = 0; i < bank; ++i) {
+                    auto ci = c;
+                    ci.center_freq = fc + 1e4 * i;
+                    plans.push_back(std::make_unique<kernels::ddc_plan>(
+                        ci, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench"));
+                    raw.push_back(plans.back().get());
+                    outs.push_back(d_bank.get() + i * n_out * 8);
+                }
+                const double t_bank = seconds_per_call(
+                    [&] {
+                        kernels::ddc_plan::execute_together(
+                            raw, d_in.get(), 0, 0, n_out, outs, stream.get());
+                    },
+                    [&] { stream.synchronize(); },
+                    iterations);
+                const double t_alone = seconds_per_call(
+                    [&] {
+                        for (int i = 0; i < bank; ++i)
+                            raw[i]->execute(d_in.get(), 0, 0, n_out, outs[i], stream.get());
+                    },
+                    [&] { stream.synchronize(); },
+                    iterations);
+                rep.add({ "ddc",
+                          what + ", 8 outputs from one read, device-resident",
+                          "cuda",
+                          bank * flops / t_bank / 1e12,
+                          "TFLOP/s",
+                          peak / 1e12,
+                          "FP32 peak (nominal)",
+                          times_faster(t_bank, t_alone, "the 8 outputs run alone") });
+            }
             if (cplx)
                 rep.add({ "ddc",
                           what + ", device-resident, memory",
