@@ -324,7 +324,7 @@ int ddc_impl::general_work(int noutput_items,
         // This output and the later ones of the same decimation, taps count
         // and position with no retune due in this call: one read of the
         // input for all (on CUDA one kernel; ddc_plan::execute_together).
-        const auto together = group_from(j, remaining);
+        const auto together = group_from(j, remaining, done);
         if (together.size() > 1) {
             std::vector<kernels::ddc_plan*> plans;
             std::vector<void*> outs;
@@ -400,7 +400,8 @@ int ddc_impl::general_work(int noutput_items,
     return WORK_CALLED_PRODUCE;
 }
 
-std::vector<std::size_t> ddc_impl::group_from(std::size_t j, int64_t n) const
+std::vector<std::size_t>
+ddc_impl::group_from(std::size_t j, int64_t n, const std::vector<bool>& done) const
 {
     const auto& c = d_out[j].plan->config();
     // No retune at an output before the end of this call's outputs.
@@ -414,7 +415,7 @@ std::vector<std::size_t> ddc_impl::group_from(std::size_t j, int64_t n) const
         return group;
     for (std::size_t k = j; k < d_out.size(); ++k) {
         const auto& ck = d_out[k].plan->config();
-        if (ck.decimation == c.decimation && ck.n_taps() == c.n_taps() &&
+        if (!done[k] && ck.decimation == c.decimation && ck.n_taps() == c.n_taps() &&
             d_out[k].next == d_out[j].next && steady(d_out[k]))
             group.push_back(k);
     }

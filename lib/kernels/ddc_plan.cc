@@ -241,6 +241,12 @@ void ddc_plan::execute_together(const std::vector<ddc_plan*>& plans,
             throw std::invalid_argument(p->d_who +
                                         ": execute_together needs the same decimation, "
                                         "input format and taps count");
+    for (const ddc_plan* p : plans)
+        if (p->d_where.kind != plans[0]->d_where.kind ||
+            p->d_where.device != plans[0]->d_where.device)
+            throw std::invalid_argument(p->d_who +
+                                        ": execute_together needs plans of one backend "
+                                        "and device");
     if (first_sample < 0)
         throw std::invalid_argument(plans[0]->d_who +
                                     ": the input starts before its data");

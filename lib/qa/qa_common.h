@@ -49,6 +49,32 @@ struct skip_without_device {
     }
 };
 
+/*! Sets environment variable \p name to \p value (null: unset) for its
+ *  lifetime and restores what was there, also when a check throws. */
+struct env_setting {
+    std::string name, old;
+    bool had;
+    env_setting(const char* variable, const char* value) : name(variable)
+    {
+        const char* e = std::getenv(variable);
+        had = e != nullptr;
+        old = had ? e : "";
+        if (value)
+            setenv(variable, value, 1);
+        else
+            unsetenv(variable);
+    }
+    ~env_setting()
+    {
+        if (had)
+            setenv(name.c_str(), old.c_str(), 1);
+        else
+            unsetenv(name.c_str());
+    }
+    env_setting(const env_setting&) = delete;
+    env_setting& operator=(const env_setting&) = delete;
+};
+
 inline std::vector<uint8_t> random_bytes(std::size_t n, unsigned seed)
 {
     std::mt19937 rng(seed);

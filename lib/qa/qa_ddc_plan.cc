@@ -151,18 +151,21 @@ BOOST_AUTO_TEST_CASE(retune_is_phase_continuous)
 // together (ddc_plan::execute_together; on CUDA one tile kernel reads each
 // input tile once for a bank of up to 16 outputs) give each output exactly
 // what its plan gives alone: 17 outputs (two banks), their own centre
-// frequencies and taps, calls cut anywhere, every output poisoned first;
-// a filter too long for a tile (the simple kernel) runs each plan in turn.
-// Plans that differ in decimation are refused.
+// frequencies and taps, calls of 7 and up to 5000 outputs (launches of
+// several tiles), every output poisoned first; a filter too long for a
+// tile on any GPU (T = 20000, D = 64: the simple kernel) runs each plan in
+// turn. On the emulated device (no GPU) every case takes that per-plan
+// path; the bank kernel runs in qa_ddc_plan_cuda. Plans that differ in
+// decimation or backend are refused.
 BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
 {
     unsigned seed = 700;
     for (auto f : { ddc_input::packed10, ddc_input::complex64 })
         for (auto td : { std::make_pair(256, 16),
                          std::make_pair(55, 5),
-                         std::make_pair(5000, 3) }) {
+                         std::make_pair(20000, 64) }) {
             const int T = td.first, D = td.second, n_plans = 17;
-            const std::size_t n_out = 301;
+            const std::size_t n_out = T > 10000 ? 61 : 3001;
             const int64_t first = f == ddc_input::packed10 ? 3 : 0;
             const auto in = qa::ddc_random_input(f, first + (n_out - 1) * D + T, seed++);
             std::vector<std::unique_ptr<kernels::ddc_plan>> plans;
@@ -188,7 +191,7 @@ BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
             std::size_t done = 0;
             for (std::size_t k = 0; done < n_out; ++k) {
                 const std::size_t n =
-                    std::min<std::size_t>(k % 2 ? 100 : 7, n_out - done);
+                    std::min<std::size_t>(k % 2 ? 5000 : 7, n_out - done);
                 std::vector<void*> outs;
                 for (int i = 0; i < n_plans; ++i)
                     outs.push_back(d_out.get() + (i * n_out + done) * 8);
@@ -225,5 +228,10 @@ BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
     std::complex<float> y[2];
     BOOST_CHECK_THROW(kernels::ddc_plan::execute_together(
                           { &a, &b }, &x, 0, 0, 1, { &y[0], &y[1] }, nullptr),
+                      std::invalid_argument);
+    c.decimation = 4;
+    kernels::ddc_plan host(c, runtime::backend_choice{}, "qa_cpu");
+    BOOST_CHECK_THROW(kernels::ddc_plan::execute_together(
+                          { &a, &host }, &x, 0, 0, 1, { &y[0], &y[1] }, nullptr),
                       std::invalid_argument);
 }

@@ -247,37 +247,13 @@ BOOST_AUTO_TEST_CASE(split_is_bit_identical_on_the_device)
     BOOST_CHECK(whole.sat == split.sat);
 }
 
-// GPUDSP_FENGINE_FUSED set for the scope, as it was afterwards (also when
-// a check throws).
-struct fused_setting {
-    std::string before;
-    bool had;
-    explicit fused_setting(const char* value)
-    {
-        const char* b = std::getenv("GPUDSP_FENGINE_FUSED");
-        had = b != nullptr;
-        before = b ? b : "";
-        if (value)
-            setenv("GPUDSP_FENGINE_FUSED", value, 1);
-        else
-            unsetenv("GPUDSP_FENGINE_FUSED");
-    }
-    ~fused_setting()
-    {
-        if (had)
-            setenv("GPUDSP_FENGINE_FUSED", before.c_str(), 1);
-        else
-            unsetenv("GPUDSP_FENGINE_FUSED");
-    }
-};
-
 // The CUDA backend fuses the post-processing into cuFFT (LTO store
 // callbacks) where the library was built with them, unless told not to; a
 // refusal by cuFFT would show here with its reason. The emulated device
 // has no form to report.
 BOOST_AUTO_TEST_CASE(cuda_post_processing_is_fused)
 {
-    const fused_setting unset(nullptr);
+    const qa::env_setting unset("GPUDSP_FENGINE_FUSED", nullptr);
     const auto c = config(fengine_input::packed10, fengine_output::ci8, 2, 1024, 16);
     kernels::fengine_plan dev(c, qa::test_device(), "qa_device");
     const std::string form = dev.kernel_form();
@@ -297,7 +273,7 @@ BOOST_AUTO_TEST_CASE(cuda_post_processing_is_fused)
 // dither, saturation, a call split.
 BOOST_AUTO_TEST_CASE(unfused_post_processing_matches_the_cpu)
 {
-    const fused_setting off("0");
+    const qa::env_setting off("GPUDSP_FENGINE_FUSED", "0");
     auto c = config(fengine_input::packed10, fengine_output::ci8, 3, 256, 16);
     c.dither = true;
     compare(c, 500, { 7, 30 });

@@ -132,26 +132,6 @@ BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
 
 namespace {
 
-// Sets GPUDSP_XENGINE_TENSOR for its lifetime, restoring what was there.
-struct tensor_cap_guard {
-    std::string old;
-    bool had;
-    explicit tensor_cap_guard(const char* cap)
-    {
-        const char* e = std::getenv("GPUDSP_XENGINE_TENSOR");
-        had = e != nullptr;
-        old = had ? e : "";
-        setenv("GPUDSP_XENGINE_TENSOR", cap, 1);
-    }
-    ~tensor_cap_guard()
-    {
-        if (had)
-            setenv("GPUDSP_XENGINE_TENSOR", old.c_str(), 1);
-        else
-            unsetenv("GPUDSP_XENGINE_TENSOR");
-    }
-};
-
 // The form the device must run under each cap: wgmma only on compute
 // capability 9.0, mma.sync from 8.0, WMMA on 7.5.
 std::string expected_form(const std::string& cap, int n_inputs)
@@ -187,7 +167,7 @@ BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
     // of 400 spectra goes round the pipelines' stage rings several times.
     unsigned seed = 500;
     for (const char* cap : { "wgmma", "mma.sync", "mma.sync packed", "wmma" }) {
-        const tensor_cap_guard guard(cap);
+        const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
         for (int S : { 1, 4, 19, 33, 64, 257 }) { // 4 and 64: the direct path
             auto c = config(S, 2, 3, xengine_kernel::tensor);
             {

@@ -97,8 +97,9 @@ public:
     /*! \brief Several plans of one input with the same decimation and
      *  taps count, over the same outputs [first_output, + n_outputs):
      *  output i of plan i to outs[i]. On CUDA one kernel reads each input
-     *  tile once for all of them (each with its own taps and mixer); else,
-     *  or where the plans differ in backend or shape, each runs in turn. */
+     *  tile once for all of them (each with its own taps and mixer); on
+     *  other backends, or for filters too long for a tile, each runs in
+     *  turn. Plans of different backends or devices are refused. */
     static void execute_together(const std::vector<ddc_plan*>& plans,
                                  const void* in,
                                  int64_t first_sample,
