@@ -102,11 +102,8 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     for (int o = 0; o < bank.count; ++o) {
         if (o > 0)
             __syncthreads(); // the previous output's taps and parts are read
-        const auto* z = reinterpret_cast<const float2*>(bank.zr[o]);
-        for (int j = tid; j < sh.T; j += n_threads) {
-            const float2 v = __ldg(z + j); // read-only path, as the taps are
-            taps[j] = ddc_cf{ v.x, v.y };
-        }
+        for (int j = tid; j < sh.T; j += n_threads)
+            taps[j] = bank.zr[o][j];
         __syncthreads();
         ddc_cf acc[R];
         ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
