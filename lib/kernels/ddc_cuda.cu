@@ -233,18 +233,12 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        upload_taps(sh);
-        auto* y = static_cast<float2*>(out);
-        if (d_shape.A) {
-            ddc_bank bank{};
-            bank.count = 1;
-            bank.zr[0] = taps();
-            bank.phase_step[0] = phase.step;
-            bank.phase_offset[0] = phase.offset;
-            bank.out[0] = y;
-            launch_tiles(in, first_sample, first_output, n, bank, stream);
+        if (d_shape.A) { // a bank of one
+            execute_group({ { this, &phase, out } }, in, first_sample, first_output, n, sh);
             return;
         }
+        upload_taps(sh);
+        auto* y = static_cast<float2*>(out);
         const int T = d_c.n_taps(), D = d_c.decimation;
         // Launches of at most 2^31 - 1 blocks.
         const std::size_t per_launch = std::size_t(threads) * 0x7fffffff;
@@ -276,10 +270,12 @@ public:
                        std::size_t n,
                        runtime::stream_handle sh) override
     {
+        if (!d_shape.A)
+            return false; // the simple kernel reads per output anyway
         std::vector<ddc_cuda*> plans;
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
-            if (!d_shape.A || !p || p->d_ctx != d_ctx || p->d_c.input != d_c.input ||
+            if (!p || p->d_ctx != d_ctx ||
                 std::memcmp(&p->d_shape, &d_shape, sizeof d_shape) != 0)
                 return false;
             plans.push_back(p);

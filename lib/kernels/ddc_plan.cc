@@ -234,19 +234,16 @@ void ddc_plan::execute_together(const std::vector<ddc_plan*>& plans,
 {
     if (plans.empty() || plans.size() != outs.size())
         throw std::invalid_argument("ddc: execute_together needs one output per plan");
-    const auto& c0 = plans[0]->d_config;
+    const ddc_plan& p0 = *plans[0];
     for (const ddc_plan* p : plans)
-        if (p->d_config.decimation != c0.decimation || p->d_config.input != c0.input ||
-            p->d_config.n_taps() != c0.n_taps())
-            throw std::invalid_argument(p->d_who +
-                                        ": execute_together needs the same decimation, "
-                                        "input format and taps count");
-    for (const ddc_plan* p : plans)
-        if (p->d_where.kind != plans[0]->d_where.kind ||
-            p->d_where.device != plans[0]->d_where.device)
+        if (p->d_config.decimation != p0.d_config.decimation ||
+            p->d_config.input != p0.d_config.input ||
+            p->d_config.n_taps() != p0.d_config.n_taps() ||
+            p->d_where.kind != p0.d_where.kind || p->d_where.device != p0.d_where.device)
             throw std::invalid_argument(p->d_who +
                                         ": execute_together needs plans of one backend "
-                                        "and device");
+                                        "and device with the same decimation, input "
+                                        "format and taps count");
     if (first_sample < 0)
         throw std::invalid_argument(plans[0]->d_who +
                                     ": the input starts before its data");

@@ -42,14 +42,11 @@ __device__ __forceinline__ long long output_of(const postproc_params& p,
         p.layout, p.n_channels, uint32_t(from_chunk + offset), e);
 }
 
-} // namespace
-
-// Names without C++ mangling: cuFFT finds the callback by this symbol.
-extern "C" __device__ void gpudsp_fengine_store_ci8(void* data_out,
-                                                    unsigned long long offset,
-                                                    cufftComplex x,
-                                                    void* caller_info,
-                                                    void* /* shared memory */)
+// One element: corrected, and for ci8 dithered, quantised and counted when
+// it saturates; written to its place in the chunk's output.
+template <bool CI8>
+__device__ __forceinline__ void
+store(void* data_out, unsigned long long offset, cufftComplex x, void* caller_info)
 {
     const postproc_params& p = *static_cast<const postproc_params*>(caller_info);
     scratch_element e;
@@ -57,10 +54,14 @@ extern "C" __device__ void gpudsp_fengine_store_ci8(void* data_out,
     if (o < 0)
         return;
     const int s = int(e.spectrum);
+    const cuFloatComplex v = postproc_corrected(p, x, s, e.input, e.point);
+    if (!CI8) {
+        static_cast<cuFloatComplex*>(p.out)[o] = v;
+        return;
+    }
     bool clamped = false;
-    const char2 q = postproc_quantised(
-        p, postproc_corrected(p, x, s, e.input, e.point), s, e.input, e.point, clamped);
-    static_cast<char2*>(p.out)[o] = q;
+    static_cast<char2*>(p.out)[o] =
+        postproc_quantised(p, v, s, e.input, e.point, clamped);
     if (clamped && p.sat) {
         // One atomic per (spectrum, input) among the warp's clamped lanes:
         // heavy saturation must not serialise the FFT on one counter.
@@ -71,17 +72,23 @@ extern "C" __device__ void gpudsp_fengine_store_ci8(void* data_out,
     }
 }
 
+} // namespace
+
+// Names without C++ mangling: cuFFT finds the callback by this symbol.
+extern "C" __device__ void gpudsp_fengine_store_ci8(void* data_out,
+                                                    unsigned long long offset,
+                                                    cufftComplex x,
+                                                    void* caller_info,
+                                                    void* /* shared memory */)
+{
+    store<true>(data_out, offset, x, caller_info);
+}
+
 extern "C" __device__ void gpudsp_fengine_store_cf32(void* data_out,
                                                      unsigned long long offset,
                                                      cufftComplex x,
                                                      void* caller_info,
                                                      void* /* shared memory */)
 {
-    const postproc_params& p = *static_cast<const postproc_params*>(caller_info);
-    scratch_element e;
-    const long long o = output_of(p, data_out, offset, e);
-    if (o < 0)
-        return;
-    static_cast<cuFloatComplex*>(p.out)[o] =
-        postproc_corrected(p, x, int(e.spectrum), e.input, e.point);
+    store<false>(data_out, offset, x, caller_info);
 }

@@ -213,12 +213,11 @@ __global__ void __launch_bounds__(fir_threads)
 constexpr int postproc_threads = 256;
 
 template <bool CI8>
-__global__ void __launch_bounds__(postproc_threads)
-    postproc(const cuFloatComplex* __restrict__ spectra, // [s][input][N+1]
-             const postproc_params p,
-             void* __restrict__ out,     // [s][channel][input]
-             unsigned* __restrict__ sat) // [s][input]
+__global__ void __launch_bounds__(postproc_threads) postproc(const postproc_params p)
 {
+    const cuFloatComplex* __restrict__ spectra = p.spec; // [s][input][N+1]
+    void* __restrict__ out = p.out;                      // [s][channel][input]
+    unsigned* __restrict__ sat = p.sat;                  // [s][input]; or null
     constexpr int per_thread = fmath::postproc_elems / postproc_threads;
     const int n_channels = p.n_channels, n_inputs = p.n_inputs;
     const fmath::postproc_tile t = p.tile;
@@ -303,6 +302,16 @@ public:
                           who);
         make_plans();
         d_setup.synchronize();
+        // What every chunk's post-processing shares (params() adds the rest).
+        d_fixed.rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
+        d_fixed.n_channels = c.n_channels;
+        d_fixed.n_inputs = c.n_inputs;
+        d_fixed.complex_input = c.complex_input();
+        d_fixed.dither = c.dither && c.output == fengine_output::ci8;
+        d_fixed.seed = c.dither_seed;
+        d_fixed.tile = fmath::postproc_tile_for(c.n_inputs);
+        d_fixed.spec = reinterpret_cast<const cuFloatComplex*>(d_spec.get());
+        d_fixed.layout = fmath::scratch_layout::of(c.n_channels + 1, c.n_inputs);
     }
 
     ~fengine_cuda() override
@@ -610,20 +619,11 @@ private:
     // saturation counts \p sat (or null) and its first spectrum \p first.
     postproc_params params(void* out, uint32_t* sat, uint64_t first) const
     {
-        postproc_params p;
-        p.rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
+        postproc_params p = d_fixed;
         p.drift = d_drift_host.empty() ? nullptr
                                        : reinterpret_cast<const float2*>(d_drift.get());
         p.drift_offset = (long long)(int64_t(first - d_reference));
-        p.n_channels = d_c.n_channels;
-        p.n_inputs = d_c.n_inputs;
-        p.complex_input = d_c.complex_input();
-        p.dither = d_c.dither && d_c.output == fengine_output::ci8;
-        p.seed = d_c.dither_seed;
         p.first_spectrum = first;
-        p.tile = fmath::postproc_tile_for(d_c.n_inputs);
-        p.spec = reinterpret_cast<const cuFloatComplex*>(d_spec.get());
-        p.layout = fmath::scratch_layout::of(d_c.n_channels + 1, d_c.n_inputs);
         p.out = out;
         p.sat = sat;
         return p;
@@ -636,9 +636,9 @@ private:
                   (d_c.n_inputs + p.tile.inputs - 1) / p.tile.inputs,
                   ns);
         if (d_c.output == fengine_output::ci8)
-            postproc<true><<<grid, block, 0, stream>>>(p.spec, p, p.out, p.sat);
+            postproc<true><<<grid, block, 0, stream>>>(p);
         else
-            postproc<false><<<grid, block, 0, stream>>>(p.spec, p, p.out, nullptr);
+            postproc<false><<<grid, block, 0, stream>>>(p);
     }
 
     fengine_config d_c;
@@ -652,6 +652,7 @@ private:
     runtime::device_event d_scratch_free; // after the last chunk's kernels
     bool d_fused = false;
     std::string d_form;
+    postproc_params d_fixed{};        // the chunk-independent post-processing parameters
     std::vector<cufftHandle> d_plans; // [k]: 2^k spectra
     std::unique_ptr<runtime::device_memory> d_work;
     std::vector<cuFloatComplex> d_rot_host;
