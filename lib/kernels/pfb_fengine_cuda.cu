@@ -213,11 +213,14 @@ __global__ void __launch_bounds__(fir_threads)
 constexpr int postproc_threads = 256;
 
 template <bool CI8>
-__global__ void __launch_bounds__(postproc_threads) postproc(const postproc_params p)
+// (The pointers also in p come as __restrict__ arguments: read through p,
+// sm_80 takes 34 registers and 75% occupancy instead of 32 and 100%.)
+__global__ void __launch_bounds__(postproc_threads)
+    postproc(const cuFloatComplex* __restrict__ spectra, // [s][input][N+1]
+             const postproc_params p,
+             void* __restrict__ out,     // [s][channel][input]
+             unsigned* __restrict__ sat) // [s][input]; or null
 {
-    const cuFloatComplex* __restrict__ spectra = p.spec; // [s][input][N+1]
-    void* __restrict__ out = p.out;                      // [s][channel][input]
-    unsigned* __restrict__ sat = p.sat;                  // [s][input]; or null
     constexpr int per_thread = fmath::postproc_elems / postproc_threads;
     const int n_channels = p.n_channels, n_inputs = p.n_inputs;
     const fmath::postproc_tile t = p.tile;
@@ -636,9 +639,9 @@ private:
                   (d_c.n_inputs + p.tile.inputs - 1) / p.tile.inputs,
                   ns);
         if (d_c.output == fengine_output::ci8)
-            postproc<true><<<grid, block, 0, stream>>>(p);
+            postproc<true><<<grid, block, 0, stream>>>(p.spec, p, p.out, p.sat);
         else
-            postproc<false><<<grid, block, 0, stream>>>(p);
+            postproc<false><<<grid, block, 0, stream>>>(p.spec, p, p.out, nullptr);
     }
 
     fengine_config d_c;
