@@ -13,9 +13,11 @@
 //    kernel alone (GNU Radio has none); both against one core's memory
 //    roofline: memcpy's rate (bytes read + written, same run) over the
 //    bytes per input sample (8 or 1.25 in, 8/D out);
-//  - block with block: vector source -> DDC block -> head -> null sink,
-//    1 MiB buffers, our `ddc` (CPU backend) against
-//    freq_xlating_fir_filter_ccf (complex) and _fcf (float input);
+//  - block with block: source -> DDC block -> head -> null sink, 1 MiB
+//    buffers, our `ddc` (CPU backend) against freq_xlating_fir_filter_ccf
+//    (complex) and _fcf (float input), once with vector_source and once
+//    with file_source as the source, each row against the source's own
+//    rate (source -> head -> null sink) as its roofline;
 //  - CUDA kernel rows, device-resident, against the nominal FP32 peak (10-bit
 //    input also as a bank of 8 outputs reading each input tile once, against
 //    the same 8 run alone, same run); for
@@ -26,6 +28,7 @@
 // The SIMD level of the CPU rows is printed in the table's header.
 
 #include "bench.h"
+#include <gnuradio/blocks/file_source.h>
 #include <gnuradio/blocks/head.h>
 #include <gnuradio/blocks/null_sink.h>
 #include <gnuradio/blocks/rotator.h>
@@ -36,6 +39,9 @@
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/top_block.h>
+#include <unistd.h>
+#include <cstdio>
+#include <filesystem>
 #include <random>
 
 namespace bench {
@@ -47,39 +53,83 @@ namespace {
 constexpr double fc = 1.23e5, fs = 1e6;
 constexpr int buffer_bytes = 1 << 20;
 
-// Seconds of vector source -> filter -> head (n_out outputs) -> null sink,
-// every buffer at least 1 MiB; best of \p iterations runs, each with a new
-// filter from \p make.
+// The flowgraphs' sources, repeating the same 2^16 Gaussian samples:
+// GNU Radio's vector_source (a loop per item: on the 2-vCPU dev VM its
+// thread alone tops out near 1 GS/s of float, so it caps a faster filter
+// sharing the CPUs with it) and file_source reading a file of them (the
+// page cache: a memcpy per call), which leaves the filter the bottleneck.
+enum class source_kind { vector, file };
+const char* source_name(source_kind s)
+{
+    return s == source_kind::vector ? "vector_source" : "file_source";
+}
+
+// The samples' file for file_source, removed at exit.
+struct sample_file {
+    std::string path;
+    sample_file(const void* data, std::size_t bytes)
+    {
+        const auto dir = std::filesystem::temp_directory_path();
+        std::string name = (dir / "gpudsp_bench_ddc_XXXXXX").string();
+        const int fd = mkstemp(name.data());
+        if (fd < 0 || write(fd, data, bytes) != ssize_t(bytes))
+            throw std::runtime_error("bench ddc: cannot write " + name);
+        close(fd);
+        path = name;
+    }
+    ~sample_file() { std::remove(path.c_str()); }
+};
+
+gr::block_sptr make_source(source_kind kind, bool complex_in)
+{
+    static const auto samples = [] {
+        std::mt19937 rng(2);
+        std::normal_distribution<float> g;
+        std::vector<float> v(2 << 16); // 2^16 complex or 2^17 real samples
+        for (auto& x : v)
+            x = g(rng);
+        return v;
+    }();
+    static const sample_file file(samples.data(), samples.size() * sizeof(float));
+    if (kind == source_kind::file)
+        return gr::blocks::file_source::make(
+            complex_in ? sizeof(gr_complex) : sizeof(float), file.path.c_str(), true);
+    if (complex_in)
+        return gr::blocks::vector_source_c::make(
+            std::vector<gr_complex>(reinterpret_cast<const gr_complex*>(samples.data()),
+                                    reinterpret_cast<const gr_complex*>(samples.data()) +
+                                        samples.size() / 2),
+            true);
+    return gr::blocks::vector_source_f::make(samples, true);
+}
+
+// Seconds of source -> filter -> head (n_out outputs) -> null sink (no
+// filter: source -> head -> null sink), every buffer at least 1 MiB; best
+// of \p iterations runs, each with a new filter from \p make.
 double flowgraph_seconds(const std::function<gr::basic_block_sptr()>& make,
+                         source_kind source,
                          bool complex_in,
                          std::size_t n_out,
                          int iterations)
 {
-    std::mt19937 rng(2);
-    std::normal_distribution<float> g;
     return best_flowgraph_seconds(
         [&] {
             auto tb = gr::make_top_block("bench_ddc");
-            gr::block_sptr src;
-            if (complex_in) {
-                std::vector<gr_complex> chunk(1 << 16);
-                for (auto& v : chunk)
-                    v = gr_complex(g(rng), g(rng));
-                src = gr::blocks::vector_source_c::make(chunk, true);
-            } else {
-                std::vector<float> chunk(1 << 16);
-                for (auto& v : chunk)
-                    v = g(rng);
-                src = gr::blocks::vector_source_f::make(chunk, true);
-            }
-            auto filter = std::dynamic_pointer_cast<gr::block>(make());
-            auto head = gr::blocks::head::make(sizeof(gr_complex), n_out);
-            auto sink = gr::blocks::null_sink::make(sizeof(gr_complex));
+            auto src = make_source(source, complex_in);
             src->set_min_output_buffer(buffer_bytes / (complex_in ? 8 : 4));
-            filter->set_min_output_buffer(buffer_bytes / 8);
-            head->set_min_output_buffer(buffer_bytes / 8);
-            tb->connect(src, 0, filter, 0);
-            tb->connect(filter, 0, head, 0);
+            gr::block_sptr last = src;
+            std::size_t item = complex_in ? sizeof(gr_complex) : sizeof(float);
+            if (make) {
+                auto filter = std::dynamic_pointer_cast<gr::block>(make());
+                filter->set_min_output_buffer(buffer_bytes / 8);
+                tb->connect(src, 0, filter, 0);
+                last = filter;
+                item = sizeof(gr_complex);
+            }
+            auto head = gr::blocks::head::make(item, n_out);
+            auto sink = gr::blocks::null_sink::make(item);
+            head->set_min_output_buffer(buffer_bytes / item);
+            tb->connect(last, 0, head, 0);
             tb->connect(head, 0, sink, 0);
             return tb;
         },
@@ -117,6 +167,7 @@ void run_ddc(const options& opt, report& rep)
     const double hbm = ctx ? device_copy_bandwidth(std::size_t(1) << 28, 5) : 0;
     const double memcpy_rate = host_memcpy_bandwidth(std::size_t(1) << 26, iterations);
     const std::string memory_roofline = "memcpy roofline, one core";
+    double source_alone[2][2] = {}; // [complex][source_kind], GS/s
     for (std::size_t i = 0; i < decims.size() && i < tapss.size(); ++i) {
         const int D = int(decims[i]), T = int(tapss[i]);
         const std::string dt = "D=" + std::to_string(D) + " T=" + std::to_string(T);
@@ -260,43 +311,56 @@ void run_ddc(const options& opt, report& rep)
         // Block with block, in the same flowgraph.
         const std::vector<gr_complex> ctaps(real_taps.begin(), real_taps.end());
         const std::size_t fg_out = n_flowgraph / D;
-        for (bool cplx : { true, false }) {
-            const double t_gr = flowgraph_seconds(
-                [&]() -> gr::basic_block_sptr {
-                    if (cplx)
-                        return gr::filter::freq_xlating_fir_filter_ccf::make(
+        // Each row's roofline: the source alone feeding head -> null sink.
+        for (bool cplx : { true, false })
+            for (source_kind src : { source_kind::vector, source_kind::file }) {
+                const double t_gr = flowgraph_seconds(
+                    [&]() -> gr::basic_block_sptr {
+                        if (cplx)
+                            return gr::filter::freq_xlating_fir_filter_ccf::make(
+                                D, real_taps, fc, fs);
+                        return gr::filter::freq_xlating_fir_filter_fcf::make(
                             D, real_taps, fc, fs);
-                    return gr::filter::freq_xlating_fir_filter_fcf::make(
-                        D, real_taps, fc, fs);
-                },
-                cplx,
-                fg_out,
-                iterations);
-            const double t_ours = flowgraph_seconds(
-                [&] { return ddc::make(D, ctaps, fc, fs, cplx ? "complex" : "float", 1, "cpu"); },
-                cplx,
-                fg_out,
-                iterations);
-            const std::string what = dt + (cplx ? " complex" : " float") + " in, flowgraph";
-            const std::string gr_name = cplx ? "freq_xlating_fir_filter_ccf"
-                                             : "freq_xlating_fir_filter_fcf";
-            rep.add({ "ddc",
-                      what + ": GNU Radio " + gr_name,
-                      "gr-cpu",
-                      n_flowgraph / t_gr / 1e9,
-                      "GS/s",
-                      0,
-                      "",
-                      "source -> block -> head -> null sink, 1 MiB buffers" });
-            rep.add({ "ddc",
-                      what + ": gpudsp ddc (cpu)",
-                      "cpu",
-                      n_flowgraph / t_ours / 1e9,
-                      "GS/s",
-                      0,
-                      "",
-                      times_faster(t_ours, t_gr, "GNU Radio's block") });
-        }
+                    },
+                    src,
+                    cplx,
+                    fg_out,
+                    iterations);
+                const double t_ours = flowgraph_seconds(
+                    [&] {
+                        return ddc::make(
+                            D, ctaps, fc, fs, cplx ? "complex" : "float", 1, "cpu");
+                    },
+                    src,
+                    cplx,
+                    fg_out,
+                    iterations);
+                double& alone = source_alone[cplx][int(src)];
+                if (alone == 0)
+                    alone = n_flowgraph /
+                            flowgraph_seconds({}, src, cplx, n_flowgraph, iterations) / 1e9;
+                const std::string what = dt + (cplx ? " complex" : " float") +
+                                         " in, flowgraph (" + source_name(src) + ")";
+                const std::string gr_name = cplx ? "freq_xlating_fir_filter_ccf"
+                                                 : "freq_xlating_fir_filter_fcf";
+                const std::string roof = std::string(source_name(src)) + " alone";
+                rep.add({ "ddc",
+                          what + ": GNU Radio " + gr_name,
+                          "gr-cpu",
+                          n_flowgraph / t_gr / 1e9,
+                          "GS/s",
+                          alone,
+                          roof,
+                          "source -> block -> head -> null sink, 1 MiB buffers" });
+                rep.add({ "ddc",
+                          what + ": gpudsp ddc (cpu)",
+                          "cpu",
+                          n_flowgraph / t_ours / 1e9,
+                          "GS/s",
+                          alone,
+                          roof,
+                          times_faster(t_ours, t_gr, "GNU Radio's block") });
+            }
     }
 }
 
