@@ -313,38 +313,45 @@ int ddc_impl::general_work(int noutput_items,
         produced_of[j] = produced;
         done[j] = true;
     };
+    // Outputs m of output j with m D < s_end, at most noutput_items.
+    auto available = [&](std::size_t j) {
+        const int64_t D = d_out[j].plan->config().decimation;
+        return std::max<int64_t>(
+            0, std::min<int64_t>(noutput_items, (s_end - 1) / D - int64_t(d_out[j].next) + 1));
+    };
+    // Every output with no retune due among this call's outputs: one read
+    // of the input for all (ddc_plan::execute_together).
+    std::vector<kernels::ddc_plan::work> together;
+    std::vector<std::size_t> members;
+    for (std::size_t j = 0; j < d_out.size(); ++j) {
+        auto& o = d_out[j];
+        const auto& c = o.plan->config();
+        const int64_t n = available(j);
+        const bool steady =
+            o.retunes.empty() || (o.retunes.begin()->first + c.decimation - 1) /
+                                         c.decimation >= o.next + uint64_t(n);
+        if (!steady)
+            continue;
+        together.push_back({ o.plan.get(),
+                             int64_t(o.next) * c.decimation - c.n_taps() + 1 - base,
+                             o.next,
+                             std::size_t(n),
+                             output_items[j] });
+        members.push_back(j);
+    }
+    kernels::ddc_plan::execute_together(
+        together, input_items[0], d_io ? d_io->stream() : nullptr);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+        d_out[members[i]].next += together[i].n_outputs;
+        finish(members[i], int(together[i].n_outputs));
+    }
+    // The others, up to and across their retunes.
     for (std::size_t j = 0; j < d_out.size(); ++j) {
         if (done[j])
             continue;
         auto& o = d_out[j];
         const int64_t D = o.plan->config().decimation, T = o.plan->config().n_taps();
-        // Outputs m with m D < s_end, at most noutput_items.
-        const int64_t last = (s_end - 1) / D;
-        int64_t remaining = std::min<int64_t>(noutput_items, last - int64_t(o.next) + 1);
-        // This output and the later ones of the same decimation, taps count
-        // and position with no retune due in this call: one read of the
-        // input for all (on CUDA one kernel; ddc_plan::execute_together).
-        const auto together = group_from(j, remaining, done);
-        if (together.size() > 1) {
-            std::vector<kernels::ddc_plan*> plans;
-            std::vector<void*> outs;
-            for (std::size_t k : together) {
-                plans.push_back(d_out[k].plan.get());
-                outs.push_back(output_items[k]);
-            }
-            kernels::ddc_plan::execute_together(plans,
-                                                input_items[0],
-                                                int64_t(o.next) * D - T + 1 - base,
-                                                o.next,
-                                                std::size_t(remaining),
-                                                outs,
-                                                d_io ? d_io->stream() : nullptr);
-            for (std::size_t k : together) {
-                d_out[k].next += uint64_t(remaining);
-                finish(k, int(remaining));
-            }
-            continue;
-        }
+        int64_t remaining = available(j);
         int produced = 0;
         while (remaining > 0) {
             uint64_t until = o.next + uint64_t(remaining);
@@ -398,28 +405,6 @@ int ddc_impl::general_work(int noutput_items,
     const uint64_t consume_items = items_of(keep) > r0 ? items_of(keep) - r0 : 0;
     consume(0, int(std::min<uint64_t>(consume_items, unread)));
     return WORK_CALLED_PRODUCE;
-}
-
-std::vector<std::size_t>
-ddc_impl::group_from(std::size_t j, int64_t n, const std::vector<bool>& done) const
-{
-    const auto& c = d_out[j].plan->config();
-    // No retune at an output before the end of this call's outputs.
-    auto steady = [&](const output_state& o) {
-        return o.retunes.empty() ||
-               (o.retunes.begin()->first + c.decimation - 1) / c.decimation >=
-                   o.next + uint64_t(n);
-    };
-    std::vector<std::size_t> group;
-    if (n <= 0 || !steady(d_out[j]))
-        return group;
-    for (std::size_t k = j; k < d_out.size(); ++k) {
-        const auto& ck = d_out[k].plan->config();
-        if (!done[k] && ck.decimation == c.decimation && ck.n_taps() == c.n_taps() &&
-            d_out[k].next == d_out[j].next && steady(d_out[k]))
-            group.push_back(k);
-    }
-    return group;
 }
 
 } // namespace gpudsp

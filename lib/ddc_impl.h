@@ -47,12 +47,6 @@ private:
     uint64_t items_of(int64_t samples) const;
     void map_tags(uint64_t first_item, uint64_t end_item);
     void handle_freq_message(const pmt::pmt_t& msg);
-    // Outputs j.. not done that run together with output j over its next n
-    // outputs (same decimation, taps count and position, no retune due);
-    // fewer than two: j runs alone.
-    std::vector<std::size_t>
-    group_from(std::size_t j, int64_t n, const std::vector<bool>& done) const;
-
     kernels::ddc_input d_input;
     std::vector<output_state> d_out;
     int64_t d_history; // samples kept before the read position

@@ -211,7 +211,15 @@ public:
             });
         d_taps = std::make_unique<runtime::device_memory>(
             d_ctx, std::size_t(c.n_taps()) * sizeof(ddc_cf), who);
+        int l2 = 0;
+        check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d_ctx->device()),
+              "cudaDeviceGetAttribute (L2 cache size)");
+        d_l2 = std::size_t(l2);
     }
+
+    // A quarter of L2: a chunk and its outputs stay there among the other
+    // traffic (the taps, other streams' kernels) from one launch to the next.
+    std::size_t cache_chunk_bytes() const override { return d_l2 / 4; }
 
     void set_taps(const std::vector<std::complex<float>>& z) override
     {
@@ -412,6 +420,7 @@ private:
     std::string d_who;
     ddc_tile_shape d_shape; // A == 0: the simple kernel
     std::size_t d_smem = 0;
+    std::size_t d_l2 = 0; // bytes of L2 cache
     std::unique_ptr<runtime::device_memory> d_taps;
     std::vector<ddc_cf> d_host;
     bool d_dirty = false;

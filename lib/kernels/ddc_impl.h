@@ -33,6 +33,10 @@ struct ddc_plan::impl {
                          void* out,
                          const mixer_phase& phase,
                          runtime::stream_handle stream) = 0;
+    /*! Input bytes that stay in the device's cache between launches
+     *  (execute_together runs plans of different shapes over chunks of
+     *  that size); 0: no chunks. */
+    virtual std::size_t cache_chunk_bytes() const { return 0; }
     /*! Runs \p members (this one among them) from one read of the input;
      *  false where this backend cannot (then each runs alone). */
     virtual bool execute_group(const std::vector<ddc_group_member>& members,

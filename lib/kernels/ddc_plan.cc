@@ -7,6 +7,7 @@
 // the choice of backend.
 
 #include "ddc_impl.h"
+#include "ddc_schedule.h"
 #include "emulated_work.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <algorithm>
@@ -32,6 +33,10 @@ public:
         : d_work(std::move(cpu), std::move(ctx), who)
     {
     }
+    // It stands in for a GPU in tests: small chunks, so that
+    // execute_together's tests cut their calls into several.
+    std::size_t cache_chunk_bytes() const override { return 16 << 10; }
+
     void set_taps(const std::vector<std::complex<float>>& z) override
     {
         d_pending = z;
@@ -234,36 +239,86 @@ void ddc_plan::execute_together(const std::vector<ddc_plan*>& plans,
 {
     if (plans.empty() || plans.size() != outs.size())
         throw std::invalid_argument("ddc: execute_together needs one output per plan");
-    const ddc_plan& p0 = *plans[0];
-    for (const ddc_plan* p : plans)
-        if (p->d_config.decimation != p0.d_config.decimation ||
-            p->d_config.input != p0.d_config.input ||
-            p->d_config.n_taps() != p0.d_config.n_taps() ||
-            p->d_where.kind != p0.d_where.kind || p->d_where.device != p0.d_where.device)
-            throw std::invalid_argument(p->d_who +
-                                        ": execute_together needs plans of one backend "
-                                        "and device with the same decimation, input "
-                                        "format and taps count");
-    if (first_sample < 0)
-        throw std::invalid_argument(plans[0]->d_who +
-                                    ": the input starts before its data");
-    if (!n_outputs)
+    std::vector<work> w;
+    for (std::size_t i = 0; i < plans.size(); ++i) {
+        const ddc_config& c = plans[i]->d_config;
+        if (c.decimation != plans[0]->d_config.decimation ||
+            c.n_taps() != plans[0]->d_config.n_taps())
+            throw std::invalid_argument(plans[i]->d_who +
+                                        ": execute_together over the same outputs "
+                                        "needs plans of the same decimation and taps "
+                                        "count");
+        w.push_back({ plans[i], first_sample, first_output, n_outputs, outs[i] });
+    }
+    execute_together(w, in, stream);
+}
+
+void ddc_plan::execute_together(const std::vector<work>& work,
+                                const void* in,
+                                runtime::stream_handle stream)
+{
+    if (work.empty())
         return;
-    std::vector<ddc_group_member> members;
-    for (std::size_t i = 0; i < plans.size(); ++i)
-        members.push_back({ plans[i]->d_impl.get(), &plans[i]->d_phase, outs[i] });
-    if (plans.size() > 1 &&
-        plans[0]->d_impl->execute_group(
-            members, in, first_sample, first_output, n_outputs, stream))
-        return;
-    for (std::size_t i = 0; i < plans.size(); ++i)
-        plans[i]->d_impl->execute(in,
-                                  first_sample,
-                                  first_output,
-                                  n_outputs,
-                                  outs[i],
-                                  plans[i]->d_phase,
-                                  stream);
+    const ddc_plan& p0 = *work[0].plan;
+    for (const auto& w : work) {
+        const ddc_plan& p = *w.plan;
+        if (p.d_config.input != p0.d_config.input || p.d_where.kind != p0.d_where.kind ||
+            p.d_where.device != p0.d_where.device)
+            throw std::invalid_argument(p.d_who +
+                                        ": execute_together needs plans of one input "
+                                        "format, backend and device");
+        if (w.n_outputs && w.first_sample < 0)
+            throw std::invalid_argument(p.d_who + ": the input starts before its data");
+    }
+    // Banks: plans of one shape over the same outputs (ddc_group_member).
+    struct bank {
+        std::vector<std::size_t> members; // into work
+        ddc_span span;
+    };
+    std::vector<bank> banks;
+    for (std::size_t i = 0; i < work.size(); ++i) {
+        const auto& w = work[i];
+        if (!w.n_outputs)
+            continue;
+        const ddc_span s{ w.first_sample,
+                          w.n_outputs,
+                          w.plan->d_config.decimation,
+                          w.plan->d_config.n_taps() };
+        auto same = [&](const bank& b) {
+            const auto& v = work[b.members[0]];
+            return b.span.first_sample == s.first_sample && b.span.n == s.n &&
+                   b.span.D == s.D && b.span.T == s.T && v.first_output == w.first_output;
+        };
+        const auto it = std::find_if(banks.begin(), banks.end(), same);
+        if (it != banks.end())
+            it->members.push_back(i);
+        else
+            banks.push_back({ { i }, s });
+    }
+    // Outputs [k0, k1) of bank b: together where the backend can.
+    auto run = [&](const bank& b, std::size_t k0, std::size_t k1) {
+        const int64_t first = b.span.first_sample + int64_t(k0) * b.span.D;
+        std::vector<ddc_group_member> members;
+        for (std::size_t i : b.members)
+            members.push_back({ work[i].plan->d_impl.get(),
+                                &work[i].plan->d_phase,
+                                static_cast<std::complex<float>*>(work[i].out) + k0 });
+        const uint64_t m0 = work[b.members[0]].first_output + k0;
+        if (members.size() > 1 &&
+            members[0].impl->execute_group(members, in, first, m0, k1 - k0, stream))
+            return;
+        for (const auto& m : members)
+            m.impl->execute(in, first, m0, k1 - k0, m.out, *m.phase, stream);
+    };
+    // One shape: one read whatever the size. Several: chunks the cache keeps.
+    const std::size_t cache = banks.size() > 1 ? p0.d_impl->cache_chunk_bytes() : 0;
+    const int64_t chunk = int64_t(cache / std::max<std::size_t>(1, p0.input_bytes(4)) * 4);
+    std::vector<ddc_span> spans;
+    for (const auto& b : banks)
+        spans.push_back(b.span);
+    ddc_for_chunks(spans.data(), spans.size(), chunk, [&](std::size_t b, std::size_t k0, std::size_t k1) {
+        run(banks[b], k0, k1);
+    });
 }
 
 std::vector<std::complex<float>> ddc_plan::execute_host(const void* in,

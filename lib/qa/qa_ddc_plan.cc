@@ -235,3 +235,108 @@ BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
                           { &a, &host }, &x, 0, 0, 1, { &y[0], &y[1] }, nullptr),
                       std::invalid_argument);
 }
+
+// Outputs of other decimations and filter lengths, each at its own
+// position, run together (ddc_plan::execute_together's work list: banks of
+// one shape, the shapes one after another over chunks of input; the
+// emulated device's chunks are 16 KiB, so these calls take several) give
+// each output exactly what its plan gives alone, poisoned outputs first.
+BOOST_AUTO_TEST_CASE(other_decimations_together_equal_each_alone)
+{
+    unsigned seed = 800;
+    // (T, D); the two (256, 16) plans at one position form a bank.
+    const std::vector<std::pair<int, int>> shapes = { { 256, 16 }, { 256, 16 }, { 55, 5 },
+                                                      { 128, 8 },  { 31, 3 },   { 1, 1 },
+                                                      { 300, 64 } };
+    for (auto f : { ddc_input::packed10, ddc_input::complex64, ddc_input::int16 }) {
+        const std::size_t n_samples = 40000;
+        const int64_t lead = f == ddc_input::packed10 ? 3 : 0; // samples before index 0
+        const auto in = qa::ddc_random_input(f, lead + n_samples, seed++);
+        std::vector<std::unique_ptr<kernels::ddc_plan>> plans;
+        std::vector<uint64_t> m0; // each plan's first output
+        std::vector<std::size_t> n_out;
+        for (std::size_t i = 0; i < shapes.size(); ++i) {
+            const int T = shapes[i].first, D = shapes[i].second;
+            const auto c = qa::ddc_config(f, T, D, -0.3e6 + 0.1e6 * i, seed++);
+            plans.push_back(
+                std::make_unique<kernels::ddc_plan>(c, qa::test_device(), "qa_device"));
+            // Windows [m D - T + 1, m D] inside the input; the bank's two
+            // plans at one position, the others each at their own.
+            m0.push_back((T - 1 + D - 1) / D + (i == 1 ? 0 : i));
+            n_out.push_back((n_samples - 1) / D - m0.back() + 1 - i);
+        }
+        auto ctx = runtime::device_context::get(qa::test_device().kind,
+                                                qa::test_device().device);
+        runtime::device_stream stream(ctx, "qa");
+        runtime::device_memory d_in(ctx, in.size(), "qa");
+        std::size_t total = 0;
+        for (auto n : n_out)
+            total += n;
+        runtime::device_memory d_out(ctx, total * 8, "qa");
+        ctx->copy_async(d_in.get(),
+                        in.data(),
+                        in.size(),
+                        runtime::copy_kind::host_to_device,
+                        stream.get(),
+                        "qa");
+        ctx->memset_async(d_out.get(), 0xFF, total * 8, stream.get(), "qa");
+        std::vector<kernels::ddc_plan::work> work;
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            const auto& c = plans[i]->config();
+            work.push_back({ plans[i].get(),
+                             lead + int64_t(m0[i]) * c.decimation - c.n_taps() + 1,
+                             m0[i],
+                             n_out[i],
+                             d_out.get() + at * 8 });
+            at += n_out[i];
+        }
+        kernels::ddc_plan::execute_together(work, d_in.get(), stream.get());
+        cvec together(total);
+        ctx->copy_async(together.data(),
+                        d_out.get(),
+                        total * 8,
+                        runtime::copy_kind::device_to_host,
+                        stream.get(),
+                        "qa");
+        stream.synchronize();
+        at = 0;
+        for (std::size_t i = 0; i < plans.size(); ++i) {
+            // Alone: the same outputs, one call (fresh plans: same phase).
+            kernels::ddc_plan alone(plans[i]->config(), qa::test_device(), "qa_device");
+            runtime::device_memory d_alone(ctx, n_out[i] * 8, "qa");
+            alone.execute(d_in.get(),
+                          work[i].first_sample,
+                          m0[i],
+                          n_out[i],
+                          d_alone.get(),
+                          stream.get());
+            cvec want(n_out[i]);
+            ctx->copy_async(want.data(),
+                            d_alone.get(),
+                            n_out[i] * 8,
+                            runtime::copy_kind::device_to_host,
+                            stream.get(),
+                            "qa");
+            stream.synchronize();
+            BOOST_CHECK_MESSAGE(
+                std::memcmp(want.data(), together.data() + at, n_out[i] * 8) == 0,
+                "plan " << i << " format " << int(f));
+            for (std::size_t k = 0; k < n_out[i]; ++k)
+                BOOST_REQUIRE(std::isfinite(together[at + k].real()));
+            at += n_out[i];
+        }
+    }
+    // Other input formats are refused.
+    auto c = qa::ddc_config(ddc_input::complex64, 16, 4, 0.1e6, 1);
+    kernels::ddc_plan a(c, qa::test_device(), "qa_device");
+    c.input = ddc_input::float32;
+    c.taps = qa::ddc_config(ddc_input::float32, 16, 4, 0.1e6, 1).taps;
+    kernels::ddc_plan b(c, qa::test_device(), "qa_device");
+    int64_t x = 0;
+    std::complex<float> y[2];
+    BOOST_CHECK_THROW(
+        kernels::ddc_plan::execute_together(
+            { { &a, 0, 0, 1, &y[0] }, { &b, 0, 0, 1, &y[1] } }, &x, nullptr),
+        std::invalid_argument);
+}

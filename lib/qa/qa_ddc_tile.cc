@@ -13,8 +13,11 @@
 // zeros past the valid samples, ddc_tile_partial for every thread and phase
 // group, the fixed-order sum of the groups — give the CPU plan's outputs for
 // odd D and T, every sample format, several tiles, at the smallest and
-// largest shared-memory limits.
+// largest shared-memory limits. Also execute_together's chunks
+// (kernels/ddc_schedule.h): every output of every span exactly once, in the
+// chunk holding its window's last sample, chunk after chunk.
 
+#include "kernels/ddc_schedule.h"
 #include "kernels/ddc_tile.h"
 #include "kernels/fengine_math.h"
 #include "qa_ddc_common.h"
@@ -267,4 +270,60 @@ BOOST_AUTO_TEST_CASE(a_nan_reaches_only_the_windows_that_hold_it)
         }
         BOOST_CHECK_EQUAL(nan_outputs > 0, T == 55);
     }
+}
+
+BOOST_AUTO_TEST_CASE(chunks_cover_every_output_once_where_its_window_ends)
+{
+    std::mt19937 rng(9);
+    std::uniform_int_distribution<int> pick(0, 1 << 30);
+    long checked = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        // Spans of other shapes and positions over one input.
+        std::vector<ddc_span> spans;
+        const int count = 1 + pick(rng) % 5;
+        for (int i = 0; i < count; ++i) {
+            const int64_t D = 1 + pick(rng) % 70, T = 1 + pick(rng) % 300;
+            spans.push_back(
+                { int64_t(pick(rng) % 500), std::size_t(pick(rng) % 400), D, T });
+        }
+        const int64_t chunks[] = { 0, 1, 3, 7, 64, 1000, 1 + pick(rng) % 5000, 1 << 30 };
+        for (const int64_t chunk : chunks) {
+            std::vector<std::vector<int>> seen(spans.size());
+            for (std::size_t i = 0; i < spans.size(); ++i)
+                seen[i].assign(spans[i].n, 0);
+            // Output k's chunk: (window end - the first end of all) / chunk.
+            int64_t lo = INT64_MAX;
+            for (const auto& s : spans)
+                if (s.n)
+                    lo = std::min(lo, s.window_end(0));
+            auto chunk_of = [&](const ddc_span& s, std::size_t k) {
+                return chunk > 0 ? (s.window_end(k) - lo) / chunk : 0;
+            };
+            int64_t previous = -1; // chunks come in order
+            ddc_for_chunks(spans.data(),
+                           spans.size(),
+                           chunk,
+                           [&](std::size_t i, std::size_t k0, std::size_t k1) {
+                               BOOST_REQUIRE(i < spans.size() && k0 < k1 &&
+                                             k1 <= spans[i].n);
+                               const auto& s = spans[i];
+                               const int64_t c = chunk_of(s, k0);
+                               BOOST_CHECK_EQUAL(chunk_of(s, k1 - 1), c);
+                               BOOST_CHECK_GE(c, previous);
+                               previous = c;
+                               for (std::size_t k = k0; k < k1; ++k)
+                                   ++seen[i][k];
+                           });
+            for (std::size_t i = 0; i < spans.size(); ++i)
+                for (std::size_t k = 0; k < spans[i].n; ++k) {
+                    BOOST_REQUIRE_MESSAGE(seen[i][k] == 1,
+                                          "trial " << trial << " chunk " << chunk
+                                                   << " span " << i << " output " << k
+                                                   << " seen " << seen[i][k]);
+                    ++checked;
+                }
+        }
+    }
+    BOOST_TEST_MESSAGE(checked << " outputs placed");
+    BOOST_CHECK_GT(checked, 100000);
 }

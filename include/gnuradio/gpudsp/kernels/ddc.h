@@ -94,12 +94,36 @@ public:
                  void* out,
                  runtime::stream_handle stream);
 
-    /*! \brief Several plans of one input with the same decimation and
-     *  taps count, over the same outputs [first_output, + n_outputs):
-     *  output i of plan i to outs[i]. On CUDA one kernel reads each input
-     *  tile once for all of them (each with its own taps and mixer); on
-     *  other backends, or for filters too long for a tile, each runs in
-     *  turn. Plans of different backends or devices are refused. */
+    /*! \brief One plan's share of execute_together: outputs
+     *  [first_output, + n_outputs) to \p out, output first_output's window
+     *  starting at \p first_sample of the shared input (as for execute()). */
+    struct work {
+        ddc_plan* plan;
+        int64_t first_sample;
+        uint64_t first_output;
+        std::size_t n_outputs;
+        void* out;
+    };
+
+    /*! \brief Several plans of one input (one input format, backend and
+     *  device; any decimations and taps counts), each input sample read
+     *  from memory once for all. On CUDA, plans of the same decimation and
+     *  taps count over the same outputs form banks: one kernel reads each
+     *  input tile once for up to 16 of them (each with its own taps and
+     *  mixer); banks of different shapes run one after another over chunks
+     *  of input sized to stay in the GPU's L2 cache between them, each
+     *  output in the chunk holding its window's last sample, so only the
+     *  first launch of a chunk reads it from memory. Elsewhere (or for
+     *  filters too long for a tile) each plan runs in turn. Every output
+     *  equals what its plan computes alone, bit for bit. Plans of other
+     *  input formats, backends or devices are refused. */
+    static void execute_together(const std::vector<work>& work,
+                                 const void* in,
+                                 runtime::stream_handle stream);
+
+    /*! \brief execute_together for plans over the same outputs
+     *  [first_output, + n_outputs) and windows (the same decimation and
+     *  taps count): output i of plan i to outs[i]. */
     static void execute_together(const std::vector<ddc_plan*>& plans,
                                  const void* in,
                                  int64_t first_sample,
