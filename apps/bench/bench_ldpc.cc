@@ -4,8 +4,9 @@
  */
 
 // gpudsp_bench ldpc: decoded information bits per second and time per
-// batch of the 5G LDPC decoder for BG1 Z=384 at R = 0.79 and 1/3 and BG2
-// Z=384 at R = 1/5 (QPSK over AWGN, exact LLRs), 10 iterations without
+// batch of the 5G LDPC decoder for BG1 Z=384 at R = 0.79 and 1/3, BG2
+// Z=384 at R = 1/5 and BG2 Z=8 at R = 1/2 (a small lift: the CUDA group
+// kernel) (QPSK over AWGN, exact LLRs), 10 iterations without
 // early exit, and with early exit at an Eb/N0 near BLER 1e-2 (the observed
 // BLER is printed); batches 1, 32, 1024, 8192. CPU rows (one core, float
 // and fixed point); CUDA rows host to host and kernels only, with us per
@@ -136,7 +137,9 @@ void run_ldpc(const options& opt, report& rep)
         { "BG1 Z=384 R=0.79 (K=8448, E=10752)", 8448, 10752, 2.9, 10 },
         { "BG1 Z=384 R=1/3 (K=8448, E=25344)", 8448, 25344, 1.4, 10 },
         { "BG2 Z=384 R=1/5 (K=3840, E=19200)", 3840, 19200, 1.3, 10 },
-        { "BG1 Z=384 R=8/9 (K=8448, E=9504)", 8448, 9504, 4.6, 5 }
+        { "BG1 Z=384 R=8/9 (K=8448, E=9504)", 8448, 9504, 4.6, 5 },
+        // a small lift: the CUDA group kernel, 4 pairs per warp
+        { "BG2 Z=8 R=1/2 (K=48, E=96)", 48, 96, 3.0, 10 }
     };
     if (opt.flag("small"))
         cases = { { "BG2 Z=64 R=1/2 (K=500, E=1000)", 500, 1000, 2.0, 10 } };
@@ -236,12 +239,15 @@ void run_ldpc(const options& opt, report& rep)
                         c.name + mode + ar + ", batch " + std::to_string(n);
                     // (which CUDA kernel: fixed-point layered decoding takes
                     // the latency kernel for one codeword whose rows are all
-                    // specialised and whose Z is even, else the pair kernel)
+                    // specialised and whose Z is even, the group kernel for
+                    // small lifts, else the pair kernel)
                     const std::string kernel =
                         !fixed ? "one codeword per block; "
                         : n == 1 && p.rows_used <= 8 && p.Z % 2 == 0
                             ? "latency kernel (one codeword in both lanes); "
-                            : "pair kernel (two codewords per block); ";
+                        : p.Z <= 16 ? "group kernel (" + std::to_string(32 / p.Z) +
+                                          " pairs per warp); "
+                                    : "pair kernel (two codewords per block); ";
                     auto host_row = [&](const std::string& how, double s) {
                         rep.add({ "ldpc",
                                   what + how,

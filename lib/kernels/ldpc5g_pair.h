@@ -256,6 +256,32 @@ LDPC_HD void ldpc_pair_row(App* app,
                 ldpc_pair_clamp_app(pk::add(t[i], ldpc_pair_c2v(nw, i)));
 }
 
+/*! Small lifts (Z <= ldpc_group_max_z): the group kernel puts
+ *  ldpc_groups_per_warp(Z) pairs on each warp, pair g on lanes
+ *  [g Z, (g + 1) Z), one lane per lift (the pair kernel would leave 32 - Z
+ *  of 32 lanes idle). ldpc_group_warps warps per block. */
+constexpr int ldpc_group_max_z = 16;
+constexpr int ldpc_group_warps = 2;
+LDPC_HD int ldpc_groups_per_warp(int Z) { return Z <= ldpc_group_max_z ? 32 / Z : 1; }
+
+/*! Lane \p lane's pair within its warp, its lift, whether it has one, and
+ *  the lanes of its pair (for the pair's votes among the warp's). */
+struct ldpc_group_lane {
+    int g, z;
+    bool active;
+    uint32_t mask;
+};
+LDPC_HD ldpc_group_lane ldpc_group_of(int lane, int Z)
+{
+    ldpc_group_lane r;
+    r.g = lane / Z;
+    r.z = lane % Z;
+    r.active = r.g < ldpc_groups_per_warp(Z);
+    const uint32_t lanes = Z >= 32 ? 0xffffffffu : (1u << Z) - 1u;
+    r.mask = r.active ? lanes << (r.g * Z) : 0u;
+    return r;
+}
+
 /*! Parity of row check (r, z) per codeword: bit 15 (a) and bit 31 (b) of
  *  the result are set where it fails. */
 template <typename App>

@@ -75,15 +75,21 @@ __device__ int channel_value(const ldpc_pair_config& c, const In* llr, int n)
 
 constexpr int bg_rows = ldpc_bg_rows;
 
-// Codeword \p at's K hard decisions (negative(i): bit i is 1), the block's
-// threads striding over them: one byte per bit, or packed MSB first.
+// Codeword \p at's K hard decisions (negative(i): bit i is 1), threads
+// first, first + stride, ... (the block's, or a group's) striding over them:
+// one byte per bit, or packed MSB first.
 template <typename Negative>
-__device__ __forceinline__ void
-write_bits(uint8_t* bits, std::size_t at, int K, bool packed, Negative negative)
+__device__ __forceinline__ void write_bits(uint8_t* bits,
+                                           std::size_t at,
+                                           int K,
+                                           bool packed,
+                                           Negative negative,
+                                           int first,
+                                           int stride)
 {
     if (packed) {
         const int bytes = (K + 7) / 8;
-        for (int j = threadIdx.x; j < bytes; j += blockDim.x) {
+        for (int j = first; j < bytes; j += stride) {
             unsigned v = 0;
             for (int b = 0; b < 8; ++b)
                 if (8 * j + b < K && negative(8 * j + b))
@@ -91,16 +97,25 @@ write_bits(uint8_t* bits, std::size_t at, int K, bool packed, Negative negative)
             bits[at * bytes + j] = uint8_t(v);
         }
     } else {
-        for (int i = threadIdx.x; i < K; i += blockDim.x)
+        for (int i = first; i < K; i += stride)
             bits[at * K + i] = negative(i) ? 1 : 0;
     }
 }
 
+// The barrier between row steps: the block's, or (group kernel: each pair
+// on lanes of one warp) the warp's.
+struct block_sync {
+    __device__ void operator()() const { __syncthreads(); }
+};
+struct warp_sync {
+    __device__ void operator()() const { __syncwarp(); }
+};
+
 // The base graph's first rows (ldpc5g_pair_bg.h) in order, a barrier
-// after each; rows_used may end before the last. The lanes' states at this
-// thread's lift index ([row][mins, lo, hi][L], L lift indices) are at
-// states + st (an offset: one register instead of a pointer's two).
-template <int BG, typename Where, std::size_t... R>
+// (Sync) after each; rows_used may end before the last. The lanes' states
+// at this thread's lift index ([row][mins, lo, hi][L], L lift indices) are
+// at states + st (an offset: one register instead of a pointer's two).
+template <int BG, typename Sync, typename Where, std::size_t... R>
 __device__ __forceinline__ void run_bg_rows(const ldpc_pair_config& c,
                                             uint32_t* app,
                                             uint32_t* __restrict__ states,
@@ -123,7 +138,7 @@ __device__ __forceinline__ void run_bg_rows(const ldpc_pair_config& c,
             s[L] = rs.lo;
             s[2 * L] = rs.hi;
         }
-        __syncthreads();
+        Sync{}();
     };
     (row(std::integral_constant<int, int(R)>{}), ...);
 }
@@ -176,15 +191,16 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
     uint32_t its = 0, pass = 0;
     const auto rows = std::make_index_sequence<bg_rows>{};
     for (int it = 0; it < c.max_iterations && frozen != 3u;) {
-        run_bg_rows<BG>(c,
-                        app,
-                        states,
-                        st_pair + z,
-                        Z,
-                        ldpc_bg_pairs{ c.bg_shifts, uint32_t(z), uint32_t(Z) },
-                        active,
-                        frozen,
-                        rows);
+        run_bg_rows<BG, block_sync>(
+            c,
+            app,
+            states,
+            st_pair + z,
+            Z,
+            ldpc_bg_pairs{ c.bg_shifts, uint32_t(z), uint32_t(Z) },
+            active,
+            frozen,
+            rows);
         for (int r = bg_rows; r < c.rows_used; ++r) {
             const int e0 = c.row_start[r];
             uint32_t* s = states + (st_pair + r * 3 * Z + z);
@@ -229,8 +245,119 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
             break;
         const std::size_t at = std::size_t(cw + k);
         write_bits(
-            bits, at, c.K, packed_bits, [&](int i) { return pk::lane(app[i], k) < 0; });
+            bits,
+            at,
+            c.K,
+            packed_bits,
+            [&](int i) { return pk::lane(app[i], k) < 0; },
+            threadIdx.x,
+            blockDim.x);
         if (threadIdx.x == 0) {
+            iterations[at] = int32_t(its >> (16 * k) & 0xffffu);
+            ok[at] = uint8_t(pass >> k & 1u);
+        }
+    }
+}
+
+// Small lifts (Z <= ldpc_group_max_z): ldpc_groups_per_warp(Z) pairs on
+// each warp, pair g on lanes [g Z, (g + 1) Z) (ldpc_group_of), the pair
+// kernel's steps per pair with the warp's barrier between rows (a pair's
+// lifts never leave its warp) and each pair's parity from the warp's votes
+// masked to its lanes. The warp's pairs run in step: a pair whose
+// codewords have passed stays frozen (its rows leave its state and values
+// as they are: ldpc_pair_keep) until the warp's last pair is done, so each
+// codeword's values, iterations and verdict are the pair kernel's.
+// Values in shared memory (at most 32 lifts x 68 columns x 4 bytes per
+// warp); states as the pair kernel's, per pair.
+template <typename In, int BG>
+__global__ void __launch_bounds__(32 * ldpc_group_warps, 12)
+    decode_group_kernel(ldpc_pair_config c,
+                        const In* __restrict__ llrs,
+                        int n_cw,
+                        uint32_t* __restrict__ states, // [pair][row][mins, tag a, tag b][Z]
+                        uint8_t* __restrict__ bits,
+                        bool packed_bits,
+                        int32_t* __restrict__ iterations,
+                        uint8_t* __restrict__ ok)
+{
+    extern __shared__ uint32_t smem_groups[];
+    const int Z = c.Z, n_vars = c.cols_used * Z, G = ldpc_groups_per_warp(Z);
+    const int warp = threadIdx.x / 32;
+    const ldpc_group_lane me = ldpc_group_of(threadIdx.x % 32, Z);
+    const int pair = (blockIdx.x * ldpc_group_warps + warp) * G + me.g, cw = 2 * pair;
+    const bool real = me.active && cw < n_cw; // a lane of a pair with a codeword
+    const bool two = real && cw + 1 < n_cw;
+    const int z = me.z;
+    uint32_t* app = smem_groups + (warp * G + (me.active ? me.g : 0)) * n_vars;
+    const int st_pair = pair * c.rows_used * 3 * Z; // (< 2^31: launches <= 256 pairs)
+    if (real) {
+        const In* llr_a = llrs + (long long)cw * c.E;
+        for (int n = z; n < n_vars; n += Z)
+            app[n] = pk::make(channel_value(c, llr_a, n),
+                              two ? channel_value(c, llr_a + c.E, n) : 0);
+        for (int k = z; k < c.rows_used * 3 * Z; k += Z)
+            states[st_pair + k] = 0;
+    }
+    __syncwarp();
+
+    uint32_t frozen = !real ? 3u : two ? 0u : 2u;
+    uint32_t its = 0, pass = 0;
+    const auto rows = std::make_index_sequence<bg_rows>{};
+    const ldpc_bg_pairs where{ c.bg_shifts, uint32_t(z), uint32_t(Z) };
+    for (int it = 0; it < c.max_iterations && __any_sync(0xffffffffu, frozen != 3u);) {
+        run_bg_rows<BG, warp_sync>(
+            c, app, states, st_pair + z, Z, where, real, frozen, rows);
+        for (int r = bg_rows; r < c.rows_used; ++r) {
+            const int e0 = c.row_start[r];
+            uint32_t* s = states + (st_pair + r * 3 * Z + z);
+            if (real) {
+                ldpc_pair_state st{ s[0], { s[Z], s[2 * Z] } };
+                ldpc_pair_row(
+                    app, c.edges + e0, c.row_start[r + 1] - e0, z, Z, st, frozen, c.norm);
+                s[0] = st.mins;
+                s[Z] = st.tag[0];
+                s[2 * Z] = st.tag[1];
+            }
+            __syncwarp();
+        }
+        ++it;
+        its = pk::sel(frozen & 1u ? 0xffffu : 0u, its, its & 0xffff0000u | uint32_t(it));
+        its = pk::sel(
+            frozen & 2u ? 0xffff0000u : 0u, its, its & 0xffffu | uint32_t(it) << 16);
+        if (c.early || it == c.max_iterations) {
+            uint32_t bad = 0;
+            if (real) {
+                bad = parity_of_bg_rows<BG>(c, app, where, rows);
+                for (int r = bg_rows; r < c.rows_used; ++r)
+                    bad |= ldpc_pair_parity(app,
+                                            c.edges + c.row_start[r],
+                                            c.row_start[r + 1] - c.row_start[r],
+                                            z,
+                                            Z);
+            }
+            const bool bad_a = __ballot_sync(0xffffffffu, bad & 0x8000u) & me.mask;
+            const bool bad_b = __ballot_sync(0xffffffffu, bad & 0x80000000u) & me.mask;
+            const uint32_t now = (bad_a ? 0u : 1u) | (bad_b ? 0u : 2u);
+            pass = (pass & frozen) | (now & ~frozen);
+            if (c.early)
+                frozen |= pass;
+        }
+    }
+
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+        if (!real || (k == 1 && !two))
+            break;
+        const std::size_t at = std::size_t(cw + k);
+        write_bits(
+            bits,
+            at,
+            c.K,
+            packed_bits,
+            [&](int i) { return pk::lane(app[i], k) < 0; },
+            z,
+            Z);
+        if (z == 0) {
             iterations[at] = int32_t(its >> (16 * k) & 0xffffu);
             ok[at] = uint8_t(pass >> k & 1u);
         }
@@ -273,11 +400,11 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads / 2) decode_split_kern
     int its = 0;
     bool pass = false;
     for (int it = 0; it < c.max_iterations;) {
-        run_bg_rows<BG>(c,
-                        app,
-                        states,
-                        st_cw + z,
-                        H,
+        run_bg_rows<BG, block_sync>(c,
+                                    app,
+                                    states,
+                                    st_cw + z,
+                                    H,
                         ldpc_bg_split{ c.bg_halves, uint32_t(z), uint32_t(H) },
                         active,
                         0u,
@@ -303,7 +430,7 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads / 2) decode_split_kern
         const int l = i % Z;
         return pk::lane(app[i / Z * H + l % H], l / H) < 0;
     };
-    write_bits(bits, std::size_t(cw), c.K, packed_bits, hard);
+    write_bits(bits, std::size_t(cw), c.K, packed_bits, hard, threadIdx.x, blockDim.x);
     if (threadIdx.x == 0) {
         iterations[cw] = its;
         ok[cw] = pass ? 1 : 0;
@@ -326,9 +453,14 @@ void launch_as(const ldpc_pair_config& c,
     const int blocks = (n + 1) / 2, threads = ldpc5g_cuda_threads(c.Z);
     auto* st = static_cast<uint32_t*>(states);
     auto* in = static_cast<const In*>(llrs);
+    const int per_block = ldpc_group_warps * ldpc_groups_per_warp(c.Z); // pairs
     if (n == 1 && smem && ldpc_pair_split_fits(c))
         decode_split_kernel<In, BG><<<1, ldpc5g_cuda_threads(c.Z / 2), smem / 2, s>>>(
             c, in, st, bits, packed, its, ok);
+    else if (smem && c.Z <= ldpc_group_max_z) // (smem: one pair's values)
+        decode_group_kernel<In, BG>
+            <<<(blocks + per_block - 1) / per_block, 32 * ldpc_group_warps,
+               smem * per_block, s>>>(c, in, n, st, bits, packed, its, ok);
     else if (smem)
         decode_pair_kernel<In, true, BG>
             <<<blocks, threads, smem, s>>>(c, in, n, st, nullptr, bits, packed, its, ok);

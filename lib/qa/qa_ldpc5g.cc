@@ -270,7 +270,13 @@ BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
                                            // BG2, every row specialised: one
                                            // codeword takes the CUDA latency
                                            // kernel
-                                           { 240, 300, 2, true, 3.0 } })
+                                           { 240, 300, 2, true, 3.0 },
+                                           // small lifts (BG2 Z=7, BG1 Z=14):
+                                           // batches take the CUDA group kernel
+                                           // (several pairs per warp; 17
+                                           // codewords: 3 warps at Z=7)
+                                           { 40, 96, 2, true, 3.0 },
+                                           { 308, 400, 2, true, 3.5 } })
         for (int batch : { 1, 3, 17 })
             for (bool fixed : { true, false }) {
                 const auto p = ldpc5g_params::make(k.K, k.E, 0, k.Qm, 0, "qa");
