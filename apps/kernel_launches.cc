@@ -103,14 +103,25 @@ int main()
                          bytes,
                          limit);
                     // Fixed-point layered: the pair kernel, two int16 per
-                    // variable (4 bytes, as float).
+                    // variable (4 bytes, as float); small lifts the group
+                    // kernel (several pairs per warp, each pair's bytes).
                     const std::size_t pair =
                         ldpc5g_cuda_shared_bytes(Z, cols, false, limit);
-                    if (fixed && pair)
+                    const std::string code = "BG" + std::to_string(bg) +
+                                             " Z=" + std::to_string(Z);
+                    const std::string all = ", all " + std::to_string(cols) + " columns";
+                    if (fixed && pair && Z <= ldpc_group_max_z)
+                        emit(bg == 1 ? "^decode_group_kernel<.*, 1>"
+                                     : "^decode_group_kernel<.*, 2>",
+                             code + " " + std::to_string(ldpc_groups_per_warp(Z)) +
+                                 " pairs per warp" + all,
+                             32 * ldpc_group_warps,
+                             pair * ldpc_group_warps * ldpc_groups_per_warp(Z),
+                             limit);
+                    else if (fixed && pair)
                         emit(bg == 1 ? "^decode_pair_kernel<.*, true, 1>"
                                      : "^decode_pair_kernel<.*, true, 2>",
-                             "BG" + std::to_string(bg) + " Z=" + std::to_string(Z) +
-                                 " pair, all " + std::to_string(cols) + " columns",
+                             code + " pair" + all,
                              ldpc5g_cuda_threads(Z),
                              pair,
                              limit);

@@ -76,16 +76,16 @@ __device__ int channel_value(const ldpc_pair_config& c, const In* llr, int n)
 constexpr int bg_rows = ldpc_bg_rows;
 
 // Codeword \p at's K hard decisions (negative(i): bit i is 1), threads
-// first, first + stride, ... (the block's, or a group's) striding over them:
-// one byte per bit, or packed MSB first.
+// first, first + stride, ... (a group's) striding over them: one byte per
+// bit, or packed MSB first.
 template <typename Negative>
-__device__ __forceinline__ void write_bits(uint8_t* bits,
-                                           std::size_t at,
-                                           int K,
-                                           bool packed,
-                                           Negative negative,
-                                           int first,
-                                           int stride)
+__device__ __forceinline__ void write_bits_strided(uint8_t* bits,
+                                                   std::size_t at,
+                                                   int K,
+                                                   bool packed,
+                                                   Negative negative,
+                                                   int first,
+                                                   int stride)
 {
     if (packed) {
         const int bytes = (K + 7) / 8;
@@ -98,6 +98,28 @@ __device__ __forceinline__ void write_bits(uint8_t* bits,
         }
     } else {
         for (int i = first; i < K; i += stride)
+            bits[at * K + i] = negative(i) ? 1 : 0;
+    }
+}
+
+// ... the block's threads striding over them (the index and stride read
+// where used: passed in as values, they cost the latency kernel a 4-byte
+// spill on sm_75/sm_80).
+template <typename Negative>
+__device__ __forceinline__ void
+write_bits(uint8_t* bits, std::size_t at, int K, bool packed, Negative negative)
+{
+    if (packed) {
+        const int bytes = (K + 7) / 8;
+        for (int j = threadIdx.x; j < bytes; j += blockDim.x) {
+            unsigned v = 0;
+            for (int b = 0; b < 8; ++b)
+                if (8 * j + b < K && negative(8 * j + b))
+                    v |= 0x80u >> b;
+            bits[at * bytes + j] = uint8_t(v);
+        }
+    } else {
+        for (int i = threadIdx.x; i < K; i += blockDim.x)
             bits[at * K + i] = negative(i) ? 1 : 0;
     }
 }
@@ -245,13 +267,7 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
             break;
         const std::size_t at = std::size_t(cw + k);
         write_bits(
-            bits,
-            at,
-            c.K,
-            packed_bits,
-            [&](int i) { return pk::lane(app[i], k) < 0; },
-            threadIdx.x,
-            blockDim.x);
+            bits, at, c.K, packed_bits, [&](int i) { return pk::lane(app[i], k) < 0; });
         if (threadIdx.x == 0) {
             iterations[at] = int32_t(its >> (16 * k) & 0xffffu);
             ok[at] = uint8_t(pass >> k & 1u);
@@ -349,7 +365,7 @@ __global__ void __launch_bounds__(32 * ldpc_group_warps, 12)
         if (!real || (k == 1 && !two))
             break;
         const std::size_t at = std::size_t(cw + k);
-        write_bits(
+        write_bits_strided(
             bits,
             at,
             c.K,
@@ -430,7 +446,7 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads / 2) decode_split_kern
         const int l = i % Z;
         return pk::lane(app[i / Z * H + l % H], l / H) < 0;
     };
-    write_bits(bits, std::size_t(cw), c.K, packed_bits, hard, threadIdx.x, blockDim.x);
+    write_bits(bits, std::size_t(cw), c.K, packed_bits, hard);
     if (threadIdx.x == 0) {
         iterations[cw] = its;
         ok[cw] = pass ? 1 : 0;
