@@ -64,7 +64,8 @@ const char* source_name(source_kind s)
     return s == source_kind::vector ? "vector_source" : "file_source";
 }
 
-// The samples' file for file_source, removed at exit.
+// The samples' file for file_source, removed at normal exit (a killed
+// bench leaves it in the temporary directory).
 struct sample_file {
     std::string path;
     sample_file(const void* data, std::size_t bytes)
@@ -72,9 +73,13 @@ struct sample_file {
         const auto dir = std::filesystem::temp_directory_path();
         std::string name = (dir / "gpudsp_bench_ddc_XXXXXX").string();
         const int fd = mkstemp(name.data());
-        if (fd < 0 || write(fd, data, bytes) != ssize_t(bytes))
+        const bool written = fd >= 0 && write(fd, data, bytes) == ssize_t(bytes);
+        if (fd >= 0)
+            close(fd);
+        if (!written) {
+            std::remove(name.c_str());
             throw std::runtime_error("bench ddc: cannot write " + name);
-        close(fd);
+        }
         path = name;
     }
     ~sample_file() { std::remove(path.c_str()); }

@@ -239,6 +239,8 @@ void ddc_plan::execute_together(const std::vector<ddc_plan*>& plans,
 {
     if (plans.empty() || plans.size() != outs.size())
         throw std::invalid_argument("ddc: execute_together needs one output per plan");
+    if (first_sample < 0)
+        throw std::invalid_argument(plans[0]->d_who + ": the input starts before its data");
     std::vector<work> w;
     for (std::size_t i = 0; i < plans.size(); ++i) {
         const ddc_config& c = plans[i]->d_config;

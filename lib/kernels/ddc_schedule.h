@@ -11,7 +11,7 @@
 // output is computed in the chunk holding the last sample of its window:
 // the first launch of a chunk brings the chunk's samples (and the T - 1
 // before them) into the cache, the others read them from it.
-// qa_ddc_schedule checks the arithmetic on the CPU.
+// qa_ddc_tile checks the arithmetic on the CPU.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_DDC_SCHEDULE_H
 #define INCLUDED_GPUDSP_KERNELS_DDC_SCHEDULE_H

@@ -347,7 +347,8 @@ LDPC_HD ldpc_pair_bg_state ldpc_pair_bg_keep(uint32_t frozen,
                                              const ldpc_pair_bg_state& old,
                                              const ldpc_pair_bg_state& nw)
 {
-    if (!frozen) // (uniform across the block: no divergence)
+    if (!frozen) // (uniform across a pair's threads; the group kernel's
+                 // pairs of one warp may differ: a divergent branch)
         return nw;
     const uint32_t bytes =
         (frozen & 1u ? 0x00ff00ffu : 0u) | (frozen & 2u ? 0xff00ff00u : 0u);
