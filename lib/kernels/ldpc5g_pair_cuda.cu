@@ -176,6 +176,71 @@ __device__ __forceinline__ uint32_t parity_of_bg_rows(const ldpc_pair_config& c,
             ...);
 }
 
+// Iteration \p it (from 1) of a pair at lift where.z (the pair and group
+// kernels): every row in order, a barrier (Sync) after each; both
+// codewords' iteration counts (its: a in bits 0-15, b in 16-31) unless
+// frozen; where checked, the verdicts (pass bits 0, 1) from the pair's
+// parity failures, which \p vote turns from this lane's bits into the
+// pair's (bit 0: a fails, bit 1: b), and under early exit passing codewords
+// frozen. \p active: this lane has a pair to work on.
+template <int BG, typename Sync, typename Vote>
+__device__ __forceinline__ void pair_iteration(const ldpc_pair_config& c,
+                                               uint32_t* app,
+                                               uint32_t* __restrict__ states,
+                                               int st_pair,
+                                               const ldpc_bg_pairs& where,
+                                               bool active,
+                                               int it,
+                                               uint32_t& frozen,
+                                               uint32_t& its,
+                                               uint32_t& pass,
+                                               Vote vote)
+{
+    const int Z = c.Z, z = int(where.z);
+    run_bg_rows<BG, Sync>(c,
+                          app,
+                          states,
+                          st_pair + z,
+                          Z,
+                          where,
+                          active,
+                          frozen,
+                          std::make_index_sequence<bg_rows>{});
+    for (int r = bg_rows; r < c.rows_used; ++r) {
+        const int e0 = c.row_start[r];
+        uint32_t* s = states + (st_pair + r * 3 * Z + z);
+        if (active) {
+            ldpc_pair_state st{ s[0], { s[Z], s[2 * Z] } };
+            ldpc_pair_row(
+                app, c.edges + e0, c.row_start[r + 1] - e0, z, Z, st, frozen, c.norm);
+            s[0] = st.mins;
+            s[Z] = st.tag[0];
+            s[2 * Z] = st.tag[1];
+        }
+        Sync{}();
+    }
+    its = pk::sel(frozen & 1u ? 0xffffu : 0u, its, its & 0xffff0000u | uint32_t(it));
+    its =
+        pk::sel(frozen & 2u ? 0xffff0000u : 0u, its, its & 0xffffu | uint32_t(it) << 16);
+    if (c.early || it == c.max_iterations) {
+        uint32_t bad = 0;
+        if (active) {
+            bad =
+                parity_of_bg_rows<BG>(c, app, where, std::make_index_sequence<bg_rows>{});
+            for (int r = bg_rows; r < c.rows_used; ++r)
+                bad |= ldpc_pair_parity(app,
+                                        c.edges + c.row_start[r],
+                                        c.row_start[r + 1] - c.row_start[r],
+                                        z,
+                                        Z);
+        }
+        const uint32_t now = ~vote(bad) & 3u;
+        pass = (pass & frozen) | (now & ~frozen);
+        if (c.early)
+            frozen |= pass;
+    }
+}
+
 // Two blocks per SM where the values are in shared memory; one where they
 // are in global memory (64-bit addresses: more registers; the fallback for
 // codes too large for the block's shared memory, bound by memory anyway).
@@ -211,55 +276,23 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
     // (both codewords' iteration counts in one register, passes in bits
     // 0, 1: the row steps need every register they can get)
     uint32_t its = 0, pass = 0;
-    const auto rows = std::make_index_sequence<bg_rows>{};
-    for (int it = 0; it < c.max_iterations && frozen != 3u;) {
-        run_bg_rows<BG, block_sync>(
+    const ldpc_bg_pairs where{ c.bg_shifts, uint32_t(z), uint32_t(Z) };
+    for (int it = 0; it < c.max_iterations && frozen != 3u;)
+        pair_iteration<BG, block_sync>(
             c,
             app,
             states,
-            st_pair + z,
-            Z,
-            ldpc_bg_pairs{ c.bg_shifts, uint32_t(z), uint32_t(Z) },
+            st_pair,
+            where,
             active,
+            ++it,
             frozen,
-            rows);
-        for (int r = bg_rows; r < c.rows_used; ++r) {
-            const int e0 = c.row_start[r];
-            uint32_t* s = states + (st_pair + r * 3 * Z + z);
-            if (active) {
-                ldpc_pair_state st{ s[0], { s[Z], s[2 * Z] } };
-                ldpc_pair_row(
-                    app, c.edges + e0, c.row_start[r + 1] - e0, z, Z, st, frozen, c.norm);
-                s[0] = st.mins;
-                s[Z] = st.tag[0];
-                s[2 * Z] = st.tag[1];
-            }
-            __syncthreads();
-        }
-        ++it;
-        its = pk::sel(frozen & 1u ? 0xffffu : 0u, its, its & 0xffff0000u | uint32_t(it));
-        its = pk::sel(
-            frozen & 2u ? 0xffff0000u : 0u, its, its & 0xffffu | uint32_t(it) << 16);
-        if (c.early || it == c.max_iterations) {
-            uint32_t bad = 0;
-            if (active) {
-                bad = parity_of_bg_rows<BG>(
-                    c, app, ldpc_bg_pairs{ c.bg_shifts, uint32_t(z), uint32_t(Z) }, rows);
-                for (int r = bg_rows; r < c.rows_used; ++r)
-                    bad |= ldpc_pair_parity(app,
-                                            c.edges + c.row_start[r],
-                                            c.row_start[r + 1] - c.row_start[r],
-                                            z,
-                                            Z);
-            }
-            const bool bad_a = __syncthreads_or(bad & 0x8000u);
-            const bool bad_b = __syncthreads_or(bad & 0x80000000u);
-            const uint32_t now = (bad_a ? 0u : 1u) | (bad_b ? 0u : 2u);
-            pass = (pass & frozen) | (now & ~frozen);
-            if (c.early)
-                frozen |= pass;
-        }
-    }
+            its,
+            pass,
+            [](uint32_t bad) {
+                return (__syncthreads_or(bad & 0x8000u) ? 1u : 0u) |
+                       (__syncthreads_or(bad & 0x80000000u) ? 2u : 0u);
+            });
 
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
@@ -286,15 +319,15 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads, SHARED ? 2 : 1)
 // Values in shared memory (at most 32 lifts x 68 columns x 4 bytes per
 // warp); states as the pair kernel's, per pair.
 template <typename In, int BG>
-__global__ void __launch_bounds__(32 * ldpc_group_warps, 12)
-    decode_group_kernel(ldpc_pair_config c,
-                        const In* __restrict__ llrs,
-                        int n_cw,
-                        uint32_t* __restrict__ states, // [pair][row][mins, tag a, tag b][Z]
-                        uint8_t* __restrict__ bits,
-                        bool packed_bits,
-                        int32_t* __restrict__ iterations,
-                        uint8_t* __restrict__ ok)
+__global__ void __launch_bounds__(32 * ldpc_group_warps, 12) decode_group_kernel(
+    ldpc_pair_config c,
+    const In* __restrict__ llrs,
+    int n_cw,
+    uint32_t* __restrict__ states, // [pair][row][mins, tag a, tag b][Z]
+    uint8_t* __restrict__ bits,
+    bool packed_bits,
+    int32_t* __restrict__ iterations,
+    uint8_t* __restrict__ ok)
 {
     extern __shared__ uint32_t smem_groups[];
     const int Z = c.Z, n_vars = c.cols_used * Z, G = ldpc_groups_per_warp(Z);
@@ -318,47 +351,24 @@ __global__ void __launch_bounds__(32 * ldpc_group_warps, 12)
 
     uint32_t frozen = !real ? 3u : two ? 0u : 2u;
     uint32_t its = 0, pass = 0;
-    const auto rows = std::make_index_sequence<bg_rows>{};
     const ldpc_bg_pairs where{ c.bg_shifts, uint32_t(z), uint32_t(Z) };
-    for (int it = 0; it < c.max_iterations && __any_sync(0xffffffffu, frozen != 3u);) {
-        run_bg_rows<BG, warp_sync>(
-            c, app, states, st_pair + z, Z, where, real, frozen, rows);
-        for (int r = bg_rows; r < c.rows_used; ++r) {
-            const int e0 = c.row_start[r];
-            uint32_t* s = states + (st_pair + r * 3 * Z + z);
-            if (real) {
-                ldpc_pair_state st{ s[0], { s[Z], s[2 * Z] } };
-                ldpc_pair_row(
-                    app, c.edges + e0, c.row_start[r + 1] - e0, z, Z, st, frozen, c.norm);
-                s[0] = st.mins;
-                s[Z] = st.tag[0];
-                s[2 * Z] = st.tag[1];
-            }
-            __syncwarp();
-        }
-        ++it;
-        its = pk::sel(frozen & 1u ? 0xffffu : 0u, its, its & 0xffff0000u | uint32_t(it));
-        its = pk::sel(
-            frozen & 2u ? 0xffff0000u : 0u, its, its & 0xffffu | uint32_t(it) << 16);
-        if (c.early || it == c.max_iterations) {
-            uint32_t bad = 0;
-            if (real) {
-                bad = parity_of_bg_rows<BG>(c, app, where, rows);
-                for (int r = bg_rows; r < c.rows_used; ++r)
-                    bad |= ldpc_pair_parity(app,
-                                            c.edges + c.row_start[r],
-                                            c.row_start[r + 1] - c.row_start[r],
-                                            z,
-                                            Z);
-            }
-            const bool bad_a = __ballot_sync(0xffffffffu, bad & 0x8000u) & me.mask;
-            const bool bad_b = __ballot_sync(0xffffffffu, bad & 0x80000000u) & me.mask;
-            const uint32_t now = (bad_a ? 0u : 1u) | (bad_b ? 0u : 2u);
-            pass = (pass & frozen) | (now & ~frozen);
-            if (c.early)
-                frozen |= pass;
-        }
-    }
+    for (int it = 0; it < c.max_iterations && __any_sync(0xffffffffu, frozen != 3u);)
+        pair_iteration<BG, warp_sync>(
+            c,
+            app,
+            states,
+            st_pair,
+            where,
+            real,
+            ++it,
+            frozen,
+            its,
+            pass,
+            [&](uint32_t bad) {
+                return (__ballot_sync(0xffffffffu, bad & 0x8000u) & me.mask ? 1u : 0u) |
+                       (__ballot_sync(0xffffffffu, bad & 0x80000000u) & me.mask ? 2u
+                                                                                : 0u);
+            });
 
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
@@ -416,15 +426,16 @@ __global__ void __launch_bounds__(ldpc5g_cuda_max_threads / 2) decode_split_kern
     int its = 0;
     bool pass = false;
     for (int it = 0; it < c.max_iterations;) {
-        run_bg_rows<BG, block_sync>(c,
-                                    app,
-                                    states,
-                                    st_cw + z,
-                                    H,
-                        ldpc_bg_split{ c.bg_halves, uint32_t(z), uint32_t(H) },
-                        active,
-                        0u,
-                        rows);
+        run_bg_rows<BG, block_sync>(
+            c,
+            app,
+            states,
+            st_cw + z,
+            H,
+            ldpc_bg_split{ c.bg_halves, uint32_t(z), uint32_t(H) },
+            active,
+            0u,
+            rows);
         its = ++it;
         if (c.early || it == c.max_iterations) {
             const uint32_t bad =
@@ -474,9 +485,10 @@ void launch_as(const ldpc_pair_config& c,
         decode_split_kernel<In, BG><<<1, ldpc5g_cuda_threads(c.Z / 2), smem / 2, s>>>(
             c, in, st, bits, packed, its, ok);
     else if (smem && c.Z <= ldpc_group_max_z) // (smem: one pair's values)
-        decode_group_kernel<In, BG>
-            <<<(blocks + per_block - 1) / per_block, 32 * ldpc_group_warps,
-               smem * per_block, s>>>(c, in, n, st, bits, packed, its, ok);
+        decode_group_kernel<In, BG><<<(blocks + per_block - 1) / per_block,
+                                      32 * ldpc_group_warps,
+                                      smem * per_block,
+                                      s>>>(c, in, n, st, bits, packed, its, ok);
     else if (smem)
         decode_pair_kernel<In, true, BG>
             <<<blocks, threads, smem, s>>>(c, in, n, st, nullptr, bits, packed, its, ok);
