@@ -547,6 +547,44 @@ noisy(const ldpc5g_params& p, int batch, double sigma, std::mt19937& rng)
     return llr;
 }
 
+// A batch's decisions: K bits, iterations and verdict per codeword.
+struct decoded {
+    std::vector<uint8_t> bits, ok;
+    std::vector<int32_t> its;
+    decoded(const ldpc5g_params& p, int batch)
+        : bits(std::size_t(batch) * p.K), ok(batch + 1), its(batch + 1)
+    {
+    }
+};
+
+// Checks \p model's decisions against the CPU backend's for the batch;
+// returns how many codewords passed, their iterations appended to
+// \p iterations.
+int check_against_cpu(const ldpc5g_params& p,
+                      const ldpc5g_decoder_config& dc,
+                      const std::vector<float>& llr,
+                      int batch,
+                      const decoded& model,
+                      const std::string& what,
+                      std::string& iterations)
+{
+    ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
+    decoded want(p, batch);
+    cpu.decode(llr.data(), batch, want.bits.data(), want.its.data(), want.ok.data());
+    int passed = 0;
+    for (int b = 0; b < batch; ++b) {
+        BOOST_CHECK_MESSAGE(std::equal(&want.bits[std::size_t(b) * p.K],
+                                       &want.bits[std::size_t(b + 1) * p.K],
+                                       &model.bits[std::size_t(b) * p.K]),
+                            what << " codeword " << b);
+        BOOST_CHECK_EQUAL(want.its[b], model.its[b]);
+        BOOST_CHECK_EQUAL(want.ok[b], model.ok[b]);
+        passed += want.ok[b];
+        iterations += " " + std::to_string(want.its[b]);
+    }
+    return passed;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE(pair_decodes_equal_the_cpu_backend)
@@ -576,31 +614,23 @@ BOOST_AUTO_TEST_CASE(pair_decodes_equal_the_cpu_backend)
         dc.early_termination = k.early;
         const int batch = 7; // odd: the last pair has one codeword
         const auto llr = noisy(p, batch, k.sigma, rng);
-        ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
-        std::vector<uint8_t> bits(std::size_t(batch) * p.K), ok(batch);
-        std::vector<int32_t> its(batch);
-        cpu.decode(llr.data(), batch, bits.data(), its.data(), ok.data());
         pair_model model(p, dc);
-        std::vector<uint8_t> mbits(std::size_t(batch) * p.K), mok(batch + 1);
-        std::vector<int32_t> mits(batch + 1);
+        decoded m(p, batch);
         for (int b = 0; b < batch; b += 2)
             model.decode(&llr[std::size_t(b) * p.E],
                          b + 1 < batch ? &llr[std::size_t(b + 1) * p.E] : nullptr,
-                         &mbits[std::size_t(b) * p.K],
-                         &mits[b],
-                         &mok[b]);
-        int passed = 0;
+                         &m.bits[std::size_t(b) * p.K],
+                         &m.its[b],
+                         &m.ok[b]);
         std::string iterations;
-        for (int b = 0; b < batch; ++b) {
-            BOOST_CHECK_MESSAGE(std::equal(&bits[std::size_t(b) * p.K],
-                                           &bits[std::size_t(b + 1) * p.K],
-                                           &mbits[std::size_t(b) * p.K]),
-                                "K=" << k.K << " E=" << k.E << " codeword " << b);
-            BOOST_CHECK_EQUAL(its[b], mits[b]);
-            BOOST_CHECK_EQUAL(ok[b], mok[b]);
-            passed += ok[b];
-            iterations += " " + std::to_string(its[b]);
-        }
+        const int passed =
+            check_against_cpu(p,
+                              dc,
+                              llr,
+                              batch,
+                              m,
+                              "K=" + std::to_string(k.K) + " E=" + std::to_string(k.E),
+                              iterations);
         BOOST_TEST_MESSAGE("K=" << k.K << " E=" << k.E << " rows=" << p.rows_used << ": "
                                 << passed << " of " << batch << " passed, iterations"
                                 << iterations);
@@ -667,26 +697,18 @@ BOOST_AUTO_TEST_CASE(group_decodes_equal_the_cpu_backend)
         const int G = ldpc_groups_per_warp(p.Z);
         const int batch = 2 * (2 * G + 1) + 1; // two warps and a part, an odd pair
         const auto llr = noisy(p, batch, k.sigma, rng);
-        ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
-        std::vector<uint8_t> bits(std::size_t(batch) * p.K), ok(batch);
-        std::vector<int32_t> its(batch);
-        cpu.decode(llr.data(), batch, bits.data(), its.data(), ok.data());
         pair_model model(p, dc);
-        std::vector<uint8_t> mbits(std::size_t(batch) * p.K), mok(batch);
-        std::vector<int32_t> mits(batch);
-        model.decode_groups(llr, batch, mbits.data(), mits.data(), mok.data());
-        int passed = 0;
+        decoded m(p, batch);
+        model.decode_groups(llr, batch, m.bits.data(), m.its.data(), m.ok.data());
         std::string iterations;
-        for (int b = 0; b < batch; ++b) {
-            BOOST_CHECK_MESSAGE(std::equal(&bits[std::size_t(b) * p.K],
-                                           &bits[std::size_t(b + 1) * p.K],
-                                           &mbits[std::size_t(b) * p.K]),
-                                "K=" << k.K << " Z=" << p.Z << " codeword " << b);
-            BOOST_CHECK_EQUAL(its[b], mits[b]);
-            BOOST_CHECK_EQUAL(ok[b], mok[b]);
-            passed += ok[b];
-            iterations += " " + std::to_string(its[b]);
-        }
+        const int passed =
+            check_against_cpu(p,
+                              dc,
+                              llr,
+                              batch,
+                              m,
+                              "K=" + std::to_string(k.K) + " Z=" + std::to_string(p.Z),
+                              iterations);
         passed_all += passed;
         failed_all += batch - passed;
         BOOST_TEST_MESSAGE("K=" << k.K << " BG" << p.bg << " Z=" << p.Z << " G=" << G
