@@ -240,7 +240,8 @@ void ddc_plan::execute_together(const std::vector<ddc_plan*>& plans,
     if (plans.empty() || plans.size() != outs.size())
         throw std::invalid_argument("ddc: execute_together needs one output per plan");
     if (first_sample < 0)
-        throw std::invalid_argument(plans[0]->d_who + ": the input starts before its data");
+        throw std::invalid_argument(plans[0]->d_who +
+                                    ": the input starts before its data");
     std::vector<work> w;
     for (std::size_t i = 0; i < plans.size(); ++i) {
         const ddc_config& c = plans[i]->d_config;
@@ -255,14 +256,14 @@ void ddc_plan::execute_together(const std::vector<ddc_plan*>& plans,
     execute_together(w, in, stream);
 }
 
-void ddc_plan::execute_together(const std::vector<work>& work,
+void ddc_plan::execute_together(const std::vector<work>& list,
                                 const void* in,
                                 runtime::stream_handle stream)
 {
-    if (work.empty())
+    if (list.empty())
         return;
-    const ddc_plan& p0 = *work[0].plan;
-    for (const auto& w : work) {
+    const ddc_plan& p0 = *list[0].plan;
+    for (const auto& w : list) {
         const ddc_plan& p = *w.plan;
         if (p.d_config.input != p0.d_config.input || p.d_where.kind != p0.d_where.kind ||
             p.d_where.device != p0.d_where.device)
@@ -272,55 +273,51 @@ void ddc_plan::execute_together(const std::vector<work>& work,
         if (w.n_outputs && w.first_sample < 0)
             throw std::invalid_argument(p.d_who + ": the input starts before its data");
     }
-    // Banks: plans of one shape over the same outputs (ddc_group_member).
-    struct bank {
-        std::vector<std::size_t> members; // into work
-        ddc_span span;
-    };
-    std::vector<bank> banks;
-    for (std::size_t i = 0; i < work.size(); ++i) {
-        const auto& w = work[i];
+    // Banks: plans of one shape over the same outputs, their outputs' span
+    // and their members (indices into list).
+    std::vector<ddc_span> spans;
+    std::vector<std::vector<std::size_t>> banks;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const auto& w = list[i];
         if (!w.n_outputs)
             continue;
-        const ddc_span s{ w.first_sample,
-                          w.n_outputs,
-                          w.plan->d_config.decimation,
-                          w.plan->d_config.n_taps() };
-        auto same = [&](const bank& b) {
-            const auto& v = work[b.members[0]];
-            return b.span.first_sample == s.first_sample && b.span.n == s.n &&
-                   b.span.D == s.D && b.span.T == s.T && v.first_output == w.first_output;
-        };
-        const auto it = std::find_if(banks.begin(), banks.end(), same);
-        if (it != banks.end())
-            it->members.push_back(i);
-        else
-            banks.push_back({ { i }, s });
+        const ddc_config& c = w.plan->d_config;
+        const ddc_span s{ w.first_sample, w.n_outputs, c.decimation, c.n_taps() };
+        std::size_t b = 0;
+        while (b < banks.size() &&
+               !(spans[b].first_sample == s.first_sample && spans[b].n == s.n &&
+                 spans[b].D == s.D && spans[b].T == s.T &&
+                 list[banks[b][0]].first_output == w.first_output))
+            ++b;
+        if (b == banks.size()) {
+            spans.push_back(s);
+            banks.emplace_back();
+        }
+        banks[b].push_back(i);
     }
-    // Outputs [k0, k1) of bank b: together where the backend can.
-    auto run = [&](const bank& b, std::size_t k0, std::size_t k1) {
-        const int64_t first = b.span.first_sample + int64_t(k0) * b.span.D;
-        std::vector<ddc_group_member> members;
-        for (std::size_t i : b.members)
-            members.push_back({ work[i].plan->d_impl.get(),
-                                &work[i].plan->d_phase,
-                                static_cast<std::complex<float>*>(work[i].out) + k0 });
-        const uint64_t m0 = work[b.members[0]].first_output + k0;
-        if (members.size() > 1 &&
-            members[0].impl->execute_group(members, in, first, m0, k1 - k0, stream))
-            return;
-        for (const auto& m : members)
-            m.impl->execute(in, first, m0, k1 - k0, m.out, *m.phase, stream);
-    };
     // One shape: one read whatever the size. Several: chunks the cache keeps.
     const std::size_t cache = banks.size() > 1 ? p0.d_impl->cache_chunk_bytes() : 0;
-    const int64_t chunk = int64_t(cache / std::max<std::size_t>(1, p0.input_bytes(4)) * 4);
-    std::vector<ddc_span> spans;
-    for (const auto& b : banks)
-        spans.push_back(b.span);
-    ddc_for_chunks(spans.data(), spans.size(), chunk, [&](std::size_t b, std::size_t k0, std::size_t k1) {
-        run(banks[b], k0, k1);
-    });
+    const int64_t chunk = int64_t(cache / p0.input_bytes(4) * 4);
+    // Outputs [k0, k1) of bank b: together where the backend can.
+    ddc_for_chunks(
+        spans.data(),
+        spans.size(),
+        chunk,
+        [&](std::size_t b, std::size_t k0, std::size_t k1) {
+            const int64_t first = spans[b].first_sample + int64_t(k0) * spans[b].D;
+            const uint64_t m0 = list[banks[b][0]].first_output + k0;
+            std::vector<ddc_group_member> members;
+            for (std::size_t i : banks[b])
+                members.push_back(
+                    { list[i].plan->d_impl.get(),
+                      &list[i].plan->d_phase,
+                      static_cast<std::complex<float>*>(list[i].out) + k0 });
+            if (members.size() > 1 &&
+                members[0].impl->execute_group(members, in, first, m0, k1 - k0, stream))
+                return;
+            for (const auto& m : members)
+                m.impl->execute(in, first, m0, k1 - k0, m.out, *m.phase, stream);
+        });
 }
 
 std::vector<std::complex<float>> ddc_plan::execute_host(const void* in,

@@ -212,9 +212,9 @@ __global__ void __launch_bounds__(fir_threads)
 // shared memory, written input-contiguous.
 constexpr int postproc_threads = 256;
 
-template <bool CI8>
 // (The pointers also in p come as __restrict__ arguments: read through p,
 // sm_80 takes 34 registers and 75% occupancy instead of 32 and 100%.)
+template <bool CI8>
 __global__ void __launch_bounds__(postproc_threads)
     postproc(const cuFloatComplex* __restrict__ spectra, // [s][input][N+1]
              const postproc_params p,

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <optional>
 
 using namespace gr::gpudsp;
 using kernels::ddc_input;
@@ -25,6 +26,44 @@ BOOST_TEST_GLOBAL_FIXTURE(device_fixture);
 namespace {
 
 using cvec = std::vector<std::complex<float>>;
+
+// The input uploaded to a device and \p n_values complex outputs there,
+// poisoned (NaN).
+struct device_io {
+    runtime::device_context::sptr ctx;
+    runtime::device_stream stream;
+    runtime::device_memory in, out;
+
+    device_io(const runtime::backend_choice& where,
+              const std::vector<uint8_t>& bytes,
+              std::size_t n_values)
+        : ctx(runtime::device_context::get(where.kind, where.device)),
+          stream(ctx, "qa"),
+          in(ctx, bytes.size(), "qa"),
+          out(ctx, n_values * 8, "qa")
+    {
+        ctx->copy_async(in.get(),
+                        bytes.data(),
+                        bytes.size(),
+                        runtime::copy_kind::host_to_device,
+                        stream.get(),
+                        "qa");
+        ctx->memset_async(out.get(), 0xFF, n_values * 8, stream.get(), "qa");
+    }
+
+    // Output value k on the device.
+    void* at(std::size_t k) { return out.get() + k * 8; }
+
+    // n complex values at device address p, after the stream's work.
+    cvec read(const void* p, std::size_t n)
+    {
+        cvec v(n);
+        ctx->copy_async(
+            v.data(), p, n * 8, runtime::copy_kind::device_to_host, stream.get(), "qa");
+        stream.synchronize();
+        return v;
+    }
+};
 
 // Outputs [0, n_out) of \p plan, first window sample at \p first, in calls
 // of the sizes given, with an optional retune before output \p retune_at.
@@ -37,26 +76,13 @@ cvec run(kernels::ddc_plan& plan,
 {
     const int D = plan.config().decimation;
     cvec out(n_out);
-    runtime::device_context::sptr ctx;
-    std::unique_ptr<runtime::device_stream> stream;
-    std::unique_ptr<runtime::device_memory> d_in, d_out;
+    std::optional<device_io> dev;
     const void* src = in.data();
     void* dst = out.data();
     if (plan.where().kind != runtime::backend_kind::cpu) {
-        ctx = runtime::device_context::get(plan.where().kind, plan.where().device);
-        stream = std::make_unique<runtime::device_stream>(ctx, "qa");
-        d_in = std::make_unique<runtime::device_memory>(ctx, in.size(), "qa");
-        d_out = std::make_unique<runtime::device_memory>(ctx, n_out * 8, "qa");
-        ctx->copy_async(d_in->get(),
-                        in.data(),
-                        in.size(),
-                        runtime::copy_kind::host_to_device,
-                        stream->get(),
-                        "qa");
-        ctx->memset_async(
-            d_out->get(), 0xFF, n_out * 8, stream->get(), "qa"); // NaN poison
-        src = d_in->get();
-        dst = d_out->get();
+        dev.emplace(plan.where(), in, n_out);
+        src = dev->in.get();
+        dst = dev->out.get();
     }
     std::size_t done = 0;
     for (std::size_t k = 0; done < n_out; ++k) {
@@ -70,19 +96,10 @@ cvec run(kernels::ddc_plan& plan,
                      done,
                      n,
                      static_cast<std::complex<float>*>(dst) + done,
-                     stream ? stream->get() : nullptr);
+                     dev ? dev->stream.get() : nullptr);
         done += n;
     }
-    if (ctx) {
-        ctx->copy_async(out.data(),
-                        d_out->get(),
-                        n_out * 8,
-                        runtime::copy_kind::device_to_host,
-                        stream->get(),
-                        "qa");
-        stream->synchronize();
-    }
-    return out;
+    return dev ? dev->read(dev->out.get(), n_out) : out;
 }
 
 // The relative error of finite device outputs (the poison is NaN).
@@ -176,42 +193,24 @@ BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
                     c, qa::test_device(), "qa_device"));
                 raw.push_back(plans.back().get());
             }
-            auto ctx = runtime::device_context::get(qa::test_device().kind,
-                                                    qa::test_device().device);
-            runtime::device_stream stream(ctx, "qa");
-            runtime::device_memory d_in(ctx, in.size(), "qa");
-            runtime::device_memory d_out(ctx, n_plans * n_out * 8, "qa");
-            ctx->copy_async(d_in.get(),
-                            in.data(),
-                            in.size(),
-                            runtime::copy_kind::host_to_device,
-                            stream.get(),
-                            "qa");
-            ctx->memset_async(d_out.get(), 0xFF, n_plans * n_out * 8, stream.get(), "qa");
+            device_io dev(qa::test_device(), in, n_plans * n_out);
             std::size_t done = 0;
             for (std::size_t k = 0; done < n_out; ++k) {
                 const std::size_t n =
                     std::min<std::size_t>(k % 2 ? 5000 : 7, n_out - done);
                 std::vector<void*> outs;
                 for (int i = 0; i < n_plans; ++i)
-                    outs.push_back(d_out.get() + (i * n_out + done) * 8);
+                    outs.push_back(dev.at(i * n_out + done));
                 kernels::ddc_plan::execute_together(raw,
-                                                    d_in.get(),
+                                                    dev.in.get(),
                                                     first + int64_t(done) * D,
                                                     done,
                                                     n,
                                                     outs,
-                                                    stream.get());
+                                                    dev.stream.get());
                 done += n;
             }
-            cvec together(n_plans * n_out);
-            ctx->copy_async(together.data(),
-                            d_out.get(),
-                            together.size() * 8,
-                            runtime::copy_kind::device_to_host,
-                            stream.get(),
-                            "qa");
-            stream.synchronize();
+            const cvec together = dev.read(dev.out.get(), n_plans * n_out);
             for (int i = 0; i < n_plans; ++i) {
                 const auto alone = run(*plans[i], in, first, n_out, { n_out });
                 BOOST_CHECK_MESSAGE(
@@ -265,21 +264,10 @@ BOOST_AUTO_TEST_CASE(other_decimations_together_equal_each_alone)
             m0.push_back((T - 1 + D - 1) / D + (i == 1 ? 0 : i));
             n_out.push_back((n_samples - 1) / D - m0.back() + 1 - (i == 1 ? 0 : i));
         }
-        auto ctx = runtime::device_context::get(qa::test_device().kind,
-                                                qa::test_device().device);
-        runtime::device_stream stream(ctx, "qa");
-        runtime::device_memory d_in(ctx, in.size(), "qa");
         std::size_t total = 0;
         for (auto n : n_out)
             total += n;
-        runtime::device_memory d_out(ctx, total * 8, "qa");
-        ctx->copy_async(d_in.get(),
-                        in.data(),
-                        in.size(),
-                        runtime::copy_kind::host_to_device,
-                        stream.get(),
-                        "qa");
-        ctx->memset_async(d_out.get(), 0xFF, total * 8, stream.get(), "qa");
+        device_io dev(qa::test_device(), in, total);
         std::vector<kernels::ddc_plan::work> work;
         std::size_t at = 0;
         for (std::size_t i = 0; i < plans.size(); ++i) {
@@ -288,37 +276,23 @@ BOOST_AUTO_TEST_CASE(other_decimations_together_equal_each_alone)
                              lead + int64_t(m0[i]) * c.decimation - c.n_taps() + 1,
                              m0[i],
                              n_out[i],
-                             d_out.get() + at * 8 });
+                             dev.at(at) });
             at += n_out[i];
         }
-        kernels::ddc_plan::execute_together(work, d_in.get(), stream.get());
-        cvec together(total);
-        ctx->copy_async(together.data(),
-                        d_out.get(),
-                        total * 8,
-                        runtime::copy_kind::device_to_host,
-                        stream.get(),
-                        "qa");
-        stream.synchronize();
+        kernels::ddc_plan::execute_together(work, dev.in.get(), dev.stream.get());
+        const cvec together = dev.read(dev.out.get(), total);
         at = 0;
         for (std::size_t i = 0; i < plans.size(); ++i) {
             // Alone: the same outputs, one call (fresh plans: same phase).
             kernels::ddc_plan alone(plans[i]->config(), qa::test_device(), "qa_device");
-            runtime::device_memory d_alone(ctx, n_out[i] * 8, "qa");
-            alone.execute(d_in.get(),
+            runtime::device_memory d_alone(dev.ctx, n_out[i] * 8, "qa");
+            alone.execute(dev.in.get(),
                           work[i].first_sample,
                           m0[i],
                           n_out[i],
                           d_alone.get(),
-                          stream.get());
-            cvec want(n_out[i]);
-            ctx->copy_async(want.data(),
-                            d_alone.get(),
-                            n_out[i] * 8,
-                            runtime::copy_kind::device_to_host,
-                            stream.get(),
-                            "qa");
-            stream.synchronize();
+                          dev.stream.get());
+            const cvec want = dev.read(d_alone.get(), n_out[i]);
             BOOST_CHECK_MESSAGE(
                 std::memcmp(want.data(), together.data() + at, n_out[i] * 8) == 0,
                 "plan " << i << " format " << int(f));

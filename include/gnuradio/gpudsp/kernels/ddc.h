@@ -117,7 +117,7 @@ public:
      *  filters too long for a tile) each plan runs in turn. Every output
      *  equals what its plan computes alone, bit for bit. Plans of other
      *  input formats, backends or devices are refused. */
-    static void execute_together(const std::vector<work>& work,
+    static void execute_together(const std::vector<work>& list,
                                  const void* in,
                                  runtime::stream_handle stream);
 
