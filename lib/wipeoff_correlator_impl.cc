@@ -387,6 +387,37 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
     }
 }
 
+// GNU Radio 3.10's block::replace_buffer() gives a host writer's
+// replacement buffer the type of the reader's *output* port (it reads the
+// reader's output signature), and this block's record output is a host
+// buffer: fed by a host block, the inputs stay host buffers. Those samples
+// are uploaded here, every call (a sample kept for a pending integration is
+// uploaded again); a GPU block upstream (gpudsp.device_copy, say) hands over
+// device buffers, read in place.
+std::vector<const void*>
+wipeoff_correlator_impl::device_inputs(const gr_vector_const_void_star& in, int n)
+{
+    std::vector<const void*> ants(in.begin(), in.end());
+    const auto& ctx = d_io->context();
+    const std::size_t bytes = std::size_t(n) * d_plan.sample_bytes();
+    d_staged.resize(ants.size());
+    for (std::size_t m = 0; m < ants.size(); ++m) {
+        if (runtime::device_io::input_buffer(*this, int(m)) || bytes == 0)
+            continue;
+        auto& staged = d_staged[m];
+        if (!staged || staged->size() < bytes) // (earlier calls ended synchronised)
+            staged = std::make_unique<runtime::device_memory>(ctx, bytes, identifier());
+        ctx->copy_async(staged->get(),
+                        ants[m],
+                        bytes,
+                        runtime::copy_kind::host_to_device,
+                        d_io->stream(),
+                        identifier());
+        ants[m] = staged->get();
+    }
+    return ants;
+}
+
 void wipeoff_correlator_impl::forecast(int, gr_vector_int& ninput_items_required)
 {
     // Enough for the earliest pending integration to complete.
@@ -545,7 +576,9 @@ int wipeoff_correlator_impl::general_work(int noutput_items,
         std::vector<kernels::gnss_job> jobs;
         for (const auto& g : sched)
             jobs.push_back(g.job(r0));
-        std::vector<const void*> ants(input_items.begin(), input_items.end());
+        const auto ants =
+            d_io ? device_inputs(input_items, n)
+                 : std::vector<const void*>(input_items.begin(), input_items.end());
         const std::size_t per = std::size_t(d_plan.n_antennas()) * d_plan.n_taps();
         std::vector<std::complex<float>> sums(jobs.size() * per);
         d_plan.execute(

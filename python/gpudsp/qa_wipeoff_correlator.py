@@ -471,6 +471,20 @@ class wipeoff_block_tests:
         starts = [pmt.to_python(dbg.get_message(i))["start"] for i in range(whole)]
         self.assertLessEqual(starts[-1] + period, n)
 
+    def test_host_fed_samples_reach_the_device(self):
+        # GNU Radio 3.10 leaves a host buffer between a host source and this
+        # block (its replace_buffer() reads the reader's output signature):
+        # the block must upload what it reads, not hand host pointers to
+        # the device (an illegal address on CUDA).
+        if self.backend == "cpu":
+            self.skipTest("no device")
+        x = signal(20011)
+        before = gpudsp.device_counters(self.backend, 0)["h2d_bytes"]
+        recs = self.run_records(x)
+        uploaded = gpudsp.device_counters(self.backend, 0)["h2d_bytes"] - before
+        self.assertGreaterEqual(uploaded, x.size * 8)
+        self.check_against_kernel(x, recs)
+
     def test_complex_short_input(self):
         x = signal(20011, n_antennas=1)
         x16 = np.stack([np.round(x.real * 500), np.round(x.imag * 500)], -1).astype(np.int16)
