@@ -61,5 +61,9 @@ export PATH="$root/bin:/usr/local/cuda/bin:$PATH"
 export PYTHONHOME="$root/python" PYTHONNOUSERSITE=1 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 export GPUDSP_DATA_DIR="$root/share/gr-gpudsp"
 export GR_DONT_LOAD_PREFS=1 GR_CONF_CONTROLPORT_ON=False
+# GNU Radio 3.10 reads its logger settings from /etc/gnuradio/conf.d (even
+# with GR_DONT_LOAD_PREFS), which the GPU machine lacks: without these its
+# logger writes nothing, and tests that check logged errors fail.
+export GR_CONF_LOG_LOG_LEVEL=info GR_CONF_LOG_LOG_FILE=stderr
 exec "$root/python/bin/python3.11" "$root/suite/runner.py" --root "$root" \
     --out "${OUT:-$here/out}" "$@"
