@@ -76,9 +76,10 @@ private:
     pmt::pmt_t message(const gnss_integration& job,
                        const std::complex<float>* sums,
                        uint64_t missing) const;
-    //! Device pointers to the \p n samples of every antenna input (call
-    //! with d_io set): uploaded where GNU Radio left a host buffer.
-    std::vector<const void*> device_inputs(const gr_vector_const_void_star& in, int n);
+    //! Device pointers to sample \p lo of every antenna input (call with
+    //! d_io set): [lo, hi) uploaded where GNU Radio left a host buffer.
+    std::vector<const void*>
+    device_inputs(const gr_vector_const_void_star& in, int64_t lo, int64_t hi);
     void write_record(char* out,
                       const gnss_integration& job,
                       const std::complex<float>* sums,

@@ -11,7 +11,7 @@
 // host-to-device copy and the chain's host part alone (null_source -> head
 // -> null_sink), both measured in the same run: on the first H100 run
 // (2026-11-24) the host part, not PCIe, bounded it (230 MS/s against 6873
-// of pinned H2D, the CPU row 264).
+// of pinned H2D, the CPU row 264-291).
 
 #include "bench.h"
 #include <gnuradio/blocks/head.h>

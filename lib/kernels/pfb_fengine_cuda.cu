@@ -72,68 +72,81 @@ void check_cufft(cufftResult r, const char* op, const std::string& who)
 }
 
 #ifdef GPUDSP_HAVE_FENGINE_CALLBACK
-// Why cuFFT links no LTO callback at all in this process ("" while it may):
-// found once, when a plan's own callbacks are refused and a trivial one is
-// refused too. Later plans then skip the attempt, whose cost (a JIT link,
-// and host memory cuFFT keeps from each failed one) would come every time.
-// Seen on an H100 machine (2026-11-24): cuFFT 12.0.0.61 asked
-// libnvJitLink 13.0.88 for 13.1 symbols, CUFFT_INTERNAL_ERROR.
+// Whether cuFFT links LTO callbacks at all in this process, found once, when
+// a plan's own callbacks are refused: a trivial one (same fatbin) is tried on
+// a 64-point plan. Refused with a link-time error too, the reason is kept
+// and later plans skip the attempt, whose cost (a JIT link, and host memory
+// cuFFT keeps from each failed one) would come every time; accepted, the
+// refusals are each plan's own. Seen on an H100 machine (2026-11-24):
+// cuFFT 12.0.0.61 asked libnvJitLink 13.0.88 for 13.1 symbols.
 class cufft_lto
 {
 public:
+    //! The kept reason, "" while cuFFT may link callbacks.
     static std::string unavailable()
     {
         std::lock_guard<std::mutex> lock(mutex());
-        return reason();
+        return state().reason;
     }
 
-    // After \p refusal of a plan's callbacks: probes a C2C plan of 64
-    // points with the trivial callback; records and returns the reason
-    // when that is refused too, else "".
+    //! After \p refusal of a plan's callbacks: the reason when cuFFT links
+    //! none in this process, else "".
     static std::string probe_after(const std::string& refusal)
     {
         std::lock_guard<std::mutex> lock(mutex());
-        if (!reason().empty())
-            return reason();
+        auto& st = state();
+        if (st.probed)
+            return st.reason;
         cufftHandle h;
         if (cufftCreate(&h) != CUFFT_SUCCESS)
             return "";
         void* info = nullptr;
-        cufftResult r = cufftXtSetJITCallback(h,
-                                              "gpudsp_cufft_lto_probe",
-                                              gpudsp_fengine_store_fatbin,
-                                              sizeof gpudsp_fengine_store_fatbin,
-                                              CUFFT_CB_ST_COMPLEX,
-                                              &info);
+        cufftResult r = cufftSetAutoAllocation(h, 0); // plans only: no work area
+        if (r == CUFFT_SUCCESS)
+            r = cufftXtSetJITCallback(h,
+                                      "gpudsp_cufft_lto_probe",
+                                      gpudsp_fengine_store_fatbin,
+                                      sizeof gpudsp_fengine_store_fatbin,
+                                      CUFFT_CB_ST_COMPLEX,
+                                      &info);
         std::size_t bytes = 0;
         if (r == CUFFT_SUCCESS)
             r = cufftMakePlan1d(h, 64, CUFFT_C2C, 1, &bytes);
         cufftDestroy(h);
+        // Only what a link refusal returns is the machine's for good.
+        if (r != CUFFT_SUCCESS && r != CUFFT_INTERNAL_ERROR && r != CUFFT_NOT_SUPPORTED)
+            return "";
+        st.probed = true;
         if (r == CUFFT_SUCCESS)
             return "";
         int v[3] = { 0, 0, 0 };
         cufftGetProperty(MAJOR_VERSION, &v[0]);
         cufftGetProperty(MINOR_VERSION, &v[1]);
         cufftGetProperty(PATCH_LEVEL, &v[2]);
-        reason() = "cuFFT " + std::to_string(v[0]) + "." + std::to_string(v[1]) + "." +
-                   std::to_string(v[2]) +
-                   " links no LTO callback in this process: a trivial one is refused "
-                   "too (" +
-                   cufft_error_name(r) +
-                   "; nvJitLink older than cuFFT does this); first refusal: " + refusal;
-        return reason();
+        st.reason =
+            "cuFFT " + std::to_string(v[0]) + "." + std::to_string(v[1]) + "." +
+            std::to_string(v[2]) +
+            " links no LTO callback in this process: a trivial one is refused "
+            "too (" +
+            cufft_error_name(r) +
+            "; an nvJitLink older than cuFFT is one cause); first refusal: " + refusal;
+        return st.reason;
     }
 
 private:
+    struct probe_state {
+        bool probed = false;
+        std::string reason;
+    };
     static std::mutex& mutex()
     {
         static std::mutex m;
         return m;
     }
-    static std::string& reason()
+    static probe_state& state()
     {
-        static std::string r;
-        return r;
+        static probe_state st;
+        return st;
     }
 };
 #endif
@@ -498,15 +511,16 @@ private:
         constexpr int threads = fir_threads;
         const int taps = d_c.n_taps;
         // Sections along time: enough threads in all to fill the GPU (2^18,
-        // about 2000 per SM of an H100), each section at least T spectra
-        // long (its T - 1 spectra of warm-up are then at most one extra read
-        // of the input, 1.25 B per 10-bit sample of the 18.25 moved). The
-        // first H100 run (2026-11-24) had sections of at least 8T and 2^17
-        // threads: ncu saw grids of 128 blocks, 6% achieved occupancy, the
-        // FIR latency-bound at 3% of DRAM bandwidth.
+        // about 2000 per SM of an H100), each at least max(T, 16) spectra
+        // long: its warm-up (MAXT - 1 <= 15 blocks in registers, T - 1 from
+        // memory above 16 taps) is then at most one extra read of the input
+        // (1.25 B per 10-bit sample of the 18.25 moved). The first H100 run
+        // (2026-11-24) had sections of at least 8T and 2^17 threads: ncu saw
+        // the host-fed pieces' FIR launches at 128 blocks, 6% achieved
+        // occupancy and 3% of DRAM bandwidth: latency-bound.
         const int64_t columns = int64_t(d_step) * count;
         const int want_sections = int(std::max<int64_t>(1, (int64_t(1) << 18) / columns));
-        const int min_len = std::max(1, std::min(taps, 16));
+        const int min_len = std::max(taps, 16);
         const int sections =
             std::max(1, std::min(want_sections, (ns + min_len - 1) / min_len));
         const int per_section = (ns + sections - 1) / sections;
