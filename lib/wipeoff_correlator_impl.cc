@@ -5,9 +5,6 @@
 
 #include "tag_values.h"
 #include "wipeoff_correlator_impl.h"
-#include <gnuradio/block_detail.h>
-#include <gnuradio/buffer.h>
-#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <climits>
@@ -390,45 +387,6 @@ void wipeoff_correlator_impl::handle_control(const pmt::pmt_t& msg)
     }
 }
 
-// GNU Radio 3.10's block::replace_buffer() gives a host writer's
-// replacement buffer the type of the reader's *output* port (it reads the
-// reader's output signature), and this block's record output is a host
-// buffer: fed by a host block, the inputs stay host buffers. The samples
-// [lo, hi) that this call's integrations read are then uploaded here (a
-// sample under several calls' integrations goes up with each), into one
-// staging area per input the size of its buffer, made on first use; a GPU
-// block upstream (gpudsp.device_copy, say) hands over device buffers, read
-// in place. Returns pointers to sample \p lo of every input.
-std::vector<const void*> wipeoff_correlator_impl::device_inputs(
-    const gr_vector_const_void_star& in, int64_t lo, int64_t hi)
-{
-    const std::size_t item = d_plan.sample_bytes();
-    std::vector<const void*> ants(in.size());
-    const auto& ctx = d_io->context();
-    d_staged.resize(in.size());
-    for (std::size_t m = 0; m < in.size(); ++m) {
-        const char* first = static_cast<const char*>(in[m]) + std::size_t(lo) * item;
-        if (runtime::device_io::input_buffer(*this, int(m))) {
-            ants[m] = first;
-            continue;
-        }
-        auto& staged = d_staged[m];
-        const std::size_t capacity = detail()->input(int(m))->buffer()->bufsize() * item;
-        if (!staged || staged->size() < capacity)
-            staged =
-                std::make_unique<runtime::device_memory>(ctx, capacity, identifier());
-        if (hi > lo)
-            ctx->copy_async(staged->get(),
-                            first,
-                            std::size_t(hi - lo) * item,
-                            runtime::copy_kind::host_to_device,
-                            d_io->stream(),
-                            identifier());
-        ants[m] = staged->get();
-    }
-    return ants;
-}
-
 void wipeoff_correlator_impl::forecast(int, gr_vector_int& ninput_items_required)
 {
     // Enough for the earliest pending integration to complete.
@@ -589,13 +547,15 @@ int wipeoff_correlator_impl::general_work(int noutput_items,
             jobs.push_back(g.job(r0));
         std::vector<const void*> ants(input_items.begin(), input_items.end());
         int64_t n_read = n;
-        if (d_io) { // on a device, the inputs from the first sample read
+        // On a device: the inputs from the first sample read (host-fed ones
+        // uploaded by device_io::device_inputs), the jobs counted from it.
+        if (d_io) {
             int64_t lo = n, hi = 0;
             for (const auto& j : jobs) {
                 lo = std::min(lo, j.start);
                 hi = std::max(hi, j.start + j.length);
             }
-            ants = device_inputs(input_items, lo, hi);
+            ants = d_io->device_inputs(*this, input_items, lo, hi);
             for (auto& j : jobs)
                 j.start -= lo;
             n_read = hi - lo;

@@ -76,10 +76,6 @@ private:
     pmt::pmt_t message(const gnss_integration& job,
                        const std::complex<float>* sums,
                        uint64_t missing) const;
-    //! Device pointers to sample \p lo of every antenna input (call with
-    //! d_io set): [lo, hi) uploaded where GNU Radio left a host buffer.
-    std::vector<const void*>
-    device_inputs(const gr_vector_const_void_star& in, int64_t lo, int64_t hi);
     void write_record(char* out,
                       const gnss_integration& job,
                       const std::complex<float>* sums,
@@ -87,7 +83,6 @@ private:
 
     std::atomic<int> d_cpu_threads{ 1 }; // applied by work() (set from any thread)
     kernels::gnss_correlator_plan d_plan;
-    std::vector<std::unique_ptr<runtime::device_memory>> d_staged; // per antenna
     int d_periods;
     int d_record_size;
     int64_t d_max_length; // samples of the longest integration allowed

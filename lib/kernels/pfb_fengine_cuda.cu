@@ -85,16 +85,17 @@ public:
     //! The kept reason, "" while cuFFT may link callbacks.
     static std::string unavailable()
     {
-        std::lock_guard<std::mutex> lock(mutex());
-        return state().reason;
+        auto& st = state();
+        std::lock_guard<std::mutex> lock(st.mutex);
+        return st.reason;
     }
 
     //! After \p refusal of a plan's callbacks: the reason when cuFFT links
     //! none in this process, else "".
     static std::string probe_after(const std::string& refusal)
     {
-        std::lock_guard<std::mutex> lock(mutex());
         auto& st = state();
+        std::lock_guard<std::mutex> lock(st.mutex);
         if (st.probed)
             return st.reason;
         cufftHandle h;
@@ -135,14 +136,10 @@ public:
 
 private:
     struct probe_state {
+        std::mutex mutex;
         bool probed = false;
         std::string reason;
     };
-    static std::mutex& mutex()
-    {
-        static std::mutex m;
-        return m;
-    }
     static probe_state& state()
     {
         static probe_state st;

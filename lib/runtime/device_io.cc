@@ -4,6 +4,7 @@
  */
 
 #include <gnuradio/block_detail.h>
+#include <gnuradio/buffer.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/gpudsp/runtime/device_io.h>
 #include <stdexcept>
@@ -23,6 +24,38 @@ std::shared_ptr<device_buffer> device_io::input_buffer(gr::block& blk, int port)
     if (!detail || port >= detail->ninputs() || !detail->input(port))
         return nullptr;
     return std::dynamic_pointer_cast<device_buffer>(detail->input(port)->buffer());
+}
+
+std::vector<const void*> device_io::device_inputs(gr::block& blk,
+                                                  const gr_vector_const_void_star& in,
+                                                  int64_t lo,
+                                                  int64_t hi)
+{
+    auto detail = blk.detail();
+    std::vector<const void*> out(in.size());
+    d_staged.resize(in.size());
+    for (std::size_t m = 0; m < in.size(); ++m) {
+        const auto& reader = detail->input(int(m));
+        const std::size_t item = reader->get_sizeof_item();
+        const char* first = static_cast<const char*>(in[m]) + std::size_t(lo) * item;
+        if (input_buffer(blk, int(m))) {
+            out[m] = first;
+            continue;
+        }
+        auto& staged = d_staged[m];
+        const std::size_t capacity = reader->buffer()->bufsize() * item;
+        if (!staged || staged->size() < capacity)
+            staged = std::make_unique<device_memory>(context(), capacity, d_who);
+        if (hi > lo)
+            context()->copy_async(staged->get(),
+                                  first,
+                                  std::size_t(hi - lo) * item,
+                                  copy_kind::host_to_device,
+                                  stream(),
+                                  d_who);
+        out[m] = staged->get();
+    }
+    return out;
 }
 
 std::shared_ptr<device_buffer> device_io::output_buffer(gr::block& blk, int port)

@@ -10,6 +10,7 @@
 #include <gnuradio/gpudsp/api.h>
 #include <gnuradio/gpudsp/runtime/device_buffer.h>
 #include <memory>
+#include <vector>
 
 namespace gr {
 namespace gpudsp {
@@ -44,9 +45,24 @@ public:
     static std::shared_ptr<device_buffer> input_buffer(gr::block& blk, int port);
     static std::shared_ptr<device_buffer> output_buffer(gr::block& blk, int port);
 
+    /*! \brief Device pointers to item \p lo of each of \p blk's inputs
+     *  \p in (call between begin() and end()).
+     *
+     * A device buffer is read in place. A host buffer (GNU Radio 3.10's
+     * block::replace_buffer() gives a host writer's replacement the type of
+     * the reader's *output* port, so a GPU block with a host output keeps
+     * host inputs) has items [lo, hi) uploaded on stream() into a staging
+     * area the size of that buffer, made on first use.
+     */
+    std::vector<const void*> device_inputs(gr::block& blk,
+                                           const gr_vector_const_void_star& in,
+                                           int64_t lo,
+                                           int64_t hi);
+
 private:
     std::string d_who;
     device_stream d_stream;
+    std::vector<std::unique_ptr<device_memory>> d_staged; // per input, host-fed ones
 };
 
 } // namespace runtime
