@@ -9,7 +9,8 @@
 // computes the carrier (__sincosf of the exact 64-bit phase) and the code
 // (64-bit fixed point, chips from shared memory, CBOC sub-phase by
 // arithmetic) once per sample and applies them to up to 4 antennas x 8 taps
-// held in registers. Blocks reduce with warp shuffles and write float
+// held in registers (a one-antenna plan runs an instance with one antenna's
+// accumulators: fewer registers, more blocks per SM). Blocks reduce with warp shuffles and write float
 // partials; the last block of a satellite and group to finish (an atomic
 // count) adds that satellite's partials in float64 in a fixed order, so
 // one kernel does all and results do not depend on scheduling. A repeated
@@ -20,6 +21,7 @@
 #include "../runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 namespace gr {
@@ -29,11 +31,11 @@ namespace kernels {
 namespace {
 
 constexpr int threads = 256;
-constexpr int group_antennas = 4;
 constexpr int max_code_length = 10230; // L5, E5a
+constexpr int max_code_stride = int(gnss_code_stride(max_code_length));
 
 struct code_tables {
-    const signed char* chips[gnss_n_systems]; // [prn][chip], +1/-1
+    const signed char* chips[gnss_n_systems]; // [prn][gnss_code_stride(L)], +1/-1
     int length[gnss_n_systems];
     int sub_phases[gnss_n_systems];
     float sub[gnss_n_systems][12];
@@ -64,7 +66,8 @@ __device__ __forceinline__ float2 load_sample<gnss_input::complex_int16>(const v
     return make_float2(float(s.x), float(s.y));
 }
 
-template <gnss_input I, int TG>
+// GA antennas (1 or 4) x TG taps (4 or 8) per thread.
+template <gnss_input I, int GA, int TG>
 __global__ void __launch_bounds__(threads)
     correlate_kernel(const gnss_fixed_job* __restrict__ jobs,
                      const void* const* __restrict__ antennas,
@@ -75,10 +78,13 @@ __global__ void __launch_bounds__(threads)
                      unsigned int* __restrict__ done, // [job][group], 0 between launches
                      float2* __restrict__ out)       // [job][antenna][tap]
 {
-    // int8 (10 KB for the longest code; float would need 40 KB).
-    __shared__ signed char code[max_code_length];
+    // int8 (10 KB for the longest code; float would need 40 KB), copied in
+    // 16-byte words: one or three per thread instead of 16 to 40 dependent
+    // byte loads before any work starts.
+    __shared__ int4 code_words[max_code_stride / 16];
+    const signed char* code = reinterpret_cast<const signed char*>(code_words);
     __shared__ float sub[12];
-    __shared__ float2 red[threads / 32][group_antennas * TG];
+    __shared__ float2 red[threads / 32][GA * TG];
     __shared__ bool last;
 
     const gnss_fixed_job job = jobs[blockIdx.y];
@@ -87,9 +93,9 @@ __global__ void __launch_bounds__(threads)
     // always runs: an empty job's zeros are written by it; gnss_chunks_of).
     if (blockIdx.x > 0 && first >= job.length)
         return;
-    const int a0 = (blockIdx.z / shape.tap_groups) * group_antennas;
+    const int a0 = (blockIdx.z / shape.tap_groups) * GA;
     const int t0 = (blockIdx.z % shape.tap_groups) * TG;
-    const int na = min(group_antennas, shape.n_antennas - a0);
+    const int na = min(GA, shape.n_antennas - a0);
     const int nt = min(TG, shape.n_taps - t0);
     // The tables through the read-only path (a kernel parameter indexed by
     // the job's system would be copied to local memory), the code and the
@@ -97,9 +103,11 @@ __global__ void __launch_bounds__(threads)
     const int sys = job.system;
     const int L = __ldg(&tables->length[sys]);
     const int S = __ldg(&tables->sub_phases[sys]);
-    const signed char* chips = tables->chips[sys] + (long long)(job.prn - 1) * L;
-    for (int c = threadIdx.x; c < L; c += threads)
-        code[c] = __ldg(chips + c);
+    const int words = int(gnss_code_stride(L)) / 16;
+    const int4* chips = reinterpret_cast<const int4*>(tables->chips[sys]) +
+                        (long long)(job.prn - 1) * words;
+    for (int c = threadIdx.x; c < words; c += threads)
+        code_words[c] = __ldg(chips + c);
     if (threadIdx.x < 12)
         sub[threadIdx.x] = __ldg(&tables->sub[sys][threadIdx.x]);
     __syncthreads();
@@ -111,22 +119,24 @@ __global__ void __launch_bounds__(threads)
         const long long d = t < nt ? taps[sys * shape.n_taps + t0 + t] : 0;
         toff[t] = d < 0 ? mod - (unsigned long long)(-d) : (unsigned long long)d;
     }
-    const void* in[group_antennas];
+    const void* in[GA];
 #pragma unroll
-    for (int a = 0; a < group_antennas; ++a)
+    for (int a = 0; a < GA; ++a)
         in[a] = a < na ? antennas[a0 + a] : nullptr;
 
     long long i = first + threadIdx.x;
     const long long end = min((long long)(first + shape.chunk), (long long)job.length);
     const int F = job.code_frac_bits;
     unsigned long long q = gnss_code_phase_at(job.code_phase, job.code_step, mod, i);
-    const unsigned long long q_adv = gnss_code_phase_at(0, job.code_step, mod, threads);
+    // (threads x step <= 256 chips, less than a code period: checked by the
+    // plan; one conditional subtraction per advance)
+    const unsigned long long q_adv = job.code_step * threads;
     unsigned long long p = job.carrier_phase + job.carrier_step * (unsigned long long)i;
     const unsigned long long p_adv = job.carrier_step * threads;
 
-    float2 acc[group_antennas][TG];
+    float2 acc[GA][TG];
 #pragma unroll
-    for (int a = 0; a < group_antennas; ++a)
+    for (int a = 0; a < GA; ++a)
 #pragma unroll
         for (int t = 0; t < TG; ++t)
             acc[a][t] = make_float2(0.f, 0.f);
@@ -135,9 +145,9 @@ __global__ void __launch_bounds__(threads)
         // exp(-2j pi phase), the phase in [-0.5, 0.5) cycles.
         float s, c;
         __sincosf(-6.283185307179586f * (float((long long)p) * 0x1p-64f), &s, &c);
-        float2 w[group_antennas];
+        float2 w[GA];
 #pragma unroll
-        for (int a = 0; a < group_antennas; ++a) {
+        for (int a = 0; a < GA; ++a) {
             if (a < na) {
                 const float2 x = load_sample<I>(in[a], job.start + i);
                 w[a] = make_float2(x.x * c - x.y * s, x.x * s + x.y * c);
@@ -153,7 +163,7 @@ __global__ void __launch_bounds__(threads)
                 if (S > 1) // sub-phase j of S: BOC(1,1) flips at 6, BOC(6,1) at every j
                     v *= sub[gnss_sub_phase(qt, F, S)];
 #pragma unroll
-                for (int a = 0; a < group_antennas; ++a)
+                for (int a = 0; a < GA; ++a)
                     if (a < na) {
                         acc[a][t].x = fmaf(w[a].x, v, acc[a][t].x);
                         acc[a][t].y = fmaf(w[a].y, v, acc[a][t].y);
@@ -168,7 +178,7 @@ __global__ void __launch_bounds__(threads)
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
-    for (int a = 0; a < group_antennas; ++a)
+    for (int a = 0; a < GA; ++a)
 #pragma unroll
         for (int t = 0; t < TG; ++t) {
             if (a < na && t < nt) {
@@ -184,7 +194,7 @@ __global__ void __launch_bounds__(threads)
         }
     __syncthreads();
     const int r = threadIdx.x;
-    if (r < group_antennas * TG) {
+    if (r < GA * TG) {
         const int a = r / TG, t = r % TG;
         if (a < na && t < nt) {
             float2 sum = make_float2(0.f, 0.f);
@@ -213,7 +223,7 @@ __global__ void __launch_bounds__(threads)
     // One warp per (antenna, tap): lane k adds chunks k, k + 32, ... in
     // float64, then a butterfly in a fixed order: the same sum whichever
     // block is last. __ldcg reads L2, where the other blocks' writes are.
-    for (int o = warp; o < group_antennas * TG; o += threads / 32) {
+    for (int o = warp; o < GA * TG; o += threads / 32) {
         const int a = o / TG, t = o % TG;
         if (a >= na || t >= nt)
             continue;
@@ -247,14 +257,20 @@ using correlate_fn = void (*)(const gnss_fixed_job*,
                               unsigned int*,
                               float2*);
 
-// The instance for an input format and a tap group of 4 or 8.
-correlate_fn correlate_kernel_for(gnss_input input, int tap_group)
+// The instance for an input format, 1 or 4 antennas and 4 or 8 taps per
+// thread.
+template <gnss_input I>
+correlate_fn correlate_kernel_for(int antenna_group, int tap_group)
 {
-    if (input == gnss_input::complex64)
-        return tap_group == 4 ? correlate_kernel<gnss_input::complex64, 4>
-                              : correlate_kernel<gnss_input::complex64, 8>;
-    return tap_group == 4 ? correlate_kernel<gnss_input::complex_int16, 4>
-                          : correlate_kernel<gnss_input::complex_int16, 8>;
+    if (antenna_group == 1)
+        return tap_group == 4 ? correlate_kernel<I, 1, 4> : correlate_kernel<I, 1, 8>;
+    return tap_group == 4 ? correlate_kernel<I, 4, 4> : correlate_kernel<I, 4, 8>;
+}
+correlate_fn correlate_kernel_for(gnss_input input, int antenna_group, int tap_group)
+{
+    return input == gnss_input::complex64
+               ? correlate_kernel_for<gnss_input::complex64>(antenna_group, tap_group)
+               : correlate_kernel_for<gnss_input::complex_int16>(antenna_group, tap_group);
 }
 
 class gnss_correlator_cuda : public gnss_correlator_plan::impl
@@ -272,20 +288,32 @@ public:
           d_who(who),
           d_taps(d_ctx, taps.size() * sizeof(long long), who),
           d_tables(d_ctx, sizeof(code_tables), who),
+          d_antenna_group(n_antennas == 1 ? 1 : 4),
           d_tap_group(d_l <= 4 ? 4 : 8)
     {
         d_ctx->make_current();
         runtime::device_stream stream(d_ctx, who);
         code_tables codes{}; // staged here, read by the kernel from d_tables
+        std::vector<std::vector<int8_t>> strided(gnss_n_systems); // (until synchronised)
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
             const auto& spec = gnss_signal(sys);
             const auto& chips = gnss_codes(sys);
+            if (spec.code_length <= threads) // (a step is at most one chip)
+                throw std::logic_error(who + ": the kernel advances a thread's code "
+                                             "phase by under one period: " +
+                                       spec.name + " is too short");
+            // Each PRN's code at a 16-byte stride (zero padding): the kernel
+            // copies it into shared memory in 16-byte words.
+            const std::size_t L = spec.code_length, stride = gnss_code_stride(L);
+            strided[s].assign(std::size_t(spec.n_prns) * stride, 0);
+            for (int p = 0; p < spec.n_prns; ++p)
+                std::copy_n(chips.begin() + p * L, L, strided[s].begin() + p * stride);
             d_code_memory.emplace_back(std::make_unique<runtime::device_memory>(
-                d_ctx, chips.size(), who));
+                d_ctx, strided[s].size(), who));
             d_ctx->copy_async(d_code_memory.back()->get(),
-                              chips.data(), // lives as long as the process
-                              chips.size(),
+                              strided[s].data(),
+                              strided[s].size(),
                               runtime::copy_kind::host_to_device,
                               stream.get(),
                               who);
@@ -320,7 +348,7 @@ public:
                 d_sms = std::max(1, d.multiprocessors);
         // How many blocks of this plan's kernel an SM holds (registers and
         // shared memory of this instance on this device), to size the grid.
-        d_kernel = correlate_kernel_for(d_input, d_tap_group);
+        d_kernel = correlate_kernel_for(d_input, d_antenna_group, d_tap_group);
         check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                   &d_blocks_per_sm, d_kernel, threads, 0),
               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -345,14 +373,14 @@ public:
         }
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        const int tg = d_tap_group;
+        const int tg = d_tap_group, ga = d_antenna_group;
         launch_shape shape;
         shape.n_jobs = int(jobs.size());
         shape.n_antennas = d_m;
         shape.n_taps = d_l;
         shape.tap_groups = (d_l + tg - 1) / tg;
         const int groups =
-            shape.tap_groups * ((d_m + group_antennas - 1) / group_antennas);
+            shape.tap_groups * ((d_m + ga - 1) / ga);
         int64_t longest = 1;
         for (const auto& j : jobs)
             longest = std::max<int64_t>(longest, j.length);
@@ -599,7 +627,8 @@ private:
     runtime::device_memory d_taps;
     runtime::device_memory d_tables; // the code_tables the kernel reads
     std::vector<std::unique_ptr<runtime::device_memory>> d_code_memory;
-    int d_tap_group; // taps per thread group: 4 up to 4 taps, else 8
+    int d_antenna_group; // antennas per thread: 1 for a one-antenna plan, else 4
+    int d_tap_group;     // taps per thread: 4 up to 4 taps, else 8
     int d_sms;
     correlate_fn d_kernel = nullptr;
     int d_blocks_per_sm = 1;

@@ -42,6 +42,14 @@ GNSS_HD uint32_t gnss_sub_phase(uint64_t q, int frac_bits, int S)
     return uint32_t((uint64_t(uint32_t(q >> (frac_bits - 32))) * uint64_t(S)) >> 32);
 }
 
+/*! Where PRN p's code starts in the GPU's code tables, in chips: codes of
+ *  L chips at a stride of L rounded up to 16 (int8 chips), so that each
+ *  starts on a 16-byte boundary and is copied in 16-byte words. */
+GNSS_HD constexpr uint32_t gnss_code_stride(uint32_t code_length)
+{
+    return (code_length + 15) / 16 * 16;
+}
+
 /*! The chunks of \p chunk samples the GPU kernel splits a job of \p length
  *  samples into: at least one, so that an empty job's results are written
  *  (zeros) by its one block. */

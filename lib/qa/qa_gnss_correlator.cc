@@ -149,6 +149,16 @@ BOOST_AUTO_TEST_CASE(chunks_cover_every_sample_once)
         }
 }
 
+BOOST_AUTO_TEST_CASE(gpu_code_tables_start_each_prn_on_16_bytes)
+{
+    // The GPU kernel copies a PRN's code into shared memory in 16-byte
+    // words from a table with this stride: whole, aligned, no overlap.
+    for (uint32_t L : { 1u, 15u, 16u, 17u, 1023u, 4092u, 10230u }) {
+        const uint32_t s = kernels::gnss_code_stride(L);
+        BOOST_CHECK(s % 16 == 0 && s >= L && s < L + 16);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(repeated_calls_of_one_shape_follow_new_jobs_and_samples)
 {
     // The per-millisecond call of a tracking loop: the same shape each time
