@@ -11,6 +11,7 @@
 
 #include "kernels/ddc_impl.h"
 #include "kernels/ddc_tile.h"
+#include "kernels/gnss_correlator_impl.h"
 #include "kernels/ldpc5g_impl.h"
 #include "kernels/ldpc5g_pair_bg.h"
 #include "kernels/xengine_tile.h"
@@ -146,6 +147,16 @@ int main()
          "pairs in global memory",
          ldpc5g_cuda_threads(384),
          0);
+    // GNSS correlator: a launch's code row (its longest code, twice, a byte
+    // per chip) in dynamic shared memory; every system's length.
+    for (int s = 0; s < gnss_n_systems; ++s) {
+        const auto& spec = gnss_signal(gnss_system(s));
+        emit("^correlate_kernel<",
+             std::string("longest code ") + spec.name + ", " +
+                 std::to_string(spec.code_length) + " chips",
+             256,
+             gnss_code_row_bytes(uint32_t(spec.code_length)));
+    }
     // X-engine tensor kernels: mma.sync on sm_80 and later (the plan runs the
     // WMMA kernel on sm_75), wgmma on sm_90 (its sm_90a image).
     for (std::size_t limit :

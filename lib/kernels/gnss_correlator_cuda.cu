@@ -6,11 +6,15 @@
 // The GNSS correlator on CUDA: one launch for every satellite of every
 // system. The grid is (chunk of samples, satellite, antenna/tap group), so
 // a few satellites with long integrations still fill every SM. Each thread
-// computes the carrier (__sincosf of the exact 64-bit phase) and the code
-// (64-bit fixed point, chips from shared memory, CBOC sub-phase by
-// arithmetic) once per sample and applies them to up to 4 antennas x 8 taps
-// held in registers (a one-antenna plan runs an instance with one antenna's
-// accumulators: fewer registers, more blocks per SM). Blocks reduce with warp shuffles and write float
+// computes the carrier (__sincosf of the exact 64-bit phase) once per
+// sample and each tap's code (64-bit fixed point, the chip's sign from a
+// shared-memory table holding the code twice, so that no tap's phase needs
+// a wrap; the CBOC sub-phase by one multiply-high) and applies them to up to
+// 4 antennas x 8 taps held in registers (a one-antenna plan runs an instance
+// with one antenna's accumulators: fewer registers, more blocks per SM).
+// The sample loop is compiled per block kind (BOC or not; every tap and
+// antenna of the thread's group in use or not), so it carries no per-tap
+// branch. Blocks reduce with warp shuffles and write float
 // partials; the last block of a satellite and group to finish (an atomic
 // count) adds that satellite's partials in float64 in a fixed order, so
 // one kernel does all and results do not depend on scheduling. A repeated
@@ -31,12 +35,11 @@ namespace kernels {
 namespace {
 
 constexpr int threads = 256;
-constexpr int max_code_length = 10230; // L5, E5a
-constexpr int max_code_stride = int(gnss_code_stride(max_code_length));
 
 struct code_tables {
-    const signed char* chips[gnss_n_systems]; // [prn][gnss_code_stride(L)], +1/-1
+    const unsigned char* chips[gnss_n_systems]; // [prn][gnss_code_row_bytes(L)]
     int length[gnss_n_systems];
+    double inv_length[gnss_n_systems]; // 1 / length (gnss_code_phase_near)
     int sub_phases[gnss_n_systems];
     float sub[gnss_n_systems][12];
 };
@@ -66,7 +69,72 @@ __device__ __forceinline__ float2 load_sample<gnss_input::complex_int16>(const v
     return make_float2(float(s.x), float(s.y));
 }
 
-// GA antennas (1 or 4) x TG taps (4 or 8) per thread.
+// A block's code, twice, as sign bytes (0x80: chip -1, else 0; where float
+// would need 4x the space), in dynamic shared memory sized per launch to its
+// longest code's row (2 KB for L1 C/A, 8 KB for E1-B, 20 KB for L5 and E5a:
+// an L1 or E1 launch is not held to the occupancy of a 20 KB one), and the S
+// subcarrier values' float bits. (At namespace scope, so that the sample
+// loop indexes them at fixed shared addresses.)
+extern __shared__ int4 code_words[];
+__shared__ uint32_t sub_bits[12];
+
+// What a thread's sample loop reads besides its accumulators and the
+// shared tables.
+template <int GA, int TG>
+struct sample_loop {
+    unsigned S;
+    int F;
+    int na, nt;                // antennas and taps of the group in use
+    const void* in[GA];        // antennas (start of the job's samples)
+    unsigned long long toff[TG]; // tap offsets in [0, L 2^F)
+    unsigned long long mod, q, q_adv, p, p_adv;
+    long long i; // the thread's first sample (from the antennas' start)
+    int n;       // its samples: i, i + threads, ...
+};
+
+// The n samples i, i + threads, ... of one thread into acc: BOC (a
+// subcarrier of S phases) or BPSK; FULL: all GA antennas and TG taps in use
+// (no guards). A tap's phase q + toff is below 2 L 2^F: the table holds the
+// code twice, so its chip needs no wrap, and its sub-phase takes only the
+// fractional bits, which a wrap would not change.
+template <gnss_input I, int GA, int TG, bool BOC, bool FULL>
+__device__ __forceinline__ void accumulate(sample_loop<GA, TG> l, float2 (&acc)[GA][TG])
+{
+    for (int k = 0; k < l.n; ++k, l.i += threads) {
+        // exp(-2j pi phase), the phase in [-0.5, 0.5) cycles (its top 32
+        // bits: 2^-32 cycle, far below float's resolution of the result).
+        float s, c;
+        __sincosf(float(int(l.p >> 32)) * (-6.283185307179586f * 0x1p-32f), &s, &c);
+        float2 w[GA];
+#pragma unroll
+        for (int a = 0; a < GA; ++a)
+            if (FULL || a < l.na) {
+                const float2 x = load_sample<I>(l.in[a], l.i);
+                w[a] = make_float2(x.x * c - x.y * s, x.x * s + x.y * c);
+            }
+#pragma unroll
+        for (int t = 0; t < TG; ++t)
+            if (FULL || t < l.nt) {
+                const unsigned long long qt = l.q + l.toff[t];
+                // +-1 or +-sub[j]: the sign bit from the table, exact
+                const float v = __uint_as_float(
+                    gnss_code_value_bits(reinterpret_cast<const uint8_t*>(code_words),
+                                         sub_bits, BOC, qt, l.F, int(l.S)));
+#pragma unroll
+                for (int a = 0; a < GA; ++a)
+                    if (FULL || a < l.na) {
+                        acc[a][t].x = fmaf(w[a].x, v, acc[a][t].x);
+                        acc[a][t].y = fmaf(w[a].y, v, acc[a][t].y);
+                    }
+            }
+        l.q += l.q_adv;
+        if (l.q >= l.mod)
+            l.q -= l.mod;
+        l.p += l.p_adv;
+    }
+}
+
+// GA antennas (1 or 4) x TG taps (3, 5 or 8) per thread.
 template <gnss_input I, int GA, int TG>
 __global__ void __launch_bounds__(threads)
     correlate_kernel(const gnss_fixed_job* __restrict__ jobs,
@@ -78,12 +146,7 @@ __global__ void __launch_bounds__(threads)
                      unsigned int* __restrict__ done, // [job][group], 0 between launches
                      float2* __restrict__ out)       // [job][antenna][tap]
 {
-    // int8 (10 KB for the longest code; float would need 40 KB), copied in
-    // 16-byte words: one or three per thread instead of 16 to 40 dependent
-    // byte loads before any work starts.
-    __shared__ int4 code_words[max_code_stride / 16];
-    const signed char* code = reinterpret_cast<const signed char*>(code_words);
-    __shared__ float sub[12];
+    // (code_words and sub_bits: above)
     __shared__ float2 red[threads / 32][GA * TG];
     __shared__ bool last;
 
@@ -103,36 +166,45 @@ __global__ void __launch_bounds__(threads)
     const int sys = job.system;
     const int L = __ldg(&tables->length[sys]);
     const int S = __ldg(&tables->sub_phases[sys]);
-    const int words = int(gnss_code_stride(L)) / 16;
+    const int words = int(gnss_code_row_bytes(L)) / 16;
     const int4* chips = reinterpret_cast<const int4*>(tables->chips[sys]) +
                         (long long)(job.prn - 1) * words;
-    for (int c = threadIdx.x; c < words; c += threads)
+    for (int c = threadIdx.x; c < words; c += threads) // (at most five a thread)
         code_words[c] = __ldg(chips + c);
     if (threadIdx.x < 12)
-        sub[threadIdx.x] = __ldg(&tables->sub[sys][threadIdx.x]);
+        sub_bits[threadIdx.x] = __float_as_uint(__ldg(&tables->sub[sys][threadIdx.x]));
     __syncthreads();
 
-    const unsigned long long mod = job.code_modulus;
-    unsigned long long toff[TG];
+    sample_loop<GA, TG> l;
+    l.S = unsigned(S);
+    l.F = job.code_frac_bits;
+    l.na = na;
+    l.nt = nt;
+    l.mod = job.code_modulus;
 #pragma unroll
     for (int t = 0; t < TG; ++t) {
         const long long d = t < nt ? taps[sys * shape.n_taps + t0 + t] : 0;
-        toff[t] = d < 0 ? mod - (unsigned long long)(-d) : (unsigned long long)d;
+        l.toff[t] = d < 0 ? l.mod - (unsigned long long)(-d) : (unsigned long long)d;
     }
-    const void* in[GA];
 #pragma unroll
     for (int a = 0; a < GA; ++a)
-        in[a] = a < na ? antennas[a0 + a] : nullptr;
-
-    long long i = first + threadIdx.x;
-    const long long end = min((long long)(first + shape.chunk), (long long)job.length);
-    const int F = job.code_frac_bits;
-    unsigned long long q = gnss_code_phase_at(job.code_phase, job.code_step, mod, i);
+        l.in[a] = a < na ? antennas[a0 + a] : nullptr;
+    const long long i = first + threadIdx.x,
+                    end = min((long long)(first + shape.chunk), (long long)job.length);
+    l.i = job.start + i;
+    l.n = i < end ? int((end - i + threads - 1) / threads) : 0;
+    // (i < 2^31: the plan limits integrations to 2^31 - 1 samples)
+    l.q = gnss_code_phase_near(job.code_phase,
+                               job.code_step,
+                               l.F,
+                               unsigned(L),
+                               __ldg(&tables->inv_length[sys]),
+                               unsigned(i));
     // (threads x step <= 256 chips, less than a code period: checked by the
     // plan; one conditional subtraction per advance)
-    const unsigned long long q_adv = job.code_step * threads;
-    unsigned long long p = job.carrier_phase + job.carrier_step * (unsigned long long)i;
-    const unsigned long long p_adv = job.carrier_step * threads;
+    l.q_adv = job.code_step * threads;
+    l.p = job.carrier_phase + job.carrier_step * (unsigned long long)i;
+    l.p_adv = job.carrier_step * threads;
 
     float2 acc[GA][TG];
 #pragma unroll
@@ -140,40 +212,17 @@ __global__ void __launch_bounds__(threads)
 #pragma unroll
         for (int t = 0; t < TG; ++t)
             acc[a][t] = make_float2(0.f, 0.f);
-
-    for (; i < end; i += threads) {
-        // exp(-2j pi phase), the phase in [-0.5, 0.5) cycles.
-        float s, c;
-        __sincosf(-6.283185307179586f * (float((long long)p) * 0x1p-64f), &s, &c);
-        float2 w[GA];
-#pragma unroll
-        for (int a = 0; a < GA; ++a) {
-            if (a < na) {
-                const float2 x = load_sample<I>(in[a], job.start + i);
-                w[a] = make_float2(x.x * c - x.y * s, x.x * s + x.y * c);
-            }
-        }
-#pragma unroll
-        for (int t = 0; t < TG; ++t) {
-            if (t < nt) {
-                unsigned long long qt = q + toff[t];
-                if (qt >= mod)
-                    qt -= mod;
-                float v = float(code[gnss_chip(qt, F)]);
-                if (S > 1) // sub-phase j of S: BOC(1,1) flips at 6, BOC(6,1) at every j
-                    v *= sub[gnss_sub_phase(qt, F, S)];
-#pragma unroll
-                for (int a = 0; a < GA; ++a)
-                    if (a < na) {
-                        acc[a][t].x = fmaf(w[a].x, v, acc[a][t].x);
-                        acc[a][t].y = fmaf(w[a].y, v, acc[a][t].y);
-                    }
-            }
-        }
-        q += q_adv;
-        if (q >= mod)
-            q -= mod;
-        p += p_adv;
+    const bool full = na == GA && nt == TG;
+    if (S > 1) {
+        if (full)
+            accumulate<I, GA, TG, true, true>(l, acc);
+        else
+            accumulate<I, GA, TG, true, false>(l, acc);
+    } else {
+        if (full)
+            accumulate<I, GA, TG, false, true>(l, acc);
+        else
+            accumulate<I, GA, TG, false, false>(l, acc);
     }
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -257,14 +306,20 @@ using correlate_fn = void (*)(const gnss_fixed_job*,
                               unsigned int*,
                               float2*);
 
-// The instance for an input format, 1 or 4 antennas and 4 or 8 taps per
+// The instance for an input format, 1 or 4 antennas and 3, 5 or 8 taps per
 // thread.
+template <gnss_input I, int GA>
+correlate_fn correlate_kernel_for(int tap_group)
+{
+    return tap_group == 3   ? correlate_kernel<I, GA, 3>
+           : tap_group == 5 ? correlate_kernel<I, GA, 5>
+                            : correlate_kernel<I, GA, 8>;
+}
 template <gnss_input I>
 correlate_fn correlate_kernel_for(int antenna_group, int tap_group)
 {
-    if (antenna_group == 1)
-        return tap_group == 4 ? correlate_kernel<I, 1, 4> : correlate_kernel<I, 1, 8>;
-    return tap_group == 4 ? correlate_kernel<I, 4, 4> : correlate_kernel<I, 4, 8>;
+    return antenna_group == 1 ? correlate_kernel_for<I, 1>(tap_group)
+                              : correlate_kernel_for<I, 4>(tap_group);
 }
 correlate_fn correlate_kernel_for(gnss_input input, int antenna_group, int tap_group)
 {
@@ -289,12 +344,12 @@ public:
           d_taps(d_ctx, taps.size() * sizeof(long long), who),
           d_tables(d_ctx, sizeof(code_tables), who),
           d_antenna_group(n_antennas == 1 ? 1 : 4),
-          d_tap_group(d_l <= 4 ? 4 : 8)
+          d_tap_group(d_l <= 3 ? 3 : d_l <= 5 ? 5 : 8)
     {
         d_ctx->make_current();
         runtime::device_stream stream(d_ctx, who);
         code_tables codes{}; // staged here, read by the kernel from d_tables
-        std::vector<std::vector<int8_t>> strided(gnss_n_systems); // (until synchronised)
+        std::vector<std::vector<uint8_t>> strided(gnss_n_systems); // (until synchronised)
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
             const auto& spec = gnss_signal(sys);
@@ -303,12 +358,13 @@ public:
                 throw std::logic_error(who + ": the kernel advances a thread's code "
                                              "phase by under one period: " +
                                        spec.name + " is too short");
-            // Each PRN's code at a 16-byte stride (zero padding): the kernel
-            // copies it into shared memory in 16-byte words.
-            const std::size_t L = spec.code_length, stride = gnss_code_stride(L);
-            strided[s].assign(std::size_t(spec.n_prns) * stride, 0);
+            // Each PRN's code twice as sign bytes (0x80: chip -1), rows of
+            // 16-byte words (zero padding): the kernel copies a row into
+            // shared memory in 16-byte words.
+            const std::size_t L = spec.code_length, row = gnss_code_row_bytes(L);
+            strided[s].resize(std::size_t(spec.n_prns) * row);
             for (int p = 0; p < spec.n_prns; ++p)
-                std::copy_n(chips.begin() + p * L, L, strided[s].begin() + p * stride);
+                gnss_code_row(chips.data() + p * L, uint32_t(L), strided[s].data() + p * row);
             d_code_memory.emplace_back(std::make_unique<runtime::device_memory>(
                 d_ctx, strided[s].size(), who));
             d_ctx->copy_async(d_code_memory.back()->get(),
@@ -318,8 +374,9 @@ public:
                               stream.get(),
                               who);
             codes.chips[s] =
-                reinterpret_cast<const signed char*>(d_code_memory.back()->get());
+                reinterpret_cast<const unsigned char*>(d_code_memory.back()->get());
             codes.length[s] = spec.code_length;
+            codes.inv_length[s] = 1.0 / spec.code_length;
             codes.sub_phases[s] = spec.sub_phases;
             for (int j = 0; j < 12; ++j)
                 codes.sub[s][j] =
@@ -347,12 +404,15 @@ public:
             if (d.index == d_ctx->device())
                 d_sms = std::max(1, d.multiprocessors);
         // How many blocks of this plan's kernel an SM holds (registers and
-        // shared memory of this instance on this device), to size the grid.
+        // shared memory of this instance on this device, with each system's
+        // code row), to size the grid.
         d_kernel = correlate_kernel_for(d_input, d_antenna_group, d_tap_group);
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                  &d_blocks_per_sm, d_kernel, threads, 0),
-              "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-        d_blocks_per_sm = std::max(1, d_blocks_per_sm);
+        for (int s = 0; s < gnss_n_systems; ++s) {
+            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &d_blocks_per_sm[s], d_kernel, threads, row_bytes(s)),
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+            d_blocks_per_sm[s] = std::max(1, d_blocks_per_sm[s]);
+        }
     }
 
     void execute(const std::vector<const void*>& antennas,
@@ -382,13 +442,18 @@ public:
         const int groups =
             shape.tap_groups * ((d_m + ga - 1) / ga);
         int64_t longest = 1;
-        for (const auto& j : jobs)
+        int widest = jobs.empty() ? 0 : jobs[0].system; // the longest code's row
+        for (const auto& j : jobs) {
             longest = std::max<int64_t>(longest, j.length);
+            if (row_bytes(j.system) > row_bytes(widest))
+                widest = j.system;
+        }
         // Every SM full (the occupancy the device reports for this kernel),
         // each thread taking at least four samples so the reduction stays a
         // small part of the work.
         const int64_t blocks_per_job = std::max<int64_t>(
-            1, int64_t(d_blocks_per_sm) * d_sms / (int64_t(jobs.size()) * groups));
+            1,
+            int64_t(d_blocks_per_sm[widest]) * d_sms / (int64_t(jobs.size()) * groups));
         int64_t chunk = (longest + blocks_per_job - 1) / blocks_per_job;
         chunk = std::max<int64_t>(4 * threads, (chunk + threads - 1) / threads * threads);
         shape.chunk = chunk;
@@ -423,7 +488,8 @@ public:
                            d_results_host->get(),
                            d_partials->get(),
                            d_done->get(),
-                           stream };
+                           stream,
+                           row_bytes(widest) };
         if (!replay_graph(call))
             enqueue(call, false);
         d_ctx->stream_synchronize(sh, d_who);
@@ -455,6 +521,7 @@ private:
         std::size_t upload_bytes, result_bytes;
         char *upload_host, *upload, *results, *results_host, *partials, *done;
         cudaStream_t stream;
+        std::size_t shared_bytes; // dynamic: the longest code's row
 
         // (grid and byte counts follow from the shape: antennas and taps
         // are the plan's)
@@ -465,7 +532,8 @@ private:
                    shape.chunk == o.shape.chunk && shape.tap_groups == o.shape.tap_groups &&
                    upload_host == o.upload_host && upload == o.upload &&
                    results == o.results && results_host == o.results_host &&
-                   partials == o.partials && done == o.done;
+                   partials == o.partials && done == o.done &&
+                   shared_bytes == o.shared_bytes;
             // (not the stream: a graph runs on any; the antennas' pointers
             // are uploaded data, not part of the graph)
         }
@@ -485,7 +553,7 @@ private:
             c.upload + std::size_t(d_m) * sizeof(void*));
         check(cudaEventRecordWithFlags(d_kernel_begin, c.stream, cudaEventRecordExternal),
               "cudaEventRecordWithFlags");
-        d_kernel<<<c.grid, threads, 0, c.stream>>>(
+        d_kernel<<<c.grid, threads, c.shared_bytes, c.stream>>>(
             dev_jobs,
             dev_ptrs,
             reinterpret_cast<const long long*>(d_taps.get()),
@@ -591,6 +659,12 @@ private:
         return true;
     }
 
+    // The shared memory of a block correlating a system's code.
+    static std::size_t row_bytes(int system)
+    {
+        return gnss_code_row_bytes(uint32_t(gnss_signal(gnss_system(system)).code_length));
+    }
+
     void check(cudaError_t e, const char* what) const
     {
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
@@ -628,10 +702,10 @@ private:
     runtime::device_memory d_tables; // the code_tables the kernel reads
     std::vector<std::unique_ptr<runtime::device_memory>> d_code_memory;
     int d_antenna_group; // antennas per thread: 1 for a one-antenna plan, else 4
-    int d_tap_group;     // taps per thread: 4 up to 4 taps, else 8
+    int d_tap_group;     // taps per thread: 3 up to 3 taps, 5 up to 5, else 8
     int d_sms;
     correlate_fn d_kernel = nullptr;
-    int d_blocks_per_sm = 1;
+    int d_blocks_per_sm[gnss_n_systems] = {}; // with each system's code row
     std::unique_ptr<runtime::pinned_memory> d_upload_host;
     std::unique_ptr<runtime::device_memory> d_upload, d_results, d_partials, d_done;
     std::unique_ptr<runtime::pinned_memory> d_results_host;

@@ -14,6 +14,7 @@
 #include "qa_common.h"
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <cmath>
+#include <cstring>
 #include <complex>
 
 using namespace gr::gpudsp;
@@ -149,13 +150,63 @@ BOOST_AUTO_TEST_CASE(chunks_cover_every_sample_once)
         }
 }
 
-BOOST_AUTO_TEST_CASE(gpu_code_tables_start_each_prn_on_16_bytes)
+BOOST_AUTO_TEST_CASE(gpu_code_table_rows_hold_the_code_twice_in_16_byte_words)
 {
-    // The GPU kernel copies a PRN's code into shared memory in 16-byte
-    // words from a table with this stride: whole, aligned, no overlap.
-    for (uint32_t L : { 1u, 15u, 16u, 17u, 1023u, 4092u, 10230u }) {
-        const uint32_t s = kernels::gnss_code_stride(L);
-        BOOST_CHECK(s % 16 == 0 && s >= L && s < L + 16);
+    // The GPU kernel copies a PRN's row (the code twice) into shared memory
+    // in 16-byte words: whole, aligned, no overlap with the next row.
+    for (uint32_t L : { 1u, 7u, 8u, 9u, 1023u, 4092u, 10230u }) {
+        const uint32_t s = kernels::gnss_code_row_bytes(L);
+        BOOST_CHECK(s % 16 == 0 && s >= 2 * L && s < 2 * L + 16);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(gpu_code_values_equal_chip_times_subcarrier)
+{
+    // The GPU kernel's table rows (the code twice as sign bytes) and its
+    // value by sign flip equal chip x subcarrier value bit for bit, for
+    // phases over both copies, at every chip and sub-chip boundary met.
+    namespace k = gr::gpudsp::kernels;
+    std::mt19937_64 rng(5);
+    for (int sy = 0; sy < k::gnss_n_systems; ++sy) {
+        const auto sys = k::gnss_system(sy);
+        const auto& spec = k::gnss_signal(sys);
+        const auto& codes = k::gnss_codes(sys);
+        const uint32_t L = spec.code_length;
+        const int F = k::gnss_code_frac_bits(int(L)), S = spec.sub_phases;
+        const uint64_t mod = uint64_t(L) << F;
+        uint32_t sub_bits[12] = {};
+        for (int j = 0; j < S; ++j) {
+            const float v = float(k::gnss_subcarrier(sys, j));
+            std::memcpy(&sub_bits[j], &v, 4);
+        }
+        std::vector<uint8_t> row(k::gnss_code_row_bytes(L), 0x55);
+        for (int prn : { 1, spec.n_prns }) {
+            const int8_t* chips = codes.data() + std::size_t(prn - 1) * L;
+            k::gnss_code_row(chips, L, row.data());
+            for (std::size_t c = 2 * L; c < row.size(); ++c)
+                BOOST_REQUIRE_EQUAL(row[c], 0); // padding
+            for (int trial = 0; trial < 20000; ++trial) {
+                // random phases, and (odd trials) a chip's or sub-chip's
+                // first phase or the one before it
+                uint64_t q = rng() % (2 * mod);
+                if (trial % 2) {
+                    const uint64_t c = rng() % (2 * L), j = rng() % S; // (sub-)chip
+                    const uint64_t u = ((j << 32) + S - 1) / S; // its first 2^-32 step
+                    q = (c << F) + (u << (F - 32));
+                    if (trial % 4 == 3 && q > 0)
+                        --q;
+                }
+                const uint32_t chip = k::gnss_chip(q, F);
+                float want = float(chips[chip % L]);
+                if (S > 1)
+                    want *= float(k::gnss_subcarrier(sys, int(k::gnss_sub_phase(q, F, S))));
+                const uint32_t got =
+                    k::gnss_code_value_bits(row.data(), sub_bits, S > 1, q, F, S);
+                uint32_t want_bits;
+                std::memcpy(&want_bits, &want, 4);
+                BOOST_REQUIRE_EQUAL(got, want_bits);
+            }
+        }
     }
 }
 
@@ -427,6 +478,40 @@ BOOST_AUTO_TEST_CASE(code_phase_arithmetic)
                 BOOST_CHECK_LE(double(j) / S, frac + 0x1p-32);
                 BOOST_CHECK_GT(double(j + 1) / S, frac - 0x1p-32);
             }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(code_phase_without_128_bit_division_is_exact)
+{
+    // The GPU kernel's start phase (gnss_code_phase_near, a double
+    // estimate of the chip count's quotient corrected once) equals the
+    // 128-bit definition over the whole domain it is used on: every code
+    // length, q0 < L 2^F, step <= 2^F, i < 2^31, at the corners and random.
+    // (L = 49, no system's: there the estimate falls one short at some
+    // multiples of L, which the correction must catch.)
+    namespace k = gr::gpudsp::kernels;
+    std::mt19937_64 rng(11);
+    for (uint32_t L : { 49u, 1023u, 4092u, 10230u }) {
+        const int F = k::gnss_code_frac_bits(int(L));
+        const uint64_t mod = uint64_t(L) << F, one = uint64_t(1) << F;
+        const double inv = 1.0 / L;
+        const uint64_t q0s[] = { 0, 1, mod - 1, mod / 2, one - 1, one };
+        const uint64_t steps[] = { 1, one, one - 1, one / 2 + 1, one / L };
+        const uint32_t is[] = { 0, 1, 255, 256, 4091, 100000, (1u << 31) - 1 };
+        for (uint64_t q0 : q0s)
+            for (uint64_t step : steps)
+                for (uint32_t i : is)
+                    BOOST_REQUIRE_EQUAL(k::gnss_code_phase_near(q0, step, F, L, inv, i),
+                                        k::gnss_code_phase_at(q0, step, mod, i));
+        for (uint32_t m = 1; m < 100000; ++m) // chip counts h = m L
+            BOOST_REQUIRE_EQUAL(k::gnss_code_phase_near(0, one, F, L, inv, m * L),
+                                k::gnss_code_phase_at(0, one, mod, m * L));
+        for (int trial = 0; trial < 200000; ++trial) {
+            const uint64_t q0 = rng() % mod, step = rng() % one + 1;
+            const uint32_t i = uint32_t(rng() >> 33);
+            BOOST_REQUIRE_EQUAL(k::gnss_code_phase_near(q0, step, F, L, inv, i),
+                                k::gnss_code_phase_at(q0, step, mod, i));
         }
     }
 }

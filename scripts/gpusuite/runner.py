@@ -512,7 +512,12 @@ class suite:
             if not timed_out and Path(str(rep) + ".ncu-rep").exists():
                 self.run([ncu, "--import", str(rep) + ".ncu-rep", "--csv", "--page", "raw"],
                          f"ncu/{job}.csv", 60)
-                rows = ncu_rows(job, self.log_text(f"ncu/{job}.csv"))
+                try:
+                    rows = ncu_rows(job, self.log_text(f"ncu/{job}.csv"))
+                except ValueError as e:
+                    it.status, it.note = "failed", str(e)
+                    s.items.append(it)
+                    continue
             if timed_out:
                 it.status = "timeout"
             elif not rows:
@@ -586,8 +591,14 @@ NCU_COLUMNS = ["job", "kernel", "launches", "total_us", "median_us", "dram_gbps"
                "dram_pct_peak", "sm_pct_peak", "achieved_occupancy_pct",
                "theoretical_occupancy_pct", "registers", "block", "grid", "hottest"]
 
+# ncu's raw CSV gives one unit per column, scaled to its values and spelt
+# long ("msecond", "Mbyte") or, in newer versions, short ("ms", "MB"):
+# microseconds and bytes here. An unknown unit is an error, never a guess
+# (the first H100 run read an LDPC column in "ms" as microseconds).
 UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6,
-         "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12}
+         "ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6,
+         "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Tbyte": 1e12,
+         "B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
 
 
 def ncu_rows(job, text):
@@ -608,7 +619,12 @@ def ncu_rows(job, text):
             v = float(r[i].replace(",", ""))
         except ValueError:
             return None
-        return v * UNITS.get(units[i], 1.0) if scale_to else v
+        if not scale_to:
+            return v
+        if units[i] not in UNITS:
+            raise ValueError(f"ncu reports {metric} in {units[i]!r}, a unit this "
+                             "script does not know (UNITS in runner.py)")
+        return v * UNITS[units[i]]
 
     kernels = {}
     for r in data:

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-gpudsp authors
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The GPU suite's reading of ncu's raw CSV (runner.ncu_rows), without a
+GPU: the units of a column in either spelling ncu uses, medians per kernel,
+and an unknown unit refused rather than read as microseconds (the first
+H100 run, 2026-11-24, read an LDPC column in "ms" as microseconds)."""
+
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import runner  # noqa: E402
+
+HEAD = '"ID","Kernel Name","gpu__time_duration.sum","dram__bytes.sum","launch__grid_size"\n'
+
+
+def csv_of(time_unit, byte_unit, rows):
+    return HEAD + f'"","","{time_unit}","{byte_unit}",""\n' + "".join(
+        f'"{i}","{k}","{t}","{b}","{g}"\n' for i, (k, t, b, g) in enumerate(rows))
+
+
+class ncu_units(unittest.TestCase):
+    def test_long_and_short_spellings_agree(self):
+        rows = [("decode", 0.24, 24.0, 256), ("decode", 0.26, 24.0, 256)]
+        for t, b in (("msecond", "Mbyte"), ("ms", "MB")):
+            got = runner.ncu_rows("ldpc", csv_of(t, b, rows))
+            self.assertEqual(len(got), 1)
+            self.assertAlmostEqual(got[0]["median_us"], 250.0)
+            self.assertAlmostEqual(got[0]["total_us"], 500.0)
+            # 48 MB in 500 us
+            self.assertAlmostEqual(got[0]["dram_gbps"], 96.0)
+
+    def test_microseconds_and_nanoseconds(self):
+        got = runner.ncu_rows("x", csv_of("us", "KB", [("k", 51.7, 84000.0, 65536)]))
+        self.assertAlmostEqual(got[0]["median_us"], 51.7)
+        got = runner.ncu_rows("x", csv_of("nsecond", "byte", [("k", 900.0, 1e6, 1)]))
+        self.assertAlmostEqual(got[0]["median_us"], 0.9)
+
+    def test_hottest_kernel_is_the_one_with_most_time(self):
+        got = runner.ncu_rows("x", csv_of("us", "B", [("a", 5, 1, 1), ("b", 3, 1, 1),
+                                                       ("b", 3, 1, 1)]))
+        self.assertEqual([r["kernel"] for r in got if r["hottest"]], ["b"])
+
+    def test_unknown_unit_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "msec"):
+            runner.ncu_rows("x", csv_of("msec", "MB", [("k", 1, 1, 1)]))
+
+
+if __name__ == "__main__":
+    unittest.main()
