@@ -18,6 +18,7 @@
 #include "gnss_replica_cpu.h"
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -312,8 +313,12 @@ public:
 
     void set_threads(int n) override { d_scratch.resize(std::size_t(n)); }
 
-    // Job j goes to worker j mod T: each job is summed by one thread in the
-    // same order whatever T, so the results do not depend on it.
+    // Each job is summed by one thread in the same order whatever the
+    // threads, so the results do not depend on them. The threads take jobs,
+    // longest first, from a shared counter: a worker that wakes late (tens
+    // of microseconds on a loaded machine) takes fewer instead of holding
+    // the call up, and jobs of different lengths (1 ms L1 beside 4 ms E1-B
+    // integrations) even out.
     void execute(const std::vector<const void*>& antennas,
                  const std::vector<gnss_fixed_job>& jobs,
                  std::complex<float>* out,
@@ -322,9 +327,23 @@ public:
         for (const auto& j : jobs)
             prepare_table(j.system); // before the workers start
         const std::size_t T = std::min(d_scratch.size(), jobs.size());
+        if (T <= 1) {
+            for (std::size_t j = 0; j < jobs.size(); ++j)
+                correlate_job(antennas, jobs[j], out + j * d_m * d_l, d_scratch[0]);
+            return;
+        }
+        d_order.resize(jobs.size());
+        for (std::size_t j = 0; j < jobs.size(); ++j)
+            d_order[j] = j;
+        std::stable_sort(d_order.begin(), d_order.end(), [&](std::size_t a, std::size_t b) {
+            return jobs[a].length > jobs[b].length;
+        });
+        std::atomic<std::size_t> next{ 0 };
         d_pool.run(T, [&](std::size_t w) {
-            for (std::size_t j = w; j < jobs.size(); j += T)
+            for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+                const std::size_t j = d_order[k];
                 correlate_job(antennas, jobs[j], out + j * d_m * d_l, d_scratch[w]);
+            }
         });
     }
 
@@ -383,6 +402,7 @@ private:
     gnss_input d_input;
     table d_tables[gnss_n_systems];
     std::vector<scratch> d_scratch; // one per thread
+    std::vector<std::size_t> d_order; // jobs, longest first (threaded calls)
     cpu_worker_pool d_pool;         // threads kept between calls
 };
 

@@ -193,7 +193,8 @@ __global__ void __launch_bounds__(threads)
                     end = min((long long)(first + shape.chunk), (long long)job.length);
     l.i = job.start + i;
     l.n = i < end ? int((end - i + threads - 1) / threads) : 0;
-    // (i < 2^31: the plan limits integrations to 2^31 - 1 samples)
+    // (i < 2^31 + 256 < 2^32: the plan limits integrations to 2^31 - 1
+    // samples, and a thread past its job's end starts one round past it)
     l.q = gnss_code_phase_near(job.code_phase,
                                job.code_step,
                                l.F,
@@ -349,15 +350,16 @@ public:
         d_ctx->make_current();
         runtime::device_stream stream(d_ctx, who);
         code_tables codes{}; // staged here, read by the kernel from d_tables
+        for (int s = 0; s < gnss_n_systems; ++s) // (a step is at most one chip)
+            if (gnss_signal(gnss_system(s)).code_length <= threads)
+                throw std::logic_error(who + ": the kernel advances a thread's code "
+                                             "phase by under one period: " +
+                                       gnss_signal(gnss_system(s)).name + " is too short");
         std::vector<std::vector<uint8_t>> strided(gnss_n_systems); // (until synchronised)
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
             const auto& spec = gnss_signal(sys);
             const auto& chips = gnss_codes(sys);
-            if (spec.code_length <= threads) // (a step is at most one chip)
-                throw std::logic_error(who + ": the kernel advances a thread's code "
-                                             "phase by under one period: " +
-                                       spec.name + " is too short");
             // Each PRN's code twice as sign bytes (0x80: chip -1), rows of
             // 16-byte words (zero padding): the kernel copies a row into
             // shared memory in 16-byte words.
@@ -420,6 +422,8 @@ public:
                  std::complex<float>* out,
                  runtime::stream_handle sh) override
     {
+        if (jobs.empty()) // (the plan does not call with none; no launch)
+            return;
         // At most 65535 jobs a launch (the grid's y extent); splitting at
         // epochs can turn a few long pilot integrations into more.
         constexpr std::size_t most = 65535;

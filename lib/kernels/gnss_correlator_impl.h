@@ -32,9 +32,9 @@ GNSS_HD uint64_t gnss_code_phase_at(uint64_t q0, uint64_t step, uint64_t modulus
 
 /*! gnss_code_phase_at for modulus L 2^F without a 128-bit division (a
  *  software routine on a GPU, called once per thread): for q0 < L 2^F,
- *  step <= 2^F (at most one chip per sample), i < 2^31, F >= 21 and
+ *  step <= 2^F (at most one chip per sample), i < 2^32, F >= 21 and
  *  \p inv_L the double nearest 1 / L. x = q0 + i step is below 2^64 +
- *  2^(F + 31), so its chip count h = x >> F is below 2^43 + 2^31: exact in
+ *  2^(F + 32), so its chip count h = x >> F is below 2^43 + 2^32: exact in
  *  a double, and h * inv_L (two roundings) is within h 2^-52 / L < 1 / L
  *  of h / L. It truncates to floor(h / L), or to one less where h is a
  *  multiple of L and the product rounds just below it: one correction. */

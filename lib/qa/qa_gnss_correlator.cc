@@ -487,7 +487,7 @@ BOOST_AUTO_TEST_CASE(code_phase_without_128_bit_division_is_exact)
     // The GPU kernel's start phase (gnss_code_phase_near, a double
     // estimate of the chip count's quotient corrected once) equals the
     // 128-bit definition over the whole domain it is used on: every code
-    // length, q0 < L 2^F, step <= 2^F, i < 2^31, at the corners and random.
+    // length, q0 < L 2^F, step <= 2^F, i < 2^32, at the corners and random.
     // (L = 49, no system's: there the estimate falls one short at some
     // multiples of L, which the correction must catch.)
     namespace k = gr::gpudsp::kernels;
@@ -498,7 +498,7 @@ BOOST_AUTO_TEST_CASE(code_phase_without_128_bit_division_is_exact)
         const double inv = 1.0 / L;
         const uint64_t q0s[] = { 0, 1, mod - 1, mod / 2, one - 1, one };
         const uint64_t steps[] = { 1, one, one - 1, one / 2 + 1, one / L };
-        const uint32_t is[] = { 0, 1, 255, 256, 4091, 100000, (1u << 31) - 1 };
+        const uint32_t is[] = { 0, 1, 255, 256, 4091, 100000, (1u << 31) - 1, 0xffffffffu };
         for (uint64_t q0 : q0s)
             for (uint64_t step : steps)
                 for (uint32_t i : is)

@@ -3,10 +3,12 @@
 # Copyright 2026 gr-gpudsp authors
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""The GPU suite's reading of ncu's raw CSV (runner.ncu_rows), without a
-GPU: the units of a column in either spelling ncu uses, medians per kernel,
-and an unknown unit refused rather than read as microseconds (the first
-H100 run, 2026-11-24, read an LDPC column in "ms" as microseconds)."""
+"""Parts of the GPU suite's runner that need no GPU: its reading of ncu's
+raw CSV (runner.ncu_rows: the units of a column in either spelling ncu
+uses, medians per kernel, an unknown unit refused rather than read as
+microseconds, as the first H100 run, 2026-11-24, read an LDPC column in
+"ms") and the merging of racecheck's one-case runs into one verdict per
+test (runner.merge_cases)."""
 
 import sys
 import unittest
@@ -48,6 +50,31 @@ class ncu_units(unittest.TestCase):
     def test_unknown_unit_is_refused(self):
         with self.assertRaisesRegex(ValueError, "msec"):
             runner.ncu_rows("x", csv_of("msec", "MB", [("k", 1, 1, 1)]))
+
+
+class racecheck_cases(unittest.TestCase):
+    def merged(self, *items):
+        return {(m.group, m.name): m for m in runner.merge_cases(
+            [runner.item(n, status=st, group=g, seconds=1.0) for g, n, st in items])}
+
+    def test_whole_tests_pass_through(self):
+        m = self.merged(("memcheck", "qa_a", "clean"), ("memcheck", "qa_b", "errors"))
+        self.assertEqual(m["memcheck", "qa_a"].status, "clean")
+        self.assertEqual(m["memcheck", "qa_b"].status, "errors")
+
+    def test_cases_merge_into_their_test(self):
+        m = self.merged(("racecheck", "qa_a/x", "clean"), ("racecheck", "qa_a/y", "clean"),
+                        ("racecheck", "qa_b/x", "clean"), ("racecheck", "qa_b/y", "timeout"),
+                        ("racecheck", "qa_c/x", "timeout"), ("racecheck", "qa_c/y", "errors"),
+                        ("racecheck", "qa_d/x", "skipped"))
+        self.assertEqual(len(m), 4)
+        self.assertEqual(m["racecheck", "qa_a"].status, "clean")
+        self.assertEqual(m["racecheck", "qa_a"].seconds, 2.0)
+        self.assertEqual(m["racecheck", "qa_b"].status, "timeout")
+        self.assertIn("1 of 2 cases clean", m["racecheck", "qa_b"].note)
+        self.assertIn("y", m["racecheck", "qa_b"].note)
+        self.assertEqual(m["racecheck", "qa_c"].status, "errors")  # worse than a timeout
+        self.assertEqual(m["racecheck", "qa_d"].status, "skipped")
 
 
 if __name__ == "__main__":
