@@ -212,13 +212,16 @@ void run_gnss(const options& opt, report& rep)
         }
         if (!ctx)
             continue;
-        kernels::gnss_correlator_plan gpu(
-            c.antennas,
-            taps,
-            c.samp_rate,
-            kernels::gnss_input::complex64,
-            runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
-            "bench");
+        auto gpu_plan = [&](kernels::gnss_input format) {
+            return kernels::gnss_correlator_plan(
+                c.antennas,
+                taps,
+                c.samp_rate,
+                format,
+                runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
+                "bench");
+        };
+        auto gpu = gpu_plan(kernels::gnss_input::complex64);
         runtime::device_stream stream(ctx, "bench");
         runtime::device_memory d_x(ctx, n_in * 8, "bench");
         runtime::pinned_memory h_x(ctx, n_in * 8, "bench");
@@ -241,18 +244,24 @@ void run_gnss(const options& opt, report& rep)
             },
             [] {},
             iterations);
-        const double t_e2e = seconds_per_call(
-            [&] {
-                ctx->copy_async(d_x.get(),
-                                h_x.get(),
-                                n_in * 8,
-                                runtime::copy_kind::host_to_device,
-                                stream.get(),
-                                "bench");
-                gpu.execute(dev, c.samples, jobs, out.data(), stream.get());
-            },
-            [] {},
-            iterations);
+        // End to end: the samples uploaded from pinned memory, then the call.
+        auto end_to_end = [&](kernels::gnss_correlator_plan& plan,
+                              const runtime::pinned_memory& host,
+                              const std::vector<const void*>& on_device) {
+            return seconds_per_call(
+                [&] {
+                    ctx->copy_async(d_x.get(),
+                                    host.get(),
+                                    host.size(),
+                                    runtime::copy_kind::host_to_device,
+                                    stream.get(),
+                                    "bench");
+                    plan.execute(on_device, c.samples, jobs, out.data(), stream.get());
+                },
+                [] {},
+                iterations);
+        };
+        const double t_e2e = end_to_end(gpu, h_x, dev);
         rep.add({ "gnss",
                   what + ", kernels only",
                   "cuda",
@@ -281,13 +290,7 @@ void run_gnss(const options& opt, report& rep)
         // The same from int16 samples, what front ends deliver: half the
         // upload of float (at 16 x 100K samples, 0.4 MB instead of 0.8,
         // about 7 us of pinned PCIe Gen5 instead of 15).
-        kernels::gnss_correlator_plan gpu16(
-            c.antennas,
-            taps,
-            c.samp_rate,
-            kernels::gnss_input::complex_int16,
-            runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
-            "bench");
+        auto gpu16 = gpu_plan(kernels::gnss_input::complex_int16);
         runtime::pinned_memory h_x16(ctx, n_in * 4, "bench");
         auto* x16 = reinterpret_cast<int16_t*>(h_x16.get());
         for (std::size_t k = 0; k < n_in; ++k) { // (noise of rms 1 at 1/1000)
@@ -297,18 +300,7 @@ void run_gnss(const options& opt, report& rep)
         std::vector<const void*> dev16(c.antennas);
         for (int m = 0; m < c.antennas; ++m)
             dev16[m] = d_x.get() + std::size_t(m) * c.samples * 4;
-        const double t_e2e16 = seconds_per_call(
-            [&] {
-                ctx->copy_async(d_x.get(),
-                                h_x16.get(),
-                                n_in * 4,
-                                runtime::copy_kind::host_to_device,
-                                stream.get(),
-                                "bench");
-                gpu16.execute(dev16, c.samples, jobs, out.data(), stream.get());
-            },
-            [] {},
-            iterations);
+        const double t_e2e16 = end_to_end(gpu16, h_x16, dev16);
         rep.add({ "gnss",
                   what + ", end to end (host int16 input)",
                   "cuda",
