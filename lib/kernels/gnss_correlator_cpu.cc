@@ -335,8 +335,8 @@ public:
         d_order.resize(jobs.size());
         for (std::size_t j = 0; j < jobs.size(); ++j)
             d_order[j] = j;
-        std::stable_sort(d_order.begin(), d_order.end(), [&](std::size_t a, std::size_t b) {
-            return jobs[a].length > jobs[b].length;
+        std::sort(d_order.begin(), d_order.end(), [&](std::size_t a, std::size_t b) {
+            return jobs[a].length != jobs[b].length ? jobs[a].length > jobs[b].length : a < b;
         });
         std::atomic<std::size_t> next{ 0 };
         d_pool.run(T, [&](std::size_t w) {

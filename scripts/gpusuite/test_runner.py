@@ -39,6 +39,7 @@ class ncu_units(unittest.TestCase):
     def test_microseconds_and_nanoseconds(self):
         got = runner.ncu_rows("x", csv_of("us", "KB", [("k", 51.7, 84000.0, 65536)]))
         self.assertAlmostEqual(got[0]["median_us"], 51.7)
+        self.assertAlmostEqual(got[0]["dram_gbps"], 84e6 / 51.7e-6 / 1e9, places=1)
         got = runner.ncu_rows("x", csv_of("nsecond", "byte", [("k", 900.0, 1e6, 1)]))
         self.assertAlmostEqual(got[0]["median_us"], 0.9)
 
@@ -71,10 +72,25 @@ class racecheck_cases(unittest.TestCase):
         self.assertEqual(m["racecheck", "qa_a"].status, "clean")
         self.assertEqual(m["racecheck", "qa_a"].seconds, 2.0)
         self.assertEqual(m["racecheck", "qa_b"].status, "timeout")
-        self.assertIn("1 of 2 cases clean", m["racecheck", "qa_b"].note)
-        self.assertIn("y", m["racecheck", "qa_b"].note)
+        self.assertEqual(m["racecheck", "qa_b"].note, "1 of 2 cases clean; timeout: y")
         self.assertEqual(m["racecheck", "qa_c"].status, "errors")  # worse than a timeout
         self.assertEqual(m["racecheck", "qa_d"].status, "skipped")
+
+
+class boost_listing(unittest.TestCase):
+    def test_top_level_enabled_entries(self):
+        listing = ("$ qa_x --list_content\n"
+                   "first_case*\n"
+                   "described_case*: what it checks\n"
+                   "disabled_case\n"
+                   "a_suite*\n"
+                   "    child_case*\n"
+                   "last_case*\n")
+        self.assertEqual(runner.boost_cases(listing),
+                         ["first_case", "described_case", "a_suite", "last_case"])
+
+    def test_no_listing(self):
+        self.assertEqual(runner.boost_cases("Test setup error: no CUDA device\n"), [])
 
 
 if __name__ == "__main__":
