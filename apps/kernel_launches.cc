@@ -154,7 +154,7 @@ int main()
         emit("^correlate_kernel<",
              std::string("longest code ") + spec.name + ", " +
                  std::to_string(spec.code_length) + " chips",
-             256,
+             gnss_cuda_threads,
              gnss_code_row_bytes(uint32_t(spec.code_length)));
     }
     // X-engine tensor kernels: mma.sync on sm_80 and later (the plan runs the

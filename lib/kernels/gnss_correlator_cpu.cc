@@ -327,11 +327,6 @@ public:
         for (const auto& j : jobs)
             prepare_table(j.system); // before the workers start
         const std::size_t T = std::min(d_scratch.size(), jobs.size());
-        if (T <= 1) {
-            for (std::size_t j = 0; j < jobs.size(); ++j)
-                correlate_job(antennas, jobs[j], out + j * d_m * d_l, d_scratch[0]);
-            return;
-        }
         d_order.resize(jobs.size());
         for (std::size_t j = 0; j < jobs.size(); ++j)
             d_order[j] = j;
@@ -402,7 +397,7 @@ private:
     gnss_input d_input;
     table d_tables[gnss_n_systems];
     std::vector<scratch> d_scratch; // one per thread
-    std::vector<std::size_t> d_order; // jobs, longest first (threaded calls)
+    std::vector<std::size_t> d_order; // jobs, longest first
     cpu_worker_pool d_pool;         // threads kept between calls
 };
 

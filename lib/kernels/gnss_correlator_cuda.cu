@@ -34,7 +34,7 @@ namespace kernels {
 
 namespace {
 
-constexpr int threads = 256;
+constexpr int threads = gnss_cuda_threads;
 
 struct code_tables {
     const unsigned char* chips[gnss_n_systems]; // [prn][gnss_code_row_bytes(L)]
@@ -355,7 +355,7 @@ public:
                 throw std::logic_error(who + ": the kernel advances a thread's code "
                                              "phase by under one period: " +
                                        gnss_signal(gnss_system(s)).name + " is too short");
-        std::vector<std::vector<uint8_t>> strided(gnss_n_systems); // (until synchronised)
+        std::vector<std::vector<uint8_t>> rows(gnss_n_systems); // (until synchronised)
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
             const auto& spec = gnss_signal(sys);
@@ -364,14 +364,14 @@ public:
             // 16-byte words (zero padding): the kernel copies a row into
             // shared memory in 16-byte words.
             const std::size_t L = spec.code_length, row = gnss_code_row_bytes(L);
-            strided[s].resize(std::size_t(spec.n_prns) * row);
+            rows[s].resize(std::size_t(spec.n_prns) * row);
             for (int p = 0; p < spec.n_prns; ++p)
-                gnss_code_row(chips.data() + p * L, uint32_t(L), strided[s].data() + p * row);
+                gnss_code_row(chips.data() + p * L, uint32_t(L), rows[s].data() + p * row);
             d_code_memory.emplace_back(std::make_unique<runtime::device_memory>(
-                d_ctx, strided[s].size(), who));
+                d_ctx, rows[s].size(), who));
             d_ctx->copy_async(d_code_memory.back()->get(),
-                              strided[s].data(),
-                              strided[s].size(),
+                              rows[s].data(),
+                              rows[s].size(),
                               runtime::copy_kind::host_to_device,
                               stream.get(),
                               who);
@@ -446,7 +446,7 @@ public:
         const int groups =
             shape.tap_groups * ((d_m + ga - 1) / ga);
         int64_t longest = 1;
-        int widest = jobs.empty() ? 0 : jobs[0].system; // the longest code's row
+        int widest = jobs[0].system; // the system of the longest code's row
         for (const auto& j : jobs) {
             longest = std::max<int64_t>(longest, j.length);
             if (row_bytes(j.system) > row_bytes(widest))

@@ -95,6 +95,9 @@ GNSS_HD uint32_t gnss_code_value_bits(
            (uint32_t(row[gnss_chip(q, F)]) << 24);
 }
 
+/*! Threads per block of the GPU kernel. */
+constexpr int gnss_cuda_threads = 256;
+
 /*! The chunks of \p chunk samples the GPU kernel splits a job of \p length
  *  samples into: at least one, so that an empty job's results are written
  *  (zeros) by its one block. */

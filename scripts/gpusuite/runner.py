@@ -344,10 +344,11 @@ class suite:
 
         def one(job, end):
             kind, name, case = job
+            label = f"{name}/{case}" if case else name  # (merge_cases splits it)
             if end - time.monotonic() < 5:
-                return item(f"{name}/{case}" if case else name, group=kind, status="not run",
+                return item(label, group=kind, status="not run",
                             note="no time left in the step")
-            log = f"sanitizer/{kind}-{name}{'-' + case if case else ''}.log"
+            log = sanitizer_log(kind, label)
             cmd = [tool, "--tool", kind, "--error-exitcode", str(SANITIZER_ERROR_RC),
                    "--print-limit", "20"]
             if kind == "memcheck":
@@ -356,7 +357,7 @@ class suite:
             rc, secs, timed_out = self.run(cmd, log, end - time.monotonic(),
                                            env=TEST_ENV, cwd=d)
             text = self.log_text(log)
-            it = item(f"{name}/{case}" if case else name, group=kind, seconds=secs)
+            it = item(label, group=kind, seconds=secs)
             summaries = re.findall(r"ERROR SUMMARY: \d+ errors?", text)
             if timed_out:
                 it.status = "timeout"
@@ -378,7 +379,7 @@ class suite:
             for it in cases:
                 f.write(f"===== {it.group} {it.name}: {it.status} ({it.seconds:.1f} s) "
                         f"{it.note}\n")
-                f.write(self.log_text(f"sanitizer/{it.group}-{it.name.replace('/', '-')}.log"))
+                f.write(self.log_text(sanitizer_log(it.group, it.name)))
                 f.write("\n")
         return s
 
@@ -626,22 +627,22 @@ def boost_cases(listing):
     return [m.group(1) for m in re.finditer(r"^(\w+)\*(?::.*)?$", listing, re.M)]
 
 
+def sanitizer_log(tool, label):
+    """The log of one sanitizer run: a whole test or "test/case"."""
+    return f"sanitizer/{tool}-{label.replace('/', '-')}.log"
+
+
 def merge_cases(items):
     """One sanitizer item per tool and test from items of single cases
     ("test/case"): errors or a failure if any case has them, else a timeout
     if any case ran out of time (the note says how many came through clean),
     else clean (or skipped when every case skipped)."""
-    merged, order = {}, []
+    merged = {}  # (insertion order: the jobs')
     for it in items:
         name, _, case = it.name.partition("/")
-        key = (it.group, name)
-        if key not in merged:
-            order.append(key)
-            merged[key] = []
-        merged[key].append((case, it))
+        merged.setdefault((it.group, name), []).append((case, it))
     out = []
-    for key in order:
-        parts = merged[key]
+    for key, parts in merged.items():
         if len(parts) == 1 and not parts[0][0]:
             out.append(parts[0][1])
             continue
