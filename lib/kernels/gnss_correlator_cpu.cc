@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 namespace gr {
@@ -46,35 +47,35 @@ typedef double d4 __attribute__((vector_size(32)));
 typedef double d8 __attribute__((vector_size(64)));
 
 // A SIMD level: W float lanes V, W/2 double lanes D, its code replica.
-typedef void (*replica_fn)(float*, int, uint64_t, uint64_t, int, const gnss_code_table&);
-template <int lanes, class float_lanes, class double_lanes, replica_fn fn>
+template <int lanes, class float_lanes, class double_lanes, gnss_replicas_fn fn>
 struct simd_level {
     static constexpr int W = lanes;
     typedef float_lanes V;
     typedef double_lanes D;
-    static constexpr replica_fn replica = fn;
+    static constexpr gnss_replicas_fn replicas = fn;
 };
-using isa_baseline = simd_level<4, f4, d2, gnss_code_replica_scalar>;
-using isa_avx2 = simd_level<8, f8, d4, gnss_code_replica_avx2>;
-using isa_avx512 = simd_level<16, f16, d8, gnss_code_replica_avx512>;
+using isa_baseline = simd_level<4, f4, d2, gnss_code_replicas_scalar>;
+using isa_avx2 = simd_level<8, f8, d4, gnss_code_replicas_avx2>;
+using isa_avx512 = simd_level<16, f16, d8, gnss_code_replicas_avx512>;
 
 // (Helpers take and give vectors by reference: always inlined into a
 // function of the right target, they never cross an ABI boundary.)
 
-// W interleaved I/Q samples (float or int16) as W I and W Q lanes: two
-// W-lane loads and one two-source permutation each (a permutation of one
-// 2W-lane vector compiles to scalar inserts).
+// W interleaved I/Q samples (float or int16) as W I and W Q lanes in
+// gnss_lane_sample's order: two W-lane loads and one in-lane shuffle each
+// (vshufps: sample s's I is float 2 s of the two concatenated), where the
+// samples' own order would take lane-crossing permutations and blends.
 template <class V, class In, std::size_t... I>
 GNSS_INLINE void load_iq(const In* x, V& a, V& b, std::index_sequence<I...>)
 {
-    constexpr std::size_t W = sizeof...(I);
+    constexpr int W = int(sizeof...(I));
     typedef In raw __attribute__((vector_size(W * sizeof(In))));
     raw r0, r1;
     std::memcpy(&r0, x, sizeof r0);
     std::memcpy(&r1, x + W, sizeof r1);
     const V lo = __builtin_convertvector(r0, V), hi = __builtin_convertvector(r1, V);
-    a = __builtin_shufflevector(lo, hi, (2 * I)...);
-    b = __builtin_shufflevector(lo, hi, (2 * I + 1)...);
+    a = __builtin_shufflevector(lo, hi, (2 * gnss_lane_sample(W, I))...);
+    b = __builtin_shufflevector(lo, hi, (2 * gnss_lane_sample(W, I) + 1)...);
 }
 
 // acc[0 .. W/2) += the W float lanes of v, added pairwise as doubles.
@@ -94,7 +95,8 @@ GNSS_INLINE void add_wide(double* acc, const V& v, std::index_sequence<I...>)
 // One antenna's block of n samples: wipe off the carrier (cr, ci) and add
 // the products with L taps' replicas (code[l * block ..]) into the W/2
 // double lanes at acc + W l (I) and acc + W l + W/2 (Q). cr, ci and code
-// hold whole W-lane groups.
+// hold whole W-lane groups, each in gnss_lane_sample's order as load_iq
+// gives the samples.
 template <class isa, int L, class In>
 GNSS_INLINE void wipe_dot(const In* x,
                           int n,
@@ -158,11 +160,25 @@ GNSS_INLINE void wipe_dot_taps(const In* x,
     }
 }
 
+// A system's taps in groups whose replicas share a base phase
+// (gnss_code_replicas): taps sorted by offset, each group spanning at most
+// group_span chips from its first. A block's replica then reads below
+// chip L + group_span + block + 15 < 2 L for every code (L >= 1023): the
+// table holding the code twice needs no wrap.
+constexpr int64_t group_span = 256;
+static_assert(group_span + block + 15 < 1023, "a group's replica needs no wrap");
+struct tap_groups {
+    std::vector<uint64_t> base; // [group]: offset, chips * 2^F in [0, modulus)
+    std::vector<int> first;     // [group + 1]: the group's taps in tap / rel
+    std::vector<int> tap;       // the taps, in offset order
+    std::vector<uint64_t> rel;  // their offsets from their group's base
+};
+
 // What one job needs besides its fixed-point parameters.
 struct job_inputs {
     const std::vector<const void*>* antennas;
     gnss_input input;
-    const uint64_t* tap_offset; // [L], chips * 2^F in [0, modulus)
+    const tap_groups* groups;
     int L;
     gnss_code_table table;
 };
@@ -190,9 +206,10 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
     double* acc = s.acc.data();
     // The in-block carrier rotations exp(-2j pi step k), from float64:
     // exp(-2j pi step (16 a + b)) = row[a] col[b], each a chain of at most
-    // 32 products (error ~1e-15, far below float). Products written out:
-    // std::complex's operator* calls __muldc3 (NaN rules), which cost a
-    // third of a 5000-sample job.
+    // 32 products (error ~1e-15, far below float), each W-lane group in
+    // gnss_lane_sample's order. Products written out: std::complex's
+    // operator* calls __muldc3 (NaN rules), which cost a third of a
+    // 5000-sample job.
     alignas(64) float rot_r[block], rot_i[block], cr[block], ci[block];
     {
         const double step_cyc = double(int64_t(job.carrier_step)) * 0x1p-64;
@@ -207,10 +224,14 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
         }
         row_r = 1;
         row_i = 0;
+        int lane_of[W]; // the lane holding each sample of a group
+        for (int j = 0; j < W; ++j)
+            lane_of[gnss_lane_sample(W, j)] = j;
         for (int a = 0; a < block / 16; ++a) {
             for (int b = 0; b < 16; ++b) {
-                rot_r[16 * a + b] = float(row_r * col_r[b] - row_i * col_i[b]);
-                rot_i[16 * a + b] = float(row_r * col_i[b] + row_i * col_r[b]);
+                const int k = 16 * a + b; // sample k's lane: k - k % W + lane
+                rot_r[k - k % W + lane_of[k % W]] = float(row_r * col_r[b] - row_i * col_i[b]);
+                rot_i[k - k % W + lane_of[k % W]] = float(row_r * col_i[b] + row_i * col_r[b]);
             }
             const double r = row_r * sixteen_r - row_i * sixteen_i;
             row_i = row_r * sixteen_i + row_i * sixteen_r;
@@ -229,16 +250,22 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
             cr[k] = br * rot_r[k] - bi * rot_i[k];
             ci[k] = br * rot_i[k] + bi * rot_r[k];
         }
-        for (int l = 0; l < L; ++l) {
-            uint64_t q0 = q + in.tap_offset[l];
-            if (q0 >= job.code_modulus)
-                q0 -= job.code_modulus;
-            isa::replica(s.code.data() + l * block,
-                         n,
-                         q0,
-                         job.code_step,
-                         job.code_frac_bits,
-                         in.table);
+        const tap_groups& g = *in.groups;
+        for (std::size_t k = 0; k + 1 < g.first.size(); ++k) {
+            uint64_t qb = q + g.base[k];
+            if (qb >= job.code_modulus)
+                qb -= job.code_modulus;
+            float* outs[gnss_replica_max_taps];
+            for (int i = g.first[k]; i < g.first[k + 1]; ++i)
+                outs[i - g.first[k]] = s.code.data() + std::size_t(g.tap[i]) * block;
+            isa::replicas(outs,
+                          g.rel.data() + g.first[k],
+                          g.first[k + 1] - g.first[k],
+                          n,
+                          qb,
+                          job.code_step,
+                          job.code_frac_bits,
+                          in.table);
         }
         const int64_t first = job.start + i0;
         for (int m = 0; m < M; ++m) {
@@ -298,15 +325,34 @@ public:
                         gnss_input input)
         : d_m(n_antennas), d_l(taps.size() / gnss_n_systems), d_input(input)
     {
-        // Each system's tap offsets in [0, L 2^F), once (a job's modulus is
-        // its system's).
+        // Each system's taps in groups, once (a job's modulus is its
+        // system's). The plan puts the offsets on the 2^-32 chip grid.
         for (int s = 0; s < gnss_n_systems; ++s) {
             const int L = gnss_signal(gnss_system(s)).code_length;
-            const uint64_t modulus = uint64_t(L) << gnss_code_frac_bits(L);
+            const int F = gnss_code_frac_bits(L);
+            const uint64_t modulus = uint64_t(L) << F;
+            const int64_t* t = taps.data() + s * d_l;
+            auto& g = d_groups[s];
+            g.tap.resize(d_l);
             for (std::size_t l = 0; l < d_l; ++l) {
-                const int64_t t = taps[s * d_l + l];
-                d_tap_offset.push_back(t < 0 ? modulus - uint64_t(-t) : uint64_t(t));
+                if (t[l] % (int64_t(1) << (F - 32)) != 0)
+                    throw std::logic_error("gnss_correlator_cpu: tap offset off the "
+                                           "2^-32 chip grid");
+                g.tap[l] = int(l);
             }
+            std::stable_sort(g.tap.begin(), g.tap.end(), [&](int a, int b) {
+                return t[a] < t[b];
+            });
+            for (std::size_t i = 0; i < d_l; ++i) {
+                const int64_t lead = g.first.empty() ? 0 : t[g.tap[g.first.back()]];
+                if (g.first.empty() || ((t[g.tap[i]] - lead) >> F) >= group_span) {
+                    g.first.push_back(int(i));
+                    g.base.push_back(t[g.tap[i]] < 0 ? modulus - uint64_t(-t[g.tap[i]])
+                                                     : uint64_t(t[g.tap[i]]));
+                }
+                g.rel.push_back(uint64_t(t[g.tap[i]] - t[g.tap[g.first.back()]]));
+            }
+            g.first.push_back(int(d_l));
         }
         set_threads(1);
     }
@@ -354,7 +400,7 @@ private:
         const auto& t = d_tables[job.system];
         const job_inputs in{ &antennas,
                              d_input,
-                             d_tap_offset.data() + std::size_t(job.system) * d_l,
+                             &d_groups[job.system],
                              int(d_l),
                              { t.chips2.data() + std::size_t(job.prn - 1) * 2 * t.length,
                                t.sub,
@@ -372,8 +418,8 @@ private:
         const auto sys = gnss_system(system);
         const auto& spec = gnss_signal(sys);
         const auto& codes = gnss_codes(sys);
-        // (+16: the replica loads 16 entries from any chip)
-        t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length + 16);
+        // (+32: the replica loads up to 32 entries from a chip)
+        t.chips2.resize(std::size_t(spec.n_prns) * 2 * spec.code_length + 32);
         for (int p = 0; p < spec.n_prns; ++p)
             for (int c = 0; c < 2 * spec.code_length; ++c)
                 t.chips2[std::size_t(p) * 2 * spec.code_length + c] =
@@ -393,7 +439,7 @@ private:
 
     int d_m;
     std::size_t d_l;             // taps per job
-    std::vector<uint64_t> d_tap_offset; // [system][tap], in [0, L 2^F)
+    tap_groups d_groups[gnss_n_systems];
     gnss_input d_input;
     table d_tables[gnss_n_systems];
     std::vector<scratch> d_scratch; // one per thread

@@ -159,10 +159,16 @@ gnss_correlator_plan::gnss_correlator_plan(int n_antennas,
       d_who(who)
 {
     validate(n_antennas, taps_chips, samp_rate, who);
-    std::vector<int64_t> fixed; // [system][tap], chips * 2^F of the system
+    // [system][tap], chips * 2^F of the system, rounded to the 2^-32 chip
+    // grid (F >= 32): a tap's phase then differs from another's only in the
+    // top 32 fractional bits and the chip, which lets the CPU replicas share
+    // their lanes' phase arithmetic (gnss_replica_cpu.h); 2^-33 chip at
+    // most, far below the precision rule (docs/gnss.md).
+    std::vector<int64_t> fixed;
     for (const auto& s : signals)
         for (double t : d_taps)
-            fixed.push_back(std::llround(std::ldexp(t, gnss_code_frac_bits(s.code_length))));
+            fixed.push_back(std::llround(std::ldexp(t, 32)) *
+                            (int64_t(1) << (gnss_code_frac_bits(s.code_length) - 32)));
     for (const auto& s : signals)
         gnss_codes(s.system); // fail here, not in the first work call
     if (where.kind == backend_kind::cuda) {

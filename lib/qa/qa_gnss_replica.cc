@@ -3,16 +3,20 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The CPU code replica's SIMD variants (AVX2, AVX-512: 32-bit halves of the
-// 64-bit phase, lane permutations) give the scalar path's values exactly,
-// on random phases and rates and on phases placed on and next to chip and
-// sub-chip boundaries, for BPSK and for a 12-step subcarrier; and the
-// scalar path takes the chip and sub-phase the shared arithmetic defines.
-// Variants the CPU lacks are skipped (and said so).
+// The CPU code replicas' SIMD variants (AVX2, AVX-512: 32-bit halves of
+// the 64-bit phase shared by the taps, lane permutations) give the scalar
+// path's values exactly, on random phases, rates and tap offsets (on the
+// 2^-32 chip grid, whose top-bit sums wrap into the next chip) and on
+// phases placed on and next to chip and sub-chip boundaries, for BPSK and
+// for a 12-step subcarrier, each group in its lane order; and the scalar
+// path takes the chip and sub-phase the shared arithmetic defines; and the
+// lane order is a permutation with lane 0 holding sample 0. Variants the CPU lacks are
+// skipped (and said so).
 
 #include "kernels/gnss_correlator_impl.h"
 #include "kernels/gnss_replica_cpu.h"
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <vector>
@@ -21,11 +25,9 @@ using namespace gr::gpudsp::kernels;
 
 namespace {
 
-typedef void (*replica_fn)(float*, int, uint64_t, uint64_t, int, const gnss_code_table&);
-
 struct variant {
     const char* name;
-    replica_fn fn;
+    gnss_replicas_fn fn;
     bool available;
     int lanes;
 };
@@ -37,18 +39,18 @@ std::vector<variant> simd_variants()
                         __builtin_cpu_supports("avx512bw") &&
                         __builtin_cpu_supports("avx512dq") &&
                         __builtin_cpu_supports("avx512vl");
-    std::vector<variant> v{ { "avx2", gnss_code_replica_avx2, avx2, 8 },
-                            { "avx512", gnss_code_replica_avx512, avx512, 16 } };
+    std::vector<variant> v{ { "avx2", gnss_code_replicas_avx2, avx2, 8 },
+                            { "avx512", gnss_code_replicas_avx512, avx512, 16 } };
     for (const auto& x : v)
         if (!x.available)
             std::printf("SKIPPED variant %s: the CPU lacks it\n", x.name);
     return v;
 }
 
-// A random +-1 code of L chips twice, then the 16 padding entries.
+// A random +-1 code of L chips twice, then the 32 padding entries.
 std::vector<float> random_code(int L, std::mt19937_64& rng)
 {
-    std::vector<float> c(2 * std::size_t(L) + 16, 0.0f);
+    std::vector<float> c(2 * std::size_t(L) + 32, 0.0f);
     for (int i = 0; i < L; ++i)
         c[i] = c[L + i] = (rng() & 1) ? 1.0f : -1.0f;
     return c;
@@ -81,34 +83,77 @@ void check_variants(int L, int S, int trials, bool boundaries)
             const uint64_t delta = rng() % 5; // on - 2 .. on + 2
             q0 = on + delta >= 2 ? on + delta - 2 : on; // (kept in [0, L 2^F))
         }
-        std::vector<float> ref(n);
-        gnss_code_replica_scalar(ref.data(), n, q0, step, F, t);
-        // the scalar path against the shared arithmetic, sample by sample
-        for (int k = 0; k < n; ++k) {
-            const uint64_t q = q0 + uint64_t(k) * step;
-            const float want = code[gnss_chip(q, F)] *
-                               (S > 1 ? sub[gnss_sub_phase(q, F, S)] : 1.0f);
-            BOOST_REQUIRE_EQUAL(ref[k], want);
+        // 1..8 taps within 256 chips, on the 2^-32 chip grid; their top
+        // 32 fractional bits near 2^32 or random, so that sums wrap
+        const int n_taps = 1 + int(rng() % 8);
+        std::vector<uint64_t> rel(n_taps);
+        const uint32_t u0 = uint32_t(q0 >> (F - 32)); // the base's top bits
+        for (int l = 0; l < n_taps; ++l) {
+            uint32_t top = trial % 3 == 0 ? ~uint32_t(0) - uint32_t(rng() % 4) : uint32_t(rng());
+            if (boundaries && l % 2)
+                top = uint32_t(0) - u0 + uint32_t(rng() % 5) - 2; // the tap near a chip edge
+            rel[l] = (rng() % 257) * one_chip + uint64_t(top) * (one_chip >> 32);
         }
+        rel[0] = trial % 2 ? 0 : rel[0];
+        std::vector<std::vector<float>> ref(n_taps, std::vector<float>(n));
+        std::vector<float*> ref_out;
+        for (auto& r : ref)
+            ref_out.push_back(r.data());
+        gnss_code_replicas_scalar(ref_out.data(), rel.data(), n_taps, n, q0, step, F, t);
+        // the scalar path against the shared arithmetic, sample by sample
+        for (int l = 0; l < n_taps; ++l)
+            for (int k = 0; k < n; ++k) {
+                const uint64_t q = q0 + rel[l] + uint64_t(k) * step;
+                const float want = code[gnss_chip(q, F)] *
+                                   (S > 1 ? sub[gnss_sub_phase(q, F, S)] : 1.0f);
+                BOOST_REQUIRE_EQUAL(ref[l][k], want);
+            }
         for (const auto& v : variants) {
             if (!v.available)
                 continue;
             const int groups = (n + v.lanes - 1) / v.lanes;
-            std::vector<float> got(std::size_t(groups) * v.lanes + 1, 99.0f);
-            v.fn(got.data(), n, q0, step, F, t);
-            for (int k = 0; k < n; ++k)
-                if (got[k] != ref[k])
-                    BOOST_FAIL(v.name << ": L " << L << " S " << S << " q0 " << q0
-                                      << " step " << step << " n " << n << ": sample "
-                                      << k << " is " << got[k] << ", scalar "
-                                      << ref[k]);
-            // whole groups written, nothing past them
-            BOOST_CHECK_EQUAL(got[std::size_t(groups) * v.lanes], 99.0f);
+            std::vector<std::vector<float>> got(
+                n_taps, std::vector<float>(std::size_t(groups) * v.lanes + 1, 99.0f));
+            std::vector<float*> got_out;
+            for (auto& g : got)
+                got_out.push_back(g.data());
+            v.fn(got_out.data(), rel.data(), n_taps, n, q0, step, F, t);
+            for (int l = 0; l < n_taps; ++l) {
+                for (int k = 0; k < groups * v.lanes; ++k) {
+                    // lane k holds sample s (gnss_lane_sample's order)
+                    const int s = k - k % v.lanes + gnss_lane_sample(v.lanes, k % v.lanes);
+                    if (s < n && got[l][k] != ref[l][s])
+                        BOOST_FAIL(v.name << ": L " << L << " S " << S << " q0 " << q0
+                                          << " step " << step << " n " << n << " tap "
+                                          << l << " rel " << rel[l] << ": sample " << s
+                                          << " is " << got[l][k] << ", scalar "
+                                          << ref[l][s]);
+                }
+                // whole groups written, nothing past them
+                BOOST_CHECK_EQUAL(got[l][std::size_t(groups) * v.lanes], 99.0f);
+            }
         }
     }
 }
 
 } // namespace
+
+BOOST_AUTO_TEST_CASE(lane_order_is_a_permutation_starting_at_sample_0)
+{
+    for (int W : { 4, 8, 16 }) {
+        std::vector<int> seen(W, 0);
+        for (int j = 0; j < W; ++j)
+            ++seen.at(gnss_lane_sample(W, j));
+        BOOST_CHECK(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+        BOOST_CHECK_EQUAL(gnss_lane_sample(W, 0), 0);
+    }
+    const int eight[] = { 0, 1, 4, 5, 2, 3, 6, 7 }; // what vshufps gives
+    for (int j = 0; j < 8; ++j)
+        BOOST_CHECK_EQUAL(gnss_lane_sample(8, j), eight[j]);
+    const int sixteen[] = { 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15 };
+    for (int j = 0; j < 16; ++j)
+        BOOST_CHECK_EQUAL(gnss_lane_sample(16, j), sixteen[j]);
+}
 
 BOOST_AUTO_TEST_CASE(bpsk_codes_of_every_length_match_the_scalar_replica)
 {
