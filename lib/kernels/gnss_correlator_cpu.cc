@@ -4,13 +4,14 @@
  */
 
 // The GNSS correlator on the CPU, fused in one pass over blocks of 512
-// samples: per block the carrier is one exact rotation (from the 64-bit
-// phase) times a per-job table of in-block rotations, so nothing drifts;
-// each tap's code replica is generated once for all antennas from the
-// fixed-point code phase (gnss_replica_cpu.cc); then each antenna's samples
-// are loaded once, wiped off in registers and multiplied into every tap's
-// accumulator (registers too), whose W float lanes are added into float64
-// lanes per block. One body, instantiated for W = 16 (AVX-512), 8 (AVX2)
+// samples: the carrier is a per-job table of in-block rotations, applied
+// per sample, times one exact rotation per block (from the 64-bit phase),
+// applied to the block's sums, so nothing drifts; the taps' code replicas
+// are generated once for all antennas from the fixed-point code phase
+// (gnss_replica_cpu.cc); then each antenna's samples are loaded once, wiped
+// off in registers and multiplied into every tap's accumulator (registers
+// too), whose W float lanes are rotated and added into float64 lanes per
+// block. One body, instantiated for W = 16 (AVX-512), 8 (AVX2)
 // and 4 (the x86-64 baseline), chosen at run time (runtime/cpu_simd.h).
 
 #include "cpu_worker_pool.h"
@@ -78,30 +79,49 @@ GNSS_INLINE void load_iq(const In* x, V& a, V& b, std::index_sequence<I...>)
     b = __builtin_shufflevector(lo, hi, (2 * gnss_lane_sample(W, I) + 1)...);
 }
 
-// acc[0 .. W/2) += the W float lanes of v, added pairwise as doubles.
-// (Memory is accessed by memcpy: a vector type's alignment depends on
-// the target the code around it is compiled for.)
+// The W float lanes of v added pairwise into W/2 double lanes.
 template <class D, class V, std::size_t... I>
-GNSS_INLINE void add_wide(double* acc, const V& v, std::index_sequence<I...>)
+GNSS_INLINE D widen(const V& v, std::index_sequence<I...>)
 {
     constexpr std::size_t H = sizeof...(I);
-    D a;
-    std::memcpy(&a, acc, sizeof a);
-    a += __builtin_convertvector(__builtin_shufflevector(v, v, I...), D) +
-         __builtin_convertvector(__builtin_shufflevector(v, v, (I + H)...), D);
-    std::memcpy(acc, &a, sizeof a);
+    return __builtin_convertvector(__builtin_shufflevector(v, v, I...), D) +
+           __builtin_convertvector(__builtin_shufflevector(v, v, (I + H)...), D);
 }
 
-// One antenna's block of n samples: wipe off the carrier (cr, ci) and add
+// (acc[0 .. H) + j acc[H .. 2H)) += (re + j im) (br + j bi), H = W/2
+// double lanes, re and im widened pairwise. (Memory is accessed by memcpy:
+// a vector type's alignment depends on the target the code around it is
+// compiled for.)
+template <class D, class V>
+GNSS_INLINE void add_rotated(double* acc, const V& re, const V& im, double br, double bi)
+{
+    constexpr std::size_t H = sizeof(D) / sizeof(double);
+    const D r = widen<D>(re, std::make_index_sequence<H>{});
+    const D i = widen<D>(im, std::make_index_sequence<H>{});
+    D a, b;
+    std::memcpy(&a, acc, sizeof a);
+    std::memcpy(&b, acc + H, sizeof b);
+    a += r * br - i * bi;
+    b += r * bi + i * br;
+    std::memcpy(acc, &a, sizeof a);
+    std::memcpy(acc + H, &b, sizeof b);
+}
+
+// One antenna's block of n samples: wipe off the carrier, the in-block
+// rotations (cr, ci) times the block's first sample's (br, bi), and add
 // the products with L taps' replicas (code[l * block ..]) into the W/2
-// double lanes at acc + W l (I) and acc + W l + W/2 (Q). cr, ci and code
-// hold whole W-lane groups, each in gnss_lane_sample's order as load_iq
-// gives the samples.
+// double lanes at acc + W l (I) and acc + W l + W/2 (Q). The rotations
+// within the block are applied per sample; the block's own, common to its
+// samples, to its sums (in float64), so the carrier costs one complex
+// product per sample. cr, ci and code hold whole W-lane groups, each in
+// gnss_lane_sample's order as load_iq gives the samples.
 template <class isa, int L, class In>
 GNSS_INLINE void wipe_dot(const In* x,
                           int n,
                           const float* cr,
                           const float* ci,
+                          double br,
+                          double bi,
                           const float* code,
                           double* acc)
 {
@@ -127,11 +147,8 @@ GNSS_INLINE void wipe_dot(const In* x,
             ai[l] += wi * v;
         }
     }
-    for (int l = 0; l < L; ++l) {
-        typedef typename isa::D D;
-        add_wide<D>(acc + W * l, ar[l], std::make_index_sequence<W / 2>{});
-        add_wide<D>(acc + W * l + W / 2, ai[l], std::make_index_sequence<W / 2>{});
-    }
+    for (int l = 0; l < L; ++l)
+        add_rotated<typename isa::D>(acc + W * l, ar[l], ai[l], br, bi);
 }
 
 // All L taps, at most max_taps_per_pass at a time.
@@ -140,6 +157,8 @@ GNSS_INLINE void wipe_dot_taps(const In* x,
                                int n,
                                const float* cr,
                                const float* ci,
+                               double br,
+                               double bi,
                                const float* code,
                                int L,
                                double* acc)
@@ -148,14 +167,14 @@ GNSS_INLINE void wipe_dot_taps(const In* x,
         const float* c = code + l0 * block;
         double* a = acc + isa::W * l0;
         switch (std::min(L - l0, max_taps_per_pass)) {
-        case 1: wipe_dot<isa, 1>(x, n, cr, ci, c, a); break;
-        case 2: wipe_dot<isa, 2>(x, n, cr, ci, c, a); break;
-        case 3: wipe_dot<isa, 3>(x, n, cr, ci, c, a); break;
-        case 4: wipe_dot<isa, 4>(x, n, cr, ci, c, a); break;
-        case 5: wipe_dot<isa, 5>(x, n, cr, ci, c, a); break;
-        case 6: wipe_dot<isa, 6>(x, n, cr, ci, c, a); break;
-        case 7: wipe_dot<isa, 7>(x, n, cr, ci, c, a); break;
-        default: wipe_dot<isa, 8>(x, n, cr, ci, c, a); break;
+        case 1: wipe_dot<isa, 1>(x, n, cr, ci, br, bi, c, a); break;
+        case 2: wipe_dot<isa, 2>(x, n, cr, ci, br, bi, c, a); break;
+        case 3: wipe_dot<isa, 3>(x, n, cr, ci, br, bi, c, a); break;
+        case 4: wipe_dot<isa, 4>(x, n, cr, ci, br, bi, c, a); break;
+        case 5: wipe_dot<isa, 5>(x, n, cr, ci, br, bi, c, a); break;
+        case 6: wipe_dot<isa, 6>(x, n, cr, ci, br, bi, c, a); break;
+        case 7: wipe_dot<isa, 7>(x, n, cr, ci, br, bi, c, a); break;
+        default: wipe_dot<isa, 8>(x, n, cr, ci, br, bi, c, a); break;
         }
     }
 }
@@ -210,7 +229,7 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
     // gnss_lane_sample's order. Products written out: std::complex's
     // operator* calls __muldc3 (NaN rules), which cost a third of a
     // 5000-sample job.
-    alignas(64) float rot_r[block], rot_i[block], cr[block], ci[block];
+    alignas(64) float rot_r[block], rot_i[block];
     {
         const double step_cyc = double(int64_t(job.carrier_step)) * 0x1p-64;
         double col_r[16], col_i[16], row_r, row_i, one_r, one_i, sixteen_r, sixteen_i;
@@ -245,11 +264,6 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
         const uint64_t ph = job.carrier_phase + job.carrier_step * uint64_t(i0);
         double sa, ca;
         sincos(-2 * M_PI * double(int64_t(ph)) * 0x1p-64, &sa, &ca);
-        const float br = float(ca), bi = float(sa);
-        for (int k = 0; k < block; ++k) {
-            cr[k] = br * rot_r[k] - bi * rot_i[k];
-            ci[k] = br * rot_i[k] + bi * rot_r[k];
-        }
         const tap_groups& g = *in.groups;
         for (std::size_t k = 0; k + 1 < g.first.size(); ++k) {
             uint64_t qb = q + g.base[k];
@@ -273,10 +287,10 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
             double* am = acc + std::size_t(m) * L * W;
             if (in.input == gnss_input::complex64)
                 wipe_dot_taps<isa>(static_cast<const float*>(x) + 2 * first,
-                                   n, cr, ci, s.code.data(), L, am);
+                                   n, rot_r, rot_i, ca, sa, s.code.data(), L, am);
             else
                 wipe_dot_taps<isa>(static_cast<const int16_t*>(x) + 2 * first,
-                                   n, cr, ci, s.code.data(), L, am);
+                                   n, rot_r, rot_i, ca, sa, s.code.data(), L, am);
         }
         q += block_advance;
         if (q >= job.code_modulus)
