@@ -17,7 +17,9 @@
 
 #include "gnss_replica_cpu.h"
 #include "gnss_correlator_impl.h"
+#include <array>
 #include <immintrin.h>
+#include <utility>
 
 namespace gr {
 namespace gpudsp {
@@ -54,56 +56,72 @@ void lane_offsets(uint64_t step, uint32_t* lo, uint32_t* hi)
 }
 
 // A tap's offset from the base phase as the lanes use it: d, added to the
-// top 32 fractional bits (a wrap carries into the chip), and whole chips.
-struct tap_shift {
-    uint32_t d;
+// top 32 fractional bits u, whose sum wraps (carries one chip) where u >
+// wrap_above = 2^32 - 1 - d (never for d = 0), and whole chips. Each in W
+// lanes, so that a vector instruction takes it from memory.
+template <int W>
+struct alignas(4 * W) tap_shift {
+    uint32_t d[W];
+    uint32_t wrap_above[W]; // (AVX2 compares signed: biased by 2^31)
     uint32_t chips;
 };
 
-void tap_shifts(const uint64_t* rel, int n_taps, int F, tap_shift* s)
+template <int W>
+void tap_shifts(const uint64_t* rel, int n_taps, int F, uint32_t bias, tap_shift<W>* s)
 {
-    for (int l = 0; l < n_taps; ++l)
-        s[l] = { uint32_t(rel[l] >> (F - 32)), uint32_t(rel[l] >> F) };
+    for (int l = 0; l < n_taps; ++l) {
+        const uint32_t d = uint32_t(rel[l] >> (F - 32));
+        for (int k = 0; k < W; ++k) {
+            s[l].d[k] = d;
+            s[l].wrap_above[k] = (~uint32_t(0) - d) ^ bias;
+        }
+        s[l].chips = uint32_t(rel[l] >> F);
+    }
 }
 
-template <bool boc>
+// NT > 0: exactly NT taps, the tap loop unrolled (its overhead is a fifth of
+// a BPSK tap's instructions); 0: n_taps.
+template <bool boc, int NT>
 __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint64_t* rel,
                                                    int n_taps, int n, uint64_t q,
                                                    uint64_t step, int F,
                                                    const gnss_code_table& t)
 {
+    if (NT)
+        n_taps = NT;
     alignas(32) uint32_t off_lo[8], off_hi[8];
     lane_offsets<8>(step, off_lo, off_hi);
-    tap_shift ts[gnss_replica_max_taps];
-    tap_shifts(rel, n_taps, F, ts);
+    tap_shift<8> ts[gnss_replica_max_taps];
+    tap_shifts(rel, n_taps, F, 0x80000000u, ts);
+    const __m256i bias = _mm256_set1_epi32(int(0x80000000u)); // unsigned compares
+    // the lanes' phases q + (their sample) step, advanced by 8 step a group:
+    // 64-bit sums in 32-bit halves, the carry from an unsigned compare
     const __m256i olo = _mm256_load_si256(reinterpret_cast<const __m256i*>(off_lo));
     const __m256i ohi = _mm256_load_si256(reinterpret_cast<const __m256i*>(off_hi));
-    const __m256i bias = _mm256_set1_epi32(int(0x80000000u)); // unsigned compares
-    const __m256i olo_biased = _mm256_xor_si256(olo, bias);
+    const __m256i add_lo = _mm256_set1_epi32(int(uint32_t(8 * step)));
+    const __m256i add_hi = _mm256_set1_epi32(int(uint32_t((8 * step) >> 32)));
+    const __m256i add_lo_biased = _mm256_xor_si256(add_lo, bias);
+    __m256i lo = _mm256_add_epi32(_mm256_set1_epi32(int(uint32_t(q))), olo);
+    __m256i hi = _mm256_sub_epi32( // (-1 where lo < olo: the low half wrapped)
+        _mm256_add_epi32(_mm256_set1_epi32(int(uint32_t(q >> 32))), ohi),
+        _mm256_cmpgt_epi32(_mm256_xor_si256(olo, bias), _mm256_xor_si256(lo, bias)));
     const __m128i down = _mm_cvtsi32_si128(F - 32), up = _mm_cvtsi32_si128(64 - F);
     const __m256i S = _mm256_set1_epi64x(t.S);
     const __m256 sub_lo = _mm256_loadu_ps(t.sub), sub_hi = _mm256_loadu_ps(t.sub + 8);
     const __m256i seven = _mm256_set1_epi32(7);
     const float* chips2 = t.chips2; // (a local: stores to out could alias t)
     for (int k = 0; k < n; k += 8, q += 8 * step) { // whole groups (see the header)
-        // the base lanes: 64-bit phase in halves, chip, top fractional bits
-        const __m256i lo = _mm256_add_epi32(_mm256_set1_epi32(int(uint32_t(q))), olo);
-        // -1 where the low half wrapped (lo < olo, unsigned)
-        const __m256i carry =
-            _mm256_cmpgt_epi32(olo_biased, _mm256_xor_si256(lo, bias));
-        const __m256i hi = _mm256_sub_epi32(
-            _mm256_add_epi32(_mm256_set1_epi32(int(uint32_t(q >> 32))), ohi), carry);
-        const uint32_t c0 = gnss_chip(q, F);
-        const __m256i chip = _mm256_sub_epi32(_mm256_srl_epi32(hi, down),
-                                              _mm256_set1_epi32(int(c0)));
+        // the base lanes' chips from lane 0's (sample 0's), top fractional bits
+        const __m256i whole = _mm256_srl_epi32(hi, down);
+        const __m256i chip = _mm256_sub_epi32(
+            whole, _mm256_broadcastd_epi32(_mm256_castsi256_si128(whole)));
         const __m256i u =
             _mm256_or_si256(_mm256_sll_epi32(hi, up), _mm256_srl_epi32(lo, down));
+        const __m256i u_biased = _mm256_xor_si256(u, bias);
         for (int l = 0; l < n_taps; ++l) {
-            const __m256i d = _mm256_set1_epi32(int(ts[l].d));
-            const __m256i ul = _mm256_add_epi32(u, d);
-            // -1 where u + d wrapped (ul < d, unsigned): one chip further
+            // -1 where u + d wraps: one chip further
             const __m256i wrap = _mm256_cmpgt_epi32(
-                _mm256_xor_si256(d, bias), _mm256_xor_si256(ul, bias));
+                u_biased, _mm256_load_si256(reinterpret_cast<const __m256i*>(ts[l].wrap_above)));
             // the tap's chips from its first sample's, lane 0's (c0 + chips
             // + its wrap): at most one a sample, so within 8 entries
             // (chip - wrap) - (first lane's carry) = chip - wrap + wrap[0]
@@ -113,8 +131,10 @@ __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint
             const uint32_t first = uint32_t((q + rel[l]) >> F);
             __m256 v = _mm256_permutevar8x32_ps(_mm256_loadu_ps(chips2 + first), idx);
             if (boc) {
-                // j = (ul S) >> 32, even lanes from the 64-bit products of
-                // the low words, odd lanes of the high
+                // j = (ul S) >> 32 of the tap's top bits ul, even lanes from
+                // the 64-bit products of the low words, odd lanes of the high
+                const __m256i ul = _mm256_add_epi32(
+                    u, _mm256_load_si256(reinterpret_cast<const __m256i*>(ts[l].d)));
                 const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(ul, S), 32);
                 const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(ul, 32), S);
                 const __m256i j = _mm256_blend_epi32(even, odd, 0xAA);
@@ -127,44 +147,52 @@ __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint
             }
             _mm256_storeu_ps(out[l] + k, v);
         }
+        lo = _mm256_add_epi32(lo, add_lo);
+        hi = _mm256_sub_epi32(
+            _mm256_add_epi32(hi, add_hi),
+            _mm256_cmpgt_epi32(add_lo_biased, _mm256_xor_si256(lo, bias)));
     }
 }
 
-template <bool boc>
+template <bool boc, int NT> // (as replicas_avx2)
 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))) void
 replicas_avx512(float* const* out, const uint64_t* rel, int n_taps, int n, uint64_t q,
                 uint64_t step, int F, const gnss_code_table& t)
 {
+    if (NT)
+        n_taps = NT;
     alignas(64) uint32_t off_lo[16], off_hi[16];
     lane_offsets<16>(step, off_lo, off_hi);
-    tap_shift ts[gnss_replica_max_taps];
-    tap_shifts(rel, n_taps, F, ts);
+    tap_shift<16> ts[gnss_replica_max_taps];
+    tap_shifts(rel, n_taps, F, 0, ts);
+    const __m512i one = _mm512_set1_epi32(1);
+    // the lanes' phases, advanced by 16 step a group (as in replicas_avx2)
     const __m512i olo = _mm512_load_si512(off_lo), ohi = _mm512_load_si512(off_hi);
+    const __m512i add_lo = _mm512_set1_epi32(int(uint32_t(16 * step)));
+    const __m512i add_hi = _mm512_set1_epi32(int(uint32_t((16 * step) >> 32)));
+    __m512i lo = _mm512_add_epi32(_mm512_set1_epi32(int(uint32_t(q))), olo);
+    __m512i hi = _mm512_add_epi32(_mm512_set1_epi32(int(uint32_t(q >> 32))), ohi);
+    hi = _mm512_mask_add_epi32(hi, _mm512_cmplt_epu32_mask(lo, olo), hi, one);
     const __m128i down = _mm_cvtsi32_si128(F - 32), up = _mm_cvtsi32_si128(64 - F);
     const __m512i S = _mm512_set1_epi64(t.S);
-    const __m512i one = _mm512_set1_epi32(1);
     const __m512 sub = _mm512_loadu_ps(t.sub);
     const float* chips2 = t.chips2; // (a local: stores to out could alias t)
     for (int k = 0; k < n; k += 16, q += 16 * step) { // whole groups (see the header)
-        const __m512i lo = _mm512_add_epi32(_mm512_set1_epi32(int(uint32_t(q))), olo);
-        const __mmask16 carry = _mm512_cmplt_epu32_mask(lo, olo);
-        __m512i hi = _mm512_add_epi32(_mm512_set1_epi32(int(uint32_t(q >> 32))), ohi);
-        hi = _mm512_mask_add_epi32(hi, carry, hi, one);
         const uint32_t c0 = gnss_chip(q, F);
         const __m512i chip = _mm512_sub_epi32(_mm512_srl_epi32(hi, down),
                                               _mm512_set1_epi32(int(c0)));
         const __m512i u =
             _mm512_or_si512(_mm512_sll_epi32(hi, up), _mm512_srl_epi32(lo, down));
         for (int l = 0; l < n_taps; ++l) {
-            const __m512i d = _mm512_set1_epi32(int(ts[l].d));
-            const __m512i ul = _mm512_add_epi32(u, d);
-            const __mmask16 wrap = _mm512_cmplt_epu32_mask(ul, d); // one chip further
+            const __mmask16 wrap = _mm512_cmpgt_epu32_mask( // one chip further
+                u, _mm512_load_si512(ts[l].wrap_above));
             // the tap's 16 chips lie within the 32 entries from c0 + its
             // whole chips: one two-source permutation
             const __m512i idx = _mm512_mask_add_epi32(chip, wrap, chip, one);
             const float* w = chips2 + c0 + ts[l].chips;
             __m512 v = _mm512_permutex2var_ps(_mm512_loadu_ps(w), idx, _mm512_loadu_ps(w + 16));
             if (boc) {
+                const __m512i ul = _mm512_add_epi32(u, _mm512_load_si512(ts[l].d));
                 const __m512i even = _mm512_srli_epi64(_mm512_mul_epu32(ul, S), 32);
                 const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(ul, 32), S);
                 const __m512i j = _mm512_mask_blend_epi32(0xAAAA, even, odd);
@@ -172,22 +200,48 @@ replicas_avx512(float* const* out, const uint64_t* rel, int n_taps, int n, uint6
             }
             _mm512_storeu_ps(out[l] + k, v);
         }
+        lo = _mm512_add_epi32(lo, add_lo);
+        hi = _mm512_add_epi32(hi, add_hi);
+        hi = _mm512_mask_add_epi32(hi, _mm512_cmplt_epu32_mask(lo, add_lo), hi, one);
     }
 }
+
+// The variants for 0 (any), 1, .., 8 taps, BPSK and BOC.
+constexpr int unrolled = 8;
+template <template <bool, int> class V, bool boc, std::size_t... N>
+constexpr std::array<gnss_replicas_fn, sizeof...(N)> variants(std::index_sequence<N...>)
+{
+    return { V<boc, int(N)>::run... };
+}
+template <template <bool, int> class V>
+gnss_replicas_fn choose(int n_taps, int S)
+{
+    static constexpr auto bpsk = variants<V, false>(std::make_index_sequence<unrolled + 1>{});
+    static constexpr auto boc = variants<V, true>(std::make_index_sequence<unrolled + 1>{});
+    const int k = n_taps <= unrolled ? n_taps : 0;
+    return S > 1 ? boc[k] : bpsk[k];
+}
+template <bool boc, int NT>
+struct avx2 {
+    static constexpr gnss_replicas_fn run = replicas_avx2<boc, NT>;
+};
+template <bool boc, int NT>
+struct avx512 {
+    static constexpr gnss_replicas_fn run = replicas_avx512<boc, NT>;
+};
 
 } // namespace
 
 void gnss_code_replicas_avx2(float* const* out, const uint64_t* rel, int n_taps, int n,
                              uint64_t qb, uint64_t step, int F, const gnss_code_table& t)
 {
-    (t.S > 1 ? replicas_avx2<true> : replicas_avx2<false>)(out, rel, n_taps, n, qb, step, F, t);
+    choose<avx2>(n_taps, t.S)(out, rel, n_taps, n, qb, step, F, t);
 }
 
 void gnss_code_replicas_avx512(float* const* out, const uint64_t* rel, int n_taps, int n,
                                uint64_t qb, uint64_t step, int F, const gnss_code_table& t)
 {
-    (t.S > 1 ? replicas_avx512<true> : replicas_avx512<false>)(
-        out, rel, n_taps, n, qb, step, F, t);
+    choose<avx512>(n_taps, t.S)(out, rel, n_taps, n, qb, step, F, t);
 }
 
 } // namespace kernels
