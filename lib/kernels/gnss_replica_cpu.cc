@@ -93,6 +93,14 @@ __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint
     lane_offsets<8>(step, off_lo, off_hi);
     tap_shift<8> ts[gnss_replica_max_taps];
     tap_shifts(rel, n_taps, F, 0x80000000u, ts);
+    // (local copies: the stores to out could alias out and rel, which would
+    // otherwise be read again for every group)
+    float* o[gnss_replica_max_taps];
+    uint64_t r[gnss_replica_max_taps];
+    for (int l = 0; l < n_taps; ++l) {
+        o[l] = out[l];
+        r[l] = rel[l];
+    }
     const __m256i bias = _mm256_set1_epi32(int(0x80000000u)); // unsigned compares
     // the lanes' phases q + (their sample) step, advanced by 8 step a group:
     // 64-bit sums in 32-bit halves, the carry from an unsigned compare
@@ -128,7 +136,7 @@ __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint
             const __m256i idx = _mm256_add_epi32(
                 _mm256_sub_epi32(chip, wrap),
                 _mm256_broadcastd_epi32(_mm256_castsi256_si128(wrap)));
-            const uint32_t first = uint32_t((q + rel[l]) >> F);
+            const uint64_t first = (q + r[l]) >> F;
             __m256 v = _mm256_permutevar8x32_ps(_mm256_loadu_ps(chips2 + first), idx);
             if (boc) {
                 // j = (ul S) >> 32 of the tap's top bits ul, even lanes from
@@ -145,7 +153,7 @@ __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint
                     _mm256_castsi256_ps(_mm256_cmpgt_epi32(j, seven)));
                 v = _mm256_mul_ps(v, s);
             }
-            _mm256_storeu_ps(out[l] + k, v);
+            _mm256_storeu_ps(o[l] + k, v);
         }
         lo = _mm256_add_epi32(lo, add_lo);
         hi = _mm256_sub_epi32(
