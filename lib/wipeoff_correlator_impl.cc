@@ -421,12 +421,23 @@ void wipeoff_correlator_impl::read_tags(uint64_t begin, uint64_t end)
     }
 }
 
-pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
-                                            const std::complex<float>* sums,
-                                            uint64_t missing) const
+// Keys interned once; the fields every message shares (samp_rate,
+// n_antennas, taps_chips) are in d_message_base, made by the constructor.
+// acons is dict_add for a key the dict does not hold yet (these keys are
+// distinct and not in the base), without dict_add's scan for the key: the
+// scans (pmt::assv, a dynamic_cast per step) cost more than the correlation
+// itself on the CPU.
+pmt::pmt_t wipeoff_correlator_impl::message(const pmt::pmt_t& fields,
+                                            const std::complex<float>* sums) const
 {
-    // Keys interned once; the fields every message shares (samp_rate,
-    // n_antennas, taps_chips) are in d_message_base, made by the constructor.
+    static const pmt::pmt_t correlations = pmt::intern("correlations");
+    const std::size_t n_sums = std::size_t(d_plan.n_antennas()) * d_plan.n_taps();
+    return pmt::acons(correlations, pmt::init_c32vector(n_sums, sums), fields);
+}
+
+pmt::pmt_t wipeoff_correlator_impl::message_fields(const gnss_integration& g,
+                                                   uint64_t missing) const
+{
     static const pmt::pmt_t system = pmt::intern("system"), prn = pmt::intern("prn"),
                             start = pmt::intern("start"), length = pmt::intern("length"),
                             integration = pmt::intern("integration"),
@@ -434,15 +445,10 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
                             carrier_phase = pmt::intern("carrier_phase"),
                             code_freq = pmt::intern("code_freq"),
                             code_phase = pmt::intern("code_phase"),
-                            correlations = pmt::intern("correlations"),
                             missing_samples = pmt::intern("missing"),
                             secondary = pmt::intern("secondary_chip"),
                             epoch = pmt::intern("epoch"),
                             time = pmt::intern("time");
-    // acons is dict_add for a key the dict does not hold yet (these keys are
-    // distinct and not in the base), without dict_add's scan for the key:
-    // the scans (pmt::assv, a dynamic_cast per step) cost more than the
-    // correlation itself on the CPU.
     pmt::pmt_t d = d_message_base;
     d = pmt::acons(system, pmt::intern(kernels::gnss_signal(g.system).name), d);
     d = pmt::acons(prn, pmt::from_long(g.prn), d);
@@ -453,8 +459,6 @@ pmt::pmt_t wipeoff_correlator_impl::message(const gnss_integration& g,
     d = pmt::acons(carrier_phase, pmt::from_double(g.carrier_cycles()), d);
     d = pmt::acons(code_freq, pmt::from_double(g.code_freq), d);
     d = pmt::acons(code_phase, pmt::from_double(g.code_chips()), d);
-    const std::size_t n_sums = std::size_t(d_plan.n_antennas()) * d_plan.n_taps();
-    d = pmt::acons(correlations, pmt::init_c32vector(n_sums, sums), d);
     d = pmt::acons(missing_samples, pmt::from_uint64(missing), d);
     d = pmt::acons(secondary, pmt::from_long(g.secondary_chip), d);
     d = pmt::acons(epoch, pmt::from_long(g.epoch), d);
@@ -562,19 +566,27 @@ int wipeoff_correlator_impl::general_work(int noutput_items,
         }
         const std::size_t per = std::size_t(d_plan.n_antennas()) * d_plan.n_taps();
         std::vector<std::complex<float>> sums(jobs.size() * per);
-        d_plan.execute(ants, n_read, jobs, sums.data(), d_io ? d_io->stream() : nullptr);
+        std::vector<uint64_t> missing(sched.size());
+        std::vector<pmt::pmt_t> fields(sched.size());
+        // The messages' other fields are made while a GPU computes the sums
+        // (the per-integration host work off the critical path).
+        d_plan.execute(
+            ants, n_read, jobs, sums.data(), d_io ? d_io->stream() : nullptr, [&] {
+                for (std::size_t j = 0; j < sched.size(); ++j) {
+                    missing[j] = d_missing.overlap(sched[j].start,
+                                                   sched[j].start + sched[j].length);
+                    fields[j] = message_fields(sched[j], missing[j]);
+                }
+            });
         if (d_io)
             d_io->end(*this);
         for (std::size_t j = 0; j < sched.size(); ++j) {
-            const uint64_t missing =
-                d_missing.overlap(sched[j].start, sched[j].start + sched[j].length);
             if (records)
                 write_record(static_cast<char*>(output_items[0]) + j * d_record_size,
                              sched[j],
                              sums.data() + j * per,
-                             missing);
-            message_port_pub(corr_port,
-                             message(sched[j], sums.data() + j * per, missing));
+                             missing[j]);
+            message_port_pub(corr_port, message(fields[j], sums.data() + j * per));
         }
     }
 

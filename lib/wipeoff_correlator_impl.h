@@ -73,9 +73,10 @@ private:
     void size_buffers_for_integrations();
     void handle_control(const pmt::pmt_t& msg);
     void read_tags(uint64_t begin, uint64_t end);
-    pmt::pmt_t message(const gnss_integration& job,
-                       const std::complex<float>* sums,
-                       uint64_t missing) const;
+    //! A corr message without its correlations (made while they are computed).
+    pmt::pmt_t message_fields(const gnss_integration& job, uint64_t missing) const;
+    //! The corr message: \p fields and the correlations \p sums.
+    pmt::pmt_t message(const pmt::pmt_t& fields, const std::complex<float>* sums) const;
     void write_record(char* out,
                       const gnss_integration& job,
                       const std::complex<float>* sums,

@@ -382,8 +382,11 @@ public:
     void execute(const std::vector<const void*>& antennas,
                  const std::vector<gnss_fixed_job>& jobs,
                  std::complex<float>* out,
-                 runtime::stream_handle) override
+                 runtime::stream_handle,
+                 const std::function<void()>& meanwhile) override
     {
+        if (meanwhile)
+            meanwhile(); // (nothing to overlap: the work is this thread's)
         for (const auto& j : jobs)
             prepare_table(j.system); // before the workers start
         const std::size_t T = std::min(d_scratch.size(), jobs.size());

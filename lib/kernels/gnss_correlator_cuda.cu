@@ -420,10 +420,14 @@ public:
     void execute(const std::vector<const void*>& antennas,
                  const std::vector<gnss_fixed_job>& jobs,
                  std::complex<float>* out,
-                 runtime::stream_handle sh) override
+                 runtime::stream_handle sh,
+                 const std::function<void()>& meanwhile) override
     {
-        if (jobs.empty()) // (the plan does not call with none; no launch)
+        if (jobs.empty()) { // (the plan does not call with none; no launch)
+            if (meanwhile)
+                meanwhile();
             return;
+        }
         // At most 65535 jobs a launch (the grid's y extent); splitting at
         // epochs can turn a few long pilot integrations into more.
         constexpr std::size_t most = 65535;
@@ -431,7 +435,8 @@ public:
             for (std::size_t first = 0; first < jobs.size(); first += most) {
                 const std::vector<gnss_fixed_job> slice(
                     jobs.begin() + first, jobs.begin() + std::min(jobs.size(), first + most));
-                execute(antennas, slice, out + first * d_m * d_l, sh);
+                execute(antennas, slice, out + first * d_m * d_l, sh,
+                        first == 0 ? meanwhile : nullptr);
             }
             return;
         }
@@ -496,6 +501,14 @@ public:
                            row_bytes(widest) };
         if (!replay_graph(call))
             enqueue(call, false);
+        if (meanwhile) {
+            try {
+                meanwhile(); // while the device works
+            } catch (...) {
+                d_ctx->stream_synchronize(sh, d_who); // (its buffers stay in use)
+                throw;
+            }
+        }
         d_ctx->stream_synchronize(sh, d_who);
         float ms = 0;
         check(cudaEventElapsedTime(&ms, d_kernel_begin, d_kernel_end),

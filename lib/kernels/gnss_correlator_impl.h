@@ -108,10 +108,12 @@ GNSS_HD int64_t gnss_chunks_of(int64_t length, int64_t chunk)
 
 struct gnss_correlator_plan::impl {
     virtual ~impl() = default;
+    // (meanwhile: as gnss_correlator_plan::execute's, may be empty)
     virtual void execute(const std::vector<const void*>& antennas,
                          const std::vector<gnss_fixed_job>& jobs,
                          std::complex<float>* out,
-                         runtime::stream_handle stream) = 0;
+                         runtime::stream_handle stream,
+                         const std::function<void()>& meanwhile) = 0;
     virtual double last_kernel_seconds() const { return 0; }
     virtual void set_threads(int) {} // CPU work only
 };

@@ -38,11 +38,20 @@ public:
     void execute(const std::vector<const void*>& antennas,
                  const std::vector<gnss_fixed_job>& jobs,
                  std::complex<float>* out,
-                 runtime::stream_handle stream) override
+                 runtime::stream_handle stream,
+                 const std::function<void()>& meanwhile) override
     {
         d_work.enqueue(stream, {}, [=](gnss_correlator_plan::impl& cpu) {
-            cpu.execute(antennas, jobs, out, nullptr);
+            cpu.execute(antennas, jobs, out, nullptr, nullptr);
         });
+        if (meanwhile) {
+            try {
+                meanwhile(); // while the emulated device works, as on a GPU
+            } catch (...) {
+                d_work.synchronize(stream);
+                throw;
+            }
+        }
         d_work.synchronize(stream);
     }
 
@@ -269,7 +278,8 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
                                    int64_t n_samples,
                                    const std::vector<gnss_job>& jobs,
                                    std::complex<float>* out,
-                                   runtime::stream_handle stream)
+                                   runtime::stream_handle stream,
+                                   const std::function<void()>& meanwhile)
 {
     if (int(antennas.size()) != d_n_antennas)
         throw std::invalid_argument(d_who + ": " + std::to_string(antennas.size()) +
@@ -295,15 +305,18 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
             parts.emplace_back(j, g.sign);
         }
     }
-    if (fixed.empty())
+    if (fixed.empty()) {
+        if (meanwhile)
+            meanwhile();
         return;
+    }
     const std::size_t per_job = std::size_t(d_n_antennas) * d_taps.size();
     if (!secondary) {
-        d_impl->execute(antennas, fixed, out, stream);
+        d_impl->execute(antennas, fixed, out, stream, meanwhile);
         return;
     }
     d_parts.resize(fixed.size() * per_job);
-    d_impl->execute(antennas, fixed, d_parts.data(), stream);
+    d_impl->execute(antennas, fixed, d_parts.data(), stream, meanwhile);
     std::vector<std::complex<double>> sum(jobs.size() * per_job);
     for (std::size_t k = 0; k < fixed.size(); ++k)
         for (std::size_t r = 0; r < per_job; ++r)

@@ -240,6 +240,50 @@ BOOST_AUTO_TEST_CASE(repeated_calls_of_one_shape_follow_new_jobs_and_samples)
     }
 }
 
+BOOST_AUTO_TEST_CASE(host_work_given_to_execute_runs_once_and_changes_nothing)
+{
+    // The block makes its messages in execute's `meanwhile`, while the device
+    // computes: it runs once per call (also for a call without jobs), the
+    // sums are those of a call without it, and an exception it throws
+    // reaches the caller after the device is done, the plan still usable.
+    const double fs = 5e6;
+    const int M = 2;
+    const int64_t n = 5000;
+    const std::vector<double> taps = { 0.5, 0.0, -0.5 };
+    const std::size_t per = std::size_t(M) * taps.size();
+    kernels::gnss_correlator_plan plan(
+        M, taps, fs, kernels::gnss_input::complex64, qa::test_device(), "qa");
+    const auto x = noise(std::size_t(n) * M, 31);
+    const auto jobs = mixed_jobs(n);
+    const auto want = plan.execute_host(x.data(), n, jobs);
+
+    auto ctx = runtime::device_context::get(qa::test_device().kind, 0);
+    runtime::device_stream stream(ctx, "qa");
+    runtime::device_memory d_x(ctx, x.size() * sizeof(x[0]), "qa");
+    ctx->copy_async(d_x.get(), x.data(), x.size() * sizeof(x[0]),
+                    runtime::copy_kind::host_to_device, stream.get(), "qa");
+    const std::vector<const void*> ants = { d_x.get(),
+                                            d_x.get() + std::size_t(n) * sizeof(x[0]) };
+    cvec out(jobs.size() * per, std::complex<float>(NAN, NAN));
+    int calls = 0;
+    plan.execute(ants, n, jobs, out.data(), stream.get(), [&] { ++calls; });
+    BOOST_CHECK_EQUAL(calls, 1);
+    for (std::size_t r = 0; r < out.size(); ++r)
+        BOOST_REQUIRE(out[r] == want[r]);
+
+    BOOST_CHECK_THROW(plan.execute(ants, n, jobs, out.data(), stream.get(),
+                                   [] { throw std::runtime_error("host work failed"); }),
+                      std::runtime_error);
+    std::fill(out.begin(), out.end(), std::complex<float>(NAN, NAN));
+    plan.execute(ants, n, jobs, out.data(), stream.get(), [&] { ++calls; });
+    BOOST_CHECK_EQUAL(calls, 2);
+    for (std::size_t r = 0; r < out.size(); ++r)
+        BOOST_REQUIRE(out[r] == want[r]);
+
+    plan.execute(ants, n, {}, out.data(), stream.get(), [&] { ++calls; });
+    BOOST_CHECK_EQUAL(calls, 3);
+}
+
 BOOST_AUTO_TEST_CASE(complex_int16_input)
 {
     const double fs = 2.5e6;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -189,13 +190,17 @@ public:
      * \brief Correlates \p jobs. \p antennas[m] points to antenna m's
      * samples 0 .. n_samples - 1 in the plan's memory space (device memory
      * for CUDA). Writes the host array \p out [job][antenna][tap]; returns
-     * when it is written.
+     * when it is written. \p meanwhile, if given, runs on the calling
+     * thread once the work is launched and before its results are awaited,
+     * so that host work (the block's messages) overlaps the GPU's; on the
+     * CPU it runs first.
      */
     void execute(const std::vector<const void*>& antennas,
                  int64_t n_samples,
                  const std::vector<gnss_job>& jobs,
                  std::complex<float>* out,
-                 runtime::stream_handle stream);
+                 runtime::stream_handle stream,
+                 const std::function<void()>& meanwhile = nullptr);
 
     /*! \brief Seconds the kernels of the last execute() took on the GPU
      *  (CUDA events); 0 on the CPU. */
