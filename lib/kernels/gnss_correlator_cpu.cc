@@ -182,10 +182,9 @@ GNSS_INLINE void wipe_dot_taps(const In* x,
 // A system's taps in groups whose replicas share a base phase
 // (gnss_code_replicas): taps sorted by offset, each group spanning at most
 // group_span chips from its first. A block's replica then reads below
-// chip L + group_span + block + 15 < 2 L for every code (L >= 1023): the
-// table holding the code twice needs no wrap.
+// chip L + group_span + block + 15 < 2 L for every code (L >= 1023, checked
+// by the constructor): the table holding the code twice needs no wrap.
 constexpr int64_t group_span = 256;
-static_assert(group_span + block + 15 < 1023, "a group's replica needs no wrap");
 struct tap_groups {
     std::vector<uint64_t> base; // [group]: offset, chips * 2^F in [0, modulus)
     std::vector<int> first;     // [group + 1]: the group's taps in tap / rel
@@ -339,10 +338,16 @@ public:
                         gnss_input input)
         : d_m(n_antennas), d_l(taps.size() / gnss_n_systems), d_input(input)
     {
+        // (the plan's checks: at most 64 taps, codes of 1023 chips or more)
+        if (d_l > std::size_t(gnss_replica_max_taps))
+            throw std::logic_error("gnss_correlator_cpu: more taps than the replicas take");
         // Each system's taps in groups, once (a job's modulus is its
         // system's). The plan puts the offsets on the 2^-32 chip grid.
         for (int s = 0; s < gnss_n_systems; ++s) {
             const int L = gnss_signal(gnss_system(s)).code_length;
+            if (group_span + block + 15 >= L)
+                throw std::logic_error("gnss_correlator_cpu: a code too short for the "
+                                       "replicas' table without a wrap");
             const int F = gnss_code_frac_bits(L);
             const uint64_t modulus = uint64_t(L) << F;
             const int64_t* t = taps.data() + s * d_l;

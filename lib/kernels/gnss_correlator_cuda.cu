@@ -505,7 +505,9 @@ public:
             try {
                 meanwhile(); // while the device works
             } catch (...) {
-                d_ctx->stream_synchronize(sh, d_who); // (its buffers stay in use)
+                // its buffers stay in use until then (a failure here is the
+                // one reported)
+                d_ctx->stream_synchronize(sh, d_who);
                 throw;
             }
         }

@@ -48,7 +48,7 @@ public:
             try {
                 meanwhile(); // while the emulated device works, as on a GPU
             } catch (...) {
-                d_work.synchronize(stream);
+                d_work.synchronize(stream); // (a failure here is the one reported)
                 throw;
             }
         }

@@ -136,6 +136,25 @@ BOOST_AUTO_TEST_CASE(more_taps_than_one_pass_match_float64_definition)
     check_close(plan.execute_host(x.data(), n, jobs), reference(x, n, M, jobs, taps, fs), 2e-5);
 }
 
+BOOST_AUTO_TEST_CASE(taps_far_apart_unsorted_and_repeated_match_float64_definition)
+{
+    // The CPU replicas share a base phase among taps within 256 chips: these
+    // taps make three groups (one at the 256-chip edge, negative and
+    // positive bases), unsorted, with a repeated tap; the device too.
+    const double fs = 5e6;
+    const int M = 2;
+    const int64_t n = 2600;
+    const std::vector<double> taps = { 511.0, -500.0, 256.0, -250.3, 255.99, 0.0, 0.0 };
+    const auto x = noise(std::size_t(n) * M, 8);
+    const auto jobs = mixed_jobs(n);
+    const auto want = reference(x, n, M, jobs, taps, fs);
+    for (const auto& where : { runtime::backend_choice{}, qa::test_device() }) {
+        kernels::gnss_correlator_plan plan(
+            M, taps, fs, kernels::gnss_input::complex64, where, "qa");
+        check_close(plan.execute_host(x.data(), n, jobs), want, 2e-5);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(chunks_cover_every_sample_once)
 {
     // The GPU kernel's last block of a job sums gnss_chunks_of(length,
@@ -274,6 +293,10 @@ BOOST_AUTO_TEST_CASE(host_work_given_to_execute_runs_once_and_changes_nothing)
     BOOST_CHECK_THROW(plan.execute(ants, n, jobs, out.data(), stream.get(),
                                    [] { throw std::runtime_error("host work failed"); }),
                       std::runtime_error);
+    // (the emulated device's worker writes out itself: done before the throw)
+    if (qa::test_device().kind == runtime::backend_kind::emulated)
+        for (std::size_t r = 0; r < out.size(); ++r)
+            BOOST_REQUIRE(out[r] == want[r]);
     std::fill(out.begin(), out.end(), std::complex<float>(NAN, NAN));
     plan.execute(ants, n, jobs, out.data(), stream.get(), [&] { ++calls; });
     BOOST_CHECK_EQUAL(calls, 2);
@@ -282,6 +305,17 @@ BOOST_AUTO_TEST_CASE(host_work_given_to_execute_runs_once_and_changes_nothing)
 
     plan.execute(ants, n, {}, out.data(), stream.get(), [&] { ++calls; });
     BOOST_CHECK_EQUAL(calls, 3);
+
+    // On the CPU it runs first; the sums are those of a call without it.
+    kernels::gnss_correlator_plan cpu(
+        M, taps, fs, kernels::gnss_input::complex64, {}, "qa cpu");
+    const auto want_cpu = cpu.execute_host(x.data(), n, jobs);
+    const std::vector<const void*> host = { x.data(), x.data() + n };
+    cvec got(jobs.size() * per, std::complex<float>(NAN, NAN));
+    cpu.execute(host, n, jobs, got.data(), nullptr, [&] { ++calls; });
+    BOOST_CHECK_EQUAL(calls, 4);
+    for (std::size_t r = 0; r < got.size(); ++r)
+        BOOST_REQUIRE(got[r] == want_cpu[r]);
 }
 
 BOOST_AUTO_TEST_CASE(complex_int16_input)

@@ -83,9 +83,11 @@ void check_variants(int L, int S, int trials, bool boundaries)
             const uint64_t delta = rng() % 5; // on - 2 .. on + 2
             q0 = on + delta >= 2 ? on + delta - 2 : on; // (kept in [0, L 2^F))
         }
-        // 1..8 taps within 256 chips, on the 2^-32 chip grid; their top
+        // 1..16 (now and then 64) taps within 256 chips, on the 2^-32 chip
+        // grid (more than 8: the variant for any number of taps); their top
         // 32 fractional bits near 2^32 or random, so that sums wrap
-        const int n_taps = 1 + int(rng() % 8);
+        const int n_taps = trial % 50 == 0 ? 64 : trial % 5 == 0 ? 9 + int(rng() % 8)
+                                                                 : 1 + int(rng() % 8);
         std::vector<uint64_t> rel(n_taps);
         const uint32_t u0 = uint32_t(q0 >> (F - 32)); // the base's top bits
         for (int l = 0; l < n_taps; ++l) {
