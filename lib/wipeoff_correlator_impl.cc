@@ -426,7 +426,8 @@ void wipeoff_correlator_impl::read_tags(uint64_t begin, uint64_t end)
 // acons is dict_add for a key the dict does not hold yet (these keys are
 // distinct and not in the base), without dict_add's scan for the key: the
 // scans (pmt::assv, a dynamic_cast per step) cost more than the correlation
-// itself on the CPU.
+// itself on the CPU. (Two steps: the fields are made while a GPU computes
+// the correlations.)
 pmt::pmt_t wipeoff_correlator_impl::message(const pmt::pmt_t& fields,
                                             const std::complex<float>* sums) const
 {

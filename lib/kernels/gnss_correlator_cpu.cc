@@ -256,6 +256,10 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
             row_r = r;
         }
     }
+    const tap_groups& g = *in.groups;
+    float* outs[gnss_replica_max_taps]; // each tap's replica, in offset order
+    for (int i = 0; i < L; ++i)
+        outs[i] = s.code.data() + std::size_t(g.tap[i]) * block;
     const uint64_t block_advance = (uint64_t(block) * job.code_step) % job.code_modulus;
     uint64_t q = job.code_phase; // code phase at the block's first sample
     for (int64_t i0 = 0; i0 < job.length; i0 += block) {
@@ -263,15 +267,11 @@ GNSS_INLINE void correlate_body(const gnss_fixed_job& job,
         const uint64_t ph = job.carrier_phase + job.carrier_step * uint64_t(i0);
         double sa, ca;
         sincos(-2 * M_PI * double(int64_t(ph)) * 0x1p-64, &sa, &ca);
-        const tap_groups& g = *in.groups;
         for (std::size_t k = 0; k + 1 < g.first.size(); ++k) {
             uint64_t qb = q + g.base[k];
             if (qb >= job.code_modulus)
                 qb -= job.code_modulus;
-            float* outs[gnss_replica_max_taps];
-            for (int i = g.first[k]; i < g.first[k + 1]; ++i)
-                outs[i - g.first[k]] = s.code.data() + std::size_t(g.tap[i]) * block;
-            isa::replicas(outs,
+            isa::replicas(outs + g.first[k],
                           g.rel.data() + g.first[k],
                           g.first[k + 1] - g.first[k],
                           n,
@@ -362,14 +362,15 @@ public:
             std::stable_sort(g.tap.begin(), g.tap.end(), [&](int a, int b) {
                 return t[a] < t[b];
             });
+            int64_t lead = 0; // the current group's first offset
             for (std::size_t i = 0; i < d_l; ++i) {
-                const int64_t lead = g.first.empty() ? 0 : t[g.tap[g.first.back()]];
-                if (g.first.empty() || ((t[g.tap[i]] - lead) >> F) >= group_span) {
+                const int64_t off = t[g.tap[i]];
+                if (i == 0 || ((off - lead) >> F) >= group_span) {
+                    lead = off;
                     g.first.push_back(int(i));
-                    g.base.push_back(t[g.tap[i]] < 0 ? modulus - uint64_t(-t[g.tap[i]])
-                                                     : uint64_t(t[g.tap[i]]));
+                    g.base.push_back(off < 0 ? modulus - uint64_t(-off) : uint64_t(off));
                 }
-                g.rel.push_back(uint64_t(t[g.tap[i]] - t[g.tap[g.first.back()]]));
+                g.rel.push_back(uint64_t(off - lead));
             }
             g.first.push_back(int(d_l));
         }

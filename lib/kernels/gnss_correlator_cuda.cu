@@ -501,16 +501,7 @@ public:
                            row_bytes(widest) };
         if (!replay_graph(call))
             enqueue(call, false);
-        if (meanwhile) {
-            try {
-                meanwhile(); // while the device works
-            } catch (...) {
-                // its buffers stay in use until then (a failure here is the
-                // one reported)
-                d_ctx->stream_synchronize(sh, d_who);
-                throw;
-            }
-        }
+        gnss_run_meanwhile(meanwhile, [&] { d_ctx->stream_synchronize(sh, d_who); });
         d_ctx->stream_synchronize(sh, d_who);
         float ms = 0;
         check(cudaEventElapsedTime(&ms, d_kernel_begin, d_kernel_end),

@@ -106,6 +106,22 @@ GNSS_HD int64_t gnss_chunks_of(int64_t length, int64_t chunk)
     return length <= 0 ? 1 : (length + chunk - 1) / chunk;
 }
 
+/*! Runs execute's \p meanwhile (if any) while launched work runs; if it
+ *  throws, \p wait() for that work (its buffers are in use until then; a
+ *  failure of the wait is the one reported) before the exception leaves. */
+template <class Wait>
+void gnss_run_meanwhile(const std::function<void()>& meanwhile, Wait wait)
+{
+    if (!meanwhile)
+        return;
+    try {
+        meanwhile();
+    } catch (...) {
+        wait();
+        throw;
+    }
+}
+
 struct gnss_correlator_plan::impl {
     virtual ~impl() = default;
     // (meanwhile: as gnss_correlator_plan::execute's, may be empty)

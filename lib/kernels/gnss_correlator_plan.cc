@@ -44,14 +44,8 @@ public:
         d_work.enqueue(stream, {}, [=](gnss_correlator_plan::impl& cpu) {
             cpu.execute(antennas, jobs, out, nullptr, nullptr);
         });
-        if (meanwhile) {
-            try {
-                meanwhile(); // while the emulated device works, as on a GPU
-            } catch (...) {
-                d_work.synchronize(stream); // (a failure here is the one reported)
-                throw;
-            }
-        }
+        // while the emulated device works, as on a GPU
+        gnss_run_meanwhile(meanwhile, [&] { d_work.synchronize(stream); });
         d_work.synchronize(stream);
     }
 

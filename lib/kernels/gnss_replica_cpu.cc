@@ -55,19 +55,28 @@ void lane_offsets(uint64_t step, uint32_t* lo, uint32_t* hi)
     }
 }
 
-// A tap's offset from the base phase as the lanes use it: d, added to the
-// top 32 fractional bits u, whose sum wraps (carries one chip) where u >
-// wrap_above = 2^32 - 1 - d (never for d = 0), and whole chips. Each in W
-// lanes, so that a vector instruction takes it from memory.
+// A tap as the lanes use it: its offset from the base phase as d, added to
+// the top 32 fractional bits u, whose sum wraps (carries one chip) where u >
+// wrap_above = 2^32 - 1 - d (never for d = 0), each in W lanes so that a
+// vector instruction takes it from memory; its whole chips; and where its
+// replica goes. (Held locally: stores to out could alias the caller's
+// arrays, which would then be read again for every group.)
 template <int W>
 struct alignas(4 * W) tap_shift {
     uint32_t d[W];
     uint32_t wrap_above[W]; // (AVX2 compares signed: biased by 2^31)
+    uint64_t rel;
+    float* out;
     uint32_t chips;
 };
 
 template <int W>
-void tap_shifts(const uint64_t* rel, int n_taps, int F, uint32_t bias, tap_shift<W>* s)
+void tap_shifts(float* const* out,
+                const uint64_t* rel,
+                int n_taps,
+                int F,
+                uint32_t bias,
+                tap_shift<W>* s)
 {
     for (int l = 0; l < n_taps; ++l) {
         const uint32_t d = uint32_t(rel[l] >> (F - 32));
@@ -75,6 +84,8 @@ void tap_shifts(const uint64_t* rel, int n_taps, int F, uint32_t bias, tap_shift
             s[l].d[k] = d;
             s[l].wrap_above[k] = (~uint32_t(0) - d) ^ bias;
         }
+        s[l].rel = rel[l];
+        s[l].out = out[l];
         s[l].chips = uint32_t(rel[l] >> F);
     }
 }
@@ -92,15 +103,7 @@ __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint
     alignas(32) uint32_t off_lo[8], off_hi[8];
     lane_offsets<8>(step, off_lo, off_hi);
     tap_shift<8> ts[gnss_replica_max_taps];
-    tap_shifts(rel, n_taps, F, 0x80000000u, ts);
-    // (local copies: the stores to out could alias out and rel, which would
-    // otherwise be read again for every group)
-    float* o[gnss_replica_max_taps];
-    uint64_t r[gnss_replica_max_taps];
-    for (int l = 0; l < n_taps; ++l) {
-        o[l] = out[l];
-        r[l] = rel[l];
-    }
+    tap_shifts(out, rel, n_taps, F, 0x80000000u, ts);
     const __m256i bias = _mm256_set1_epi32(int(0x80000000u)); // unsigned compares
     // the lanes' phases q + (their sample) step, advanced by 8 step a group:
     // 64-bit sums in 32-bit halves, the carry from an unsigned compare
@@ -136,7 +139,7 @@ __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint
             const __m256i idx = _mm256_add_epi32(
                 _mm256_sub_epi32(chip, wrap),
                 _mm256_broadcastd_epi32(_mm256_castsi256_si128(wrap)));
-            const uint64_t first = (q + r[l]) >> F;
+            const uint64_t first = (q + ts[l].rel) >> F;
             __m256 v = _mm256_permutevar8x32_ps(_mm256_loadu_ps(chips2 + first), idx);
             if (boc) {
                 // j = (ul S) >> 32 of the tap's top bits ul, even lanes from
@@ -153,7 +156,7 @@ __attribute__((target("avx2"))) void replicas_avx2(float* const* out, const uint
                     _mm256_castsi256_ps(_mm256_cmpgt_epi32(j, seven)));
                 v = _mm256_mul_ps(v, s);
             }
-            _mm256_storeu_ps(o[l] + k, v);
+            _mm256_storeu_ps(ts[l].out + k, v);
         }
         lo = _mm256_add_epi32(lo, add_lo);
         hi = _mm256_sub_epi32(
@@ -172,7 +175,7 @@ replicas_avx512(float* const* out, const uint64_t* rel, int n_taps, int n, uint6
     alignas(64) uint32_t off_lo[16], off_hi[16];
     lane_offsets<16>(step, off_lo, off_hi);
     tap_shift<16> ts[gnss_replica_max_taps];
-    tap_shifts(rel, n_taps, F, 0, ts);
+    tap_shifts(out, rel, n_taps, F, 0, ts);
     const __m512i one = _mm512_set1_epi32(1);
     // the lanes' phases, advanced by 16 step a group (as in replicas_avx2)
     const __m512i olo = _mm512_load_si512(off_lo), ohi = _mm512_load_si512(off_hi);
@@ -206,7 +209,7 @@ replicas_avx512(float* const* out, const uint64_t* rel, int n_taps, int n, uint6
                 const __m512i j = _mm512_mask_blend_epi32(0xAAAA, even, odd);
                 v = _mm512_mul_ps(v, _mm512_permutexvar_ps(j, sub));
             }
-            _mm512_storeu_ps(out[l] + k, v);
+            _mm512_storeu_ps(ts[l].out + k, v);
         }
         lo = _mm512_add_epi32(lo, add_lo);
         hi = _mm512_add_epi32(hi, add_hi);
