@@ -312,6 +312,7 @@ public:
         check(cudaEventCreate(&d_first_begin), "cudaEventCreate");
         for (auto& lane : d_lanes) {
             lane.stream = std::make_unique<runtime::device_stream>(d_ctx, who);
+            check(cudaEventCreate(&lane.begin), "cudaEventCreate");
             check(cudaEventCreate(&lane.end), "cudaEventCreate");
         }
     }
@@ -320,8 +321,10 @@ public:
     {
         d_ctx->try_make_current(); // teardown never throws
         cudaEventDestroy(d_first_begin);
-        for (auto& lane : d_lanes)
+        for (auto& lane : d_lanes) {
+            cudaEventDestroy(lane.begin);
             cudaEventDestroy(lane.end);
+        }
     }
 
     double last_kernel_seconds() const override { return d_kernel_seconds; }
@@ -367,11 +370,20 @@ private:
         int lane_of_chunk = 0;
         std::vector<std::pair<int, int>> pending(2,
                                                  { -1, 0 }); // (first cw, count) per lane
+        // Each chunk's kernel interval, in seconds from the first kernel's
+        // start, read before its lane's events are recorded again.
+        std::vector<std::pair<double, double>> kernel_intervals;
         auto finish = [&](int k) {
             auto& lane = d_lanes[k];
             if (pending[k].first < 0)
                 return;
             lane.stream->synchronize();
+            float begin_ms = 0, end_ms = 0;
+            check(cudaEventElapsedTime(&begin_ms, d_first_begin, lane.begin),
+                  "cudaEventElapsedTime");
+            check(cudaEventElapsedTime(&end_ms, d_first_begin, lane.end),
+                  "cudaEventElapsedTime");
+            kernel_intervals.emplace_back(begin_ms * 1e-3, end_ms * 1e-3);
             const int b0 = pending[k].first, n = pending[k].second;
             std::memcpy(
                 bits + b0 * bits_per_cw, lane.h_bits->get(), n * bits_per_cw);
@@ -398,6 +410,7 @@ private:
                               d_who);
             if (b0 == 0)
                 check(cudaEventRecord(d_first_begin, cs), "cudaEventRecord");
+            check(cudaEventRecord(lane.begin, cs), "cudaEventRecord");
             launch(n, lane, cs, format, packed_bits);
             check(cudaEventRecord(lane.end, cs), "cudaEventRecord");
             d_ctx->copy_async(lane.h_bits->get(),
@@ -420,24 +433,18 @@ private:
                               d_who);
             pending[k] = { b0, n };
         }
-        const bool both = batch > chunk;
         finish(0);
         finish(1);
-        // The batch's device time: the first chunk's kernel start to the
-        // last kernel's end on either stream (the two streams overlap:
-        // their kernel times do not add).
-        d_kernel_seconds = 0;
-        for (int k = 0; k < (both ? 2 : 1); ++k) {
-            float ms = 0;
-            check(cudaEventElapsedTime(&ms, d_first_begin, d_lanes[k].end),
-                  "cudaEventElapsedTime");
-            d_kernel_seconds = std::max(d_kernel_seconds, ms * 1e-3);
-        }
+        // The batch's kernel time: the union of its chunks' kernel
+        // intervals. Kernels on the two streams may overlap (their times do
+        // not add), and the host stages the next chunk's LLRs between them
+        // (that gap is host-to-host time, not the kernels').
+        d_kernel_seconds = ldpc_busy_seconds(kernel_intervals);
     }
 
     struct lane_t {
         std::unique_ptr<runtime::device_stream> stream;
-        cudaEvent_t end = nullptr;
+        cudaEvent_t begin = nullptr, end = nullptr; // around the chunk's kernel
         int capacity = 0;
         std::unique_ptr<runtime::device_memory> d_llr, d_states, d_channel, d_app, d_bits,
             d_its, d_ok;

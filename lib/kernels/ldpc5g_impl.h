@@ -15,7 +15,10 @@
 #define INCLUDED_GPUDSP_KERNELS_LDPC5G_IMPL_H
 
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
+#include <algorithm>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #ifdef __CUDACC__
 #define LDPC_HD __host__ __device__ __forceinline__
@@ -167,6 +170,30 @@ struct ldpc5g_decoder_plan::impl {
     }
     virtual double last_kernel_seconds() const { return 0; }
 };
+
+/*! The length of the union of [begin, end] intervals (seconds): the time
+ *  the device spent in a batch's kernels, whose chunks on two streams may
+ *  overlap one another and leave gaps (host staging, uploads) between them.
+ *  Neither the sum of the kernels' times (overlaps counted twice) nor the
+ *  first start to the last end (gaps counted) is that. */
+inline double ldpc_busy_seconds(std::vector<std::pair<double, double>> intervals)
+{
+    std::sort(intervals.begin(), intervals.end());
+    double total = 0, lo = 0, hi = 0;
+    bool open = false;
+    for (const auto& iv : intervals) {
+        if (open && iv.first <= hi) {
+            hi = std::max(hi, iv.second);
+            continue;
+        }
+        if (open)
+            total += hi - lo;
+        lo = iv.first;
+        hi = std::max(iv.first, iv.second);
+        open = true;
+    }
+    return open ? total + (hi - lo) : total;
+}
 
 /*! What both backends need of a configuration. */
 struct ldpc5g_layout {

@@ -15,6 +15,7 @@
 #include "qa_common.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 using namespace gr::gpudsp;
@@ -393,11 +394,48 @@ BOOST_AUTO_TEST_CASE(batches_beyond_one_launch)
         kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
         kernels::ldpc5g_decoder_plan dev(p, dc, qa::test_device(), "qa dev");
         const auto want = decode(cpu, p, llr, batch);
-        check_same(want, decode(dev, p, llr, batch), fixed);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto got = decode(dev, p, llr, batch);
+        const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - t0;
+        check_same(want, got, fixed);
+#ifdef GPUDSP_TEST_CUDA
+        // Three kernels ran (the union of their intervals), within the call.
+        BOOST_CHECK_GT(dev.last_kernel_seconds(), 0);
+        BOOST_CHECK_LE(dev.last_kernel_seconds(), wall.count());
+#else
+        BOOST_CHECK_EQUAL(dev.last_kernel_seconds(), 0); // no device kernels
+        (void)wall;
+#endif
         // Near the waterfall: some codewords fail, most pass.
         const auto passed = std::count(want.ok.begin(), want.ok.end(), 1);
         BOOST_CHECK_GT(passed, batch / 2);
         BOOST_CHECK_LT(passed, batch);
+    }
+}
+
+// The kernel time of a batch is the union of its chunks' kernel intervals
+// (ldpc_busy_seconds): against a count of the unit cells covered, for
+// random integer intervals in any order, overlapping, nested, touching or
+// apart, and empty or zero-length ones.
+BOOST_AUTO_TEST_CASE(kernel_time_is_the_union_of_intervals)
+{
+    using kernels::ldpc_busy_seconds;
+    BOOST_CHECK_EQUAL(ldpc_busy_seconds({}), 0);
+    BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 2, 2 } }), 0);
+    BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 5, 7 }, { 0, 1 }, { 1, 3 } }), 5);
+    BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 0, 10 }, { 2, 3 }, { 9, 12 } }), 12);
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 2000; ++trial) {
+        std::vector<std::pair<double, double>> iv(rng() % 6);
+        std::vector<bool> covered(40, false);
+        for (auto& v : iv) {
+            const int b = int(rng() % 30), len = int(rng() % 10);
+            v = { double(b), double(b + len) };
+            for (int t = b; t < b + len; ++t)
+                covered[t] = true;
+        }
+        const auto want = double(std::count(covered.begin(), covered.end(), true));
+        BOOST_CHECK_EQUAL(ldpc_busy_seconds(iv), want);
     }
 }
 

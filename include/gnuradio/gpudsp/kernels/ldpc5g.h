@@ -185,11 +185,12 @@ public:
                 int32_t* iterations,
                 uint8_t* ok);
 
-    /*! \brief Device time of the last decode(): from the start of its
-     *  first kernel to the end of its last (CUDA events). A batch of
-     *  several chunks includes the uploads and host staging between them;
-     *  the two streams overlap, so this is wall time, not a sum of kernel
-     *  times. 0 on the CPU. */
+    /*! \brief Kernel time of the last decode() (CUDA events around each
+     *  chunk's kernel): the time during which at least one of its kernels
+     *  ran, i.e. the union of their intervals. Chunks on the two streams
+     *  may overlap (counted once) and leave gaps while the host stages and
+     *  uploads the next chunk (not counted: that is host-to-host time).
+     *  0 on the CPU. */
     double last_kernel_seconds() const;
 
     struct impl;
