@@ -359,6 +359,7 @@ private:
              uint8_t* ok)
     {
         d_ctx->make_current();
+        d_kernel_seconds = 0; // (a decode that throws leaves no stale time)
         const auto& p = d_l.p;
         const std::size_t llr_size = format == ldpc5g_llr_format::f32   ? 4
                                      : format == ldpc5g_llr_format::f16 ? 2

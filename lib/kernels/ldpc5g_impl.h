@@ -175,7 +175,8 @@ struct ldpc5g_decoder_plan::impl {
  *  the device spent in a batch's kernels, whose chunks on two streams may
  *  overlap one another and leave gaps (host staging, uploads) between them.
  *  Neither the sum of the kernels' times (overlaps counted twice) nor the
- *  first start to the last end (gaps counted) is that. */
+ *  first start to the last end (gaps counted) is that. An interval that
+ *  ends before it begins is empty. */
 inline double ldpc_busy_seconds(std::vector<std::pair<double, double>> intervals)
 {
     std::sort(intervals.begin(), intervals.end());

@@ -416,7 +416,7 @@ BOOST_AUTO_TEST_CASE(batches_beyond_one_launch)
 // The kernel time of a batch is the union of its chunks' kernel intervals
 // (ldpc_busy_seconds): against a count of the unit cells covered, for
 // random integer intervals in any order, overlapping, nested, touching or
-// apart, and empty or zero-length ones.
+// apart, and empty, zero-length or reversed (end before begin: empty) ones.
 BOOST_AUTO_TEST_CASE(kernel_time_is_the_union_of_intervals)
 {
     using kernels::ldpc_busy_seconds;
@@ -424,6 +424,7 @@ BOOST_AUTO_TEST_CASE(kernel_time_is_the_union_of_intervals)
     BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 2, 2 } }), 0);
     BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 5, 7 }, { 0, 1 }, { 1, 3 } }), 5);
     BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 0, 10 }, { 2, 3 }, { 9, 12 } }), 12);
+    BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 3, 1 }, { 0, 2 } }), 2); // reversed: empty
     std::mt19937 rng(7);
     for (int trial = 0; trial < 2000; ++trial) {
         std::vector<std::pair<double, double>> iv(rng() % 6);

@@ -190,7 +190,8 @@ public:
      *  ran, i.e. the union of their intervals. Chunks on the two streams
      *  may overlap (counted once) and leave gaps while the host stages and
      *  uploads the next chunk (not counted: that is host-to-host time).
-     *  0 on the CPU. */
+     *  0 on the CPU; a call with batch 0 decodes nothing and leaves it as
+     *  it was. */
     double last_kernel_seconds() const;
 
     struct impl;
