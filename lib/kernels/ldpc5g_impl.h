@@ -17,6 +17,7 @@
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -179,21 +180,18 @@ struct ldpc5g_decoder_plan::impl {
  *  ends before it begins is empty. */
 inline double ldpc_busy_seconds(std::vector<std::pair<double, double>> intervals)
 {
+    // In order of begin, each interval adds what lies past the furthest
+    // end counted so far.
     std::sort(intervals.begin(), intervals.end());
-    double total = 0, lo = 0, hi = 0;
-    bool open = false;
+    double total = 0, reach = std::numeric_limits<double>::lowest();
     for (const auto& iv : intervals) {
-        if (open && iv.first <= hi) {
-            hi = std::max(hi, iv.second);
-            continue;
+        const double from = std::max(iv.first, reach);
+        if (iv.second > from) {
+            total += iv.second - from;
+            reach = iv.second;
         }
-        if (open)
-            total += hi - lo;
-        lo = iv.first;
-        hi = std::max(iv.first, iv.second);
-        open = true;
     }
-    return open ? total + (hi - lo) : total;
+    return total;
 }
 
 /*! What both backends need of a configuration. */
