@@ -13,6 +13,7 @@
 #ifndef INCLUDED_GPUDSP_GNSS_SCHEDULE_H
 #define INCLUDED_GPUDSP_GNSS_SCHEDULE_H
 
+#include "kernels/interval_union.h"
 #include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <algorithm>
@@ -259,16 +260,7 @@ public:
         for (const auto& r : d_runs)
             if (r.second > begin && r.first < end)
                 cut.emplace_back(std::max(r.first, begin), std::min(r.second, end));
-        std::sort(cut.begin(), cut.end());
-        uint64_t n = 0, reached = begin;
-        for (const auto& r : cut) {
-            const uint64_t lo = std::max(r.first, reached);
-            if (r.second > lo) {
-                n += r.second - lo;
-                reached = r.second;
-            }
-        }
-        return n;
+        return kernels::interval_union_length(std::move(cut));
     }
     void forget_before(uint64_t sample)
     {

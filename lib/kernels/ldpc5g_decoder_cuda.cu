@@ -27,6 +27,7 @@
 // every plan sets it to the device's opt-in limit (never lower), so that a
 // plan made later for a smaller code cannot shrink it under a live one.
 
+#include "interval_union.h"
 #include "ldpc5g_impl.h"
 #include "ldpc5g_pair_cuda.h"
 #include "../runtime/cuda_check.h"
@@ -440,7 +441,7 @@ private:
         // intervals. Kernels on the two streams may overlap (their times do
         // not add), and the host stages the next chunk's LLRs between them
         // (that gap is host-to-host time, not the kernels').
-        d_kernel_seconds = ldpc_busy_seconds(kernel_intervals);
+        d_kernel_seconds = interval_union_length(std::move(kernel_intervals));
     }
 
     struct lane_t {

@@ -15,11 +15,7 @@
 #define INCLUDED_GPUDSP_KERNELS_LDPC5G_IMPL_H
 
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
-#include <algorithm>
 #include <cstdint>
-#include <limits>
-#include <utility>
-#include <vector>
 
 #ifdef __CUDACC__
 #define LDPC_HD __host__ __device__ __forceinline__
@@ -171,28 +167,6 @@ struct ldpc5g_decoder_plan::impl {
     }
     virtual double last_kernel_seconds() const { return 0; }
 };
-
-/*! The length of the union of [begin, end] intervals (seconds): the time
- *  the device spent in a batch's kernels, whose chunks on two streams may
- *  overlap one another and leave gaps (host staging, uploads) between them.
- *  Neither the sum of the kernels' times (overlaps counted twice) nor the
- *  first start to the last end (gaps counted) is that. An interval that
- *  ends before it begins is empty. */
-inline double ldpc_busy_seconds(std::vector<std::pair<double, double>> intervals)
-{
-    // In order of begin, each interval adds what lies past the furthest
-    // end counted so far.
-    std::sort(intervals.begin(), intervals.end());
-    double total = 0, reach = std::numeric_limits<double>::lowest();
-    for (const auto& iv : intervals) {
-        const double from = std::max(iv.first, reach);
-        if (iv.second > from) {
-            total += iv.second - from;
-            reach = iv.second;
-        }
-    }
-    return total;
-}
 
 /*! What both backends need of a configuration. */
 struct ldpc5g_layout {
