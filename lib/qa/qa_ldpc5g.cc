@@ -420,14 +420,14 @@ BOOST_AUTO_TEST_CASE(batches_beyond_one_launch)
 // apart, and empty, zero-length or reversed (end before begin: empty) ones.
 BOOST_AUTO_TEST_CASE(kernel_time_is_the_union_of_intervals)
 {
-    const auto ldpc_busy_seconds = [](std::vector<std::pair<double, double>> iv) {
+    const auto union_length = [](std::vector<std::pair<double, double>> iv) {
         return kernels::interval_union_length(std::move(iv));
     };
-    BOOST_CHECK_EQUAL(ldpc_busy_seconds({}), 0);
-    BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 2, 2 } }), 0);
-    BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 5, 7 }, { 0, 1 }, { 1, 3 } }), 5);
-    BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 0, 10 }, { 2, 3 }, { 9, 12 } }), 12);
-    BOOST_CHECK_EQUAL(ldpc_busy_seconds({ { 3, 1 }, { 0, 2 } }), 2); // reversed: empty
+    BOOST_CHECK_EQUAL(union_length({}), 0);
+    BOOST_CHECK_EQUAL(union_length({ { 2, 2 } }), 0);
+    BOOST_CHECK_EQUAL(union_length({ { 5, 7 }, { 0, 1 }, { 1, 3 } }), 5);
+    BOOST_CHECK_EQUAL(union_length({ { 0, 10 }, { 2, 3 }, { 9, 12 } }), 12);
+    BOOST_CHECK_EQUAL(union_length({ { 3, 1 }, { 0, 2 } }), 2); // reversed: empty
     std::mt19937 rng(7);
     for (int trial = 0; trial < 2000; ++trial) {
         std::vector<std::pair<double, double>> iv(rng() % 6);
@@ -439,7 +439,7 @@ BOOST_AUTO_TEST_CASE(kernel_time_is_the_union_of_intervals)
                 covered[t] = true;
         }
         const auto want = double(std::count(covered.begin(), covered.end(), true));
-        BOOST_CHECK_EQUAL(ldpc_busy_seconds(iv), want);
+        BOOST_CHECK_EQUAL(union_length(iv), want);
     }
 }
 
