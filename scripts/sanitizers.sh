@@ -17,13 +17,14 @@ build=${1:-$root/build-sanitizers}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g1"
 
 echo "== sanitizers: building $build (CPU and emulated device, ASan + UBSan)"
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENABLE_CUDA=OFF \
     -DPYTHON_EXECUTABLE=/usr/bin/python3 \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" > "$build.configure.log" 2>&1 \
-    || { cat "$build.configure.log"; exit 1; }
+    -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" > "$build/configure.log" 2>&1 \
+    || { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "$(nproc)" > "$build/build.log" 2>&1 \
     || { tail -40 "$build/build.log"; exit 1; }
 
