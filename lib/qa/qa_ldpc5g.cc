@@ -420,9 +420,8 @@ BOOST_AUTO_TEST_CASE(batches_beyond_one_launch)
 // apart, and empty, zero-length or reversed (end before begin: empty) ones.
 BOOST_AUTO_TEST_CASE(kernel_time_is_the_union_of_intervals)
 {
-    const auto union_length = [](std::vector<std::pair<double, double>> iv) {
-        return kernels::interval_union_length(std::move(iv));
-    };
+    // Fixes T = double, so that braced lists of intervals can be passed.
+    const auto union_length = &kernels::interval_union_length<double>;
     BOOST_CHECK_EQUAL(union_length({}), 0);
     BOOST_CHECK_EQUAL(union_length({ { 2, 2 } }), 0);
     BOOST_CHECK_EQUAL(union_length({ { 5, 7 }, { 0, 1 }, { 1, 3 } }), 5);
