@@ -9,12 +9,12 @@
 // limit). The numbers come from the same functions the launch code calls.
 // Needs no GPU. Not installed.
 
-#include "kernels/ddc_impl.h"
-#include "kernels/ddc_tile.h"
-#include "kernels/gnss_correlator_impl.h"
-#include "kernels/ldpc5g_impl.h"
-#include "kernels/ldpc5g_pair_bg.h"
-#include "kernels/xengine_tile.h"
+#include "kernels/ddc/ddc_impl.h"
+#include "kernels/ddc/ddc_tile.h"
+#include "kernels/gnss/gnss_correlator_impl.h"
+#include "kernels/ldpc/ldpc5g_impl.h"
+#include "kernels/ldpc/ldpc5g_pair_bg.h"
+#include "kernels/xengine/xengine_tile.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <cstdio>
 #include <string>

@@ -7,7 +7,7 @@
 #define INCLUDED_GPUDSP_DDC_IMPL_H
 
 #include "block_backend.h"
-#include "fengine_schedule.h"
+#include "kernels/fengine/fengine_schedule.h"
 #include <gnuradio/gpudsp/ddc.h>
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <pmt/pmt.h>

@@ -7,7 +7,7 @@
 #define INCLUDED_GPUDSP_PFB_FENGINE_IMPL_H
 
 #include "block_backend.h"
-#include "fengine_schedule.h"
+#include "kernels/fengine/fengine_schedule.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/pfb_fengine.h>
 #include <pmt/pmt.h>

@@ -7,7 +7,7 @@
 #define INCLUDED_GPUDSP_WIPEOFF_CORRELATOR_IMPL_H
 
 #include "block_backend.h"
-#include "gnss_schedule.h"
+#include "kernels/gnss/gnss_schedule.h"
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <gnuradio/gpudsp/wipeoff_correlator.h>
 #include <pmt/pmt.h>

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """The GPS L5 and Galileo E5a codes the module generates (its own shift
-registers, lib/kernels/gnss_codes.cc) against what the ICDs publish beside
+registers, lib/kernels/gnss/gnss_codes.cc) against what the ICDs publish beside
 the generators' constants, so that a wrong tap, start value, bit order or
 short cycle fails here:
 - GPS L5 (IS-GPS-705 Tables 3-Ia): the codes are generated from the "XB

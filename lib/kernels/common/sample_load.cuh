@@ -10,7 +10,7 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_SAMPLE_LOAD_CUH
 #define INCLUDED_GPUDSP_KERNELS_SAMPLE_LOAD_CUH
 
-#include "fengine_math.h"
+#include "kernels/fengine/fengine_math.h"
 #include <cuda_runtime.h>
 #include <cstdint>
 

@@ -26,7 +26,7 @@
 #include "ddc_cpu_layout.h"
 #include "ddc_cpu_mix.h"
 #include "ddc_impl.h"
-#include "fengine_math.h"
+#include "kernels/fengine/fengine_math.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>

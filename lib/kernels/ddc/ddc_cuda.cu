@@ -14,8 +14,8 @@
 
 #include "ddc_impl.h"
 #include "ddc_tile.h"
-#include "sample_load.cuh"
-#include "../runtime/cuda_check.h"
+#include "kernels/common/sample_load.cuh"
+#include "runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <cstring>
 #include <type_traits>

@@ -8,7 +8,7 @@
 
 #include "ddc_impl.h"
 #include "ddc_schedule.h"
-#include "emulated_work.h"
+#include "kernels/common/emulated_work.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <algorithm>
 #include <cmath>

@@ -22,7 +22,7 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_DDC_TILE_H
 #define INCLUDED_GPUDSP_KERNELS_DDC_TILE_H
 
-#include "fengine_math.h" // GPUDSP_HD
+#include "kernels/fengine/fengine_math.h" // GPUDSP_HD
 #include <cstddef>
 #include <cstdint>
 

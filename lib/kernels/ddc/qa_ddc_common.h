@@ -9,7 +9,7 @@
 #ifndef INCLUDED_GPUDSP_QA_DDC_COMMON_H
 #define INCLUDED_GPUDSP_QA_DDC_COMMON_H
 
-#include "qa_common.h"
+#include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <algorithm>

@@ -14,8 +14,8 @@
 // the wrap below sample 0 and near 2^40, gives the same bits cut anywhere,
 // and rotates in place with the same arithmetic.
 
-#include "kernels/ddc_cpu_layout.h"
-#include "kernels/ddc_cpu_mix.h"
+#include "ddc_cpu_layout.h"
+#include "ddc_cpu_mix.h"
 #include <boost/test/unit_test.hpp>
 #include <random>
 

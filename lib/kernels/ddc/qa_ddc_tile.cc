@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The CUDA DDC tile kernel's arithmetic on the host (kernels/ddc_tile.h):
+// The CUDA DDC tile kernel's arithmetic on the host (kernels/ddc/ddc_tile.h):
 // (a NaN sample reaches exactly the outputs whose window holds it, as on
 // the CPU;)
 // shapes fit each architecture's shared memory with whole warps; the tile
@@ -14,12 +14,12 @@
 // group, the fixed-order sum of the groups — give the CPU plan's outputs for
 // odd D and T, every sample format, several tiles, at the smallest and
 // largest shared-memory limits. Also execute_together's chunks
-// (kernels/ddc_schedule.h): every output of every span exactly once, in the
+// (kernels/ddc/ddc_schedule.h): every output of every span exactly once, in the
 // chunk holding its window's last sample, chunk after chunk.
 
-#include "kernels/ddc_schedule.h"
-#include "kernels/ddc_tile.h"
-#include "kernels/fengine_math.h"
+#include "ddc_schedule.h"
+#include "ddc_tile.h"
+#include "kernels/fengine/fengine_math.h"
 #include "qa_ddc_common.h"
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>

@@ -16,7 +16,7 @@
 
 #include "fengine_postproc.cuh"
 #include "pfb_fengine_impl.h"
-#include "sample_load.cuh"
+#include "kernels/common/sample_load.cuh"
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <cufft.h>

@@ -5,7 +5,7 @@
 
 // fengine_plan: validation, the window, and the choice of backend.
 
-#include "emulated_work.h"
+#include "kernels/common/emulated_work.h"
 #include "pfb_fengine_impl.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <algorithm>

@@ -12,7 +12,7 @@
 // Also the fused form's index arithmetic (the cuFFT store callback's): the
 // fast division, and every FFT output element mapped to its one place.
 
-#include "kernels/fengine_math.h"
+#include "fengine_math.h"
 #include <boost/test/unit_test.hpp>
 #include <random>
 #include <vector>

@@ -11,8 +11,8 @@
 // splits, dither and saturation.
 
 #include "fengine_schedule.h"
-#include "kernels/fengine_math.h"
-#include "qa_common.h"
+#include "fengine_math.h"
+#include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <cmath>

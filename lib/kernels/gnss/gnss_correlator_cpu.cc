@@ -14,7 +14,7 @@
 // block. One body, instantiated for W = 16 (AVX-512), 8 (AVX2)
 // and 4 (the x86-64 baseline), chosen at run time (runtime/cpu_simd.h).
 
-#include "cpu_worker_pool.h"
+#include "kernels/common/cpu_worker_pool.h"
 #include "gnss_correlator_impl.h"
 #include "gnss_replica_cpu.h"
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>

@@ -22,7 +22,7 @@
 // replays one CUDA graph: upload, kernel, download.
 
 #include "gnss_correlator_impl.h"
-#include "../runtime/cuda_check.h"
+#include "runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <stdexcept>

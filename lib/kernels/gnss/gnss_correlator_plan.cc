@@ -6,7 +6,7 @@
 // gnss_correlator_plan: the signals, their code tables, validation of jobs,
 // the fixed-point form the kernels evaluate and the choice of backend.
 
-#include "emulated_work.h"
+#include "kernels/common/emulated_work.h"
 #include "gnss_correlator_impl.h"
 #include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
 #include <algorithm>

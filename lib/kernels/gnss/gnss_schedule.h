@@ -13,7 +13,7 @@
 #ifndef INCLUDED_GPUDSP_GNSS_SCHEDULE_H
 #define INCLUDED_GPUDSP_GNSS_SCHEDULE_H
 
-#include "kernels/interval_union.h"
+#include "kernels/common/interval_union.h"
 #include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <algorithm>

@@ -10,8 +10,8 @@
 // integrations start at code epochs and continue each other exactly.
 
 #include "gnss_schedule.h"
-#include "kernels/gnss_correlator_impl.h"
-#include "qa_common.h"
+#include "gnss_correlator_impl.h"
+#include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <cmath>
 #include <cstring>

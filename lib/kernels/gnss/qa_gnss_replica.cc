@@ -13,8 +13,8 @@
 // lane order is a permutation with lane 0 holding sample 0. Variants the CPU lacks are
 // skipped (and said so).
 
-#include "kernels/gnss_correlator_impl.h"
-#include "kernels/gnss_replica_cpu.h"
+#include "gnss_correlator_impl.h"
+#include "gnss_replica_cpu.h"
 #include <boost/test/unit_test.hpp>
 #include <algorithm>
 #include <cstdio>

@@ -27,10 +27,10 @@
 // every plan sets it to the device's opt-in limit (never lower), so that a
 // plan made later for a smaller code cannot shrink it under a live one.
 
-#include "interval_union.h"
+#include "kernels/common/interval_union.h"
 #include "ldpc5g_impl.h"
 #include "ldpc5g_pair_cuda.h"
-#include "../runtime/cuda_check.h"
+#include "runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <type_traits>
 #include <algorithm>

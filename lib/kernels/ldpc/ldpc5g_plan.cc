@@ -6,7 +6,7 @@
 // ldpc5g_decoder_plan: validation, the decoder's view of a configuration
 // (rows, edges, de-rate-matching maps) and the choice of backend.
 
-#include "emulated_work.h"
+#include "kernels/common/emulated_work.h"
 #include "ldpc5g_impl.h"
 #include <cmath>
 #include <cstring>

@@ -11,9 +11,9 @@
 // GPUDSP_TEST_CUDA) against the CPU: identical in fixed point, within float
 // rounding in float mode.
 
-#include "kernels/interval_union.h"
-#include "kernels/ldpc5g_impl.h"
-#include "qa_common.h"
+#include "kernels/common/interval_union.h"
+#include "ldpc5g_impl.h"
+#include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <algorithm>
 #include <chrono>

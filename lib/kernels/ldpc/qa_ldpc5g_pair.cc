@@ -12,8 +12,8 @@
 // bits, iterations and parity flag identical. The GPU suite then checks the
 // kernel's SIMD instructions against the same CPU backend.
 
-#include "kernels/ldpc5g_pair_bg.h"
-#include "qa_common.h"
+#include "ldpc5g_pair_bg.h"
+#include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 // and the plan on the test device (emulated, or CUDA when built with
 // GPUDSP_TEST_CUDA), including device-resident runs with poisoned outputs.
 
-#include "qa_common.h"
+#include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/gpudsp/runtime/device_context.h>
 #include <cstring>

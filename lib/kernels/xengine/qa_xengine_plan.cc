@@ -11,7 +11,7 @@
 // sizes that are not multiples of any tile, saturation, the int32 partials'
 // promotion inside a call; cf32 within float rounding; format pairs.
 
-#include "qa_common.h"
+#include "runtime/qa_common.h"
 #ifdef GPUDSP_TEST_CUDA_RUNTIME
 #include <cuda_runtime.h>
 #endif

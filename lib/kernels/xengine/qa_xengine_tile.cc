@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The CUDA X-engine kernels' arithmetic on the host (kernels/xengine_tile.h):
+// The CUDA X-engine kernels' arithmetic on the host (kernels/xengine/xengine_tile.h):
 // the triangular tile schedule decodes every tile pair; every stage load and
 // copy covers its tile once, coalesced and aligned; the MMA fragment maps
 // agree with the PTX ISA's table (written out here independently) and hit
@@ -20,8 +20,8 @@
 // (three-plane pack, ring of stages, four MMAs per warpgroup emulated from
 // the descriptors) gives the int64 definition.
 
-#include "kernels/xengine_impl.h"
-#include "kernels/xengine_tile.h"
+#include "xengine_impl.h"
+#include "xengine_tile.h"
 #include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <random>

@@ -23,7 +23,7 @@
 // [channel][baseline][p][q], saturates to +-(2^31 - 1) and counts saturated
 // visibilities (warp ballot + one atomic).
 
-#include "cp_async.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "xengine_impl.h"
 #include "xengine_tile.h"
 #ifdef GPUDSP_HAVE_WGMMA

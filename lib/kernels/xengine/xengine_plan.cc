@@ -5,7 +5,7 @@
 
 // xengine_plan: validation and the choice of backend.
 
-#include "emulated_work.h"
+#include "kernels/common/emulated_work.h"
 #include "xengine_impl.h"
 #include "xengine_tile.h"
 #include <unistd.h>

@@ -20,7 +20,7 @@
 // next stage is awaited. The epilogue adds the column input's imaginary sum
 // (the complement trick) and the 64 x 128 square into the int32 partials.
 
-#include "cp_async.cuh"
+#include "kernels/common/cp_async.cuh"
 #include "xengine_tile.h"
 #include "xengine_wgmma.h"
 
