@@ -10,7 +10,7 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_SAMPLE_LOAD_CUH
 #define INCLUDED_GPUDSP_KERNELS_SAMPLE_LOAD_CUH
 
-#include "kernels/fengine/fengine_math.h"
+#include "packed10.h"
 #include <cuda_runtime.h>
 #include <cstdint>
 
@@ -28,7 +28,7 @@ struct sample_loader<sample_kind::packed10> {
     using type = float;
     __device__ static float load(const void* p, int64_t n)
     {
-        return float(fmath::packed10_sample(static_cast<const uint8_t*>(p), n));
+        return float(packed10_sample(static_cast<const uint8_t*>(p), n));
     }
 };
 template <>

@@ -26,7 +26,7 @@
 #include "ddc_cpu_layout.h"
 #include "ddc_cpu_mix.h"
 #include "ddc_impl.h"
-#include "kernels/fengine/fengine_math.h"
+#include "kernels/common/packed10.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>
@@ -449,7 +449,7 @@ private:
             const auto* p = static_cast<const uint8_t*>(in);
             std::size_t j = 0;
             for (; j < n && (first + int64_t(j)) % 4 != 0; ++j) // up to a group boundary
-                x[j] = float(fmath::packed10_sample(p, first + j));
+                x[j] = float(packed10_sample(p, first + j));
             if (j < n)
                 unpack10_cpu(p + (first + int64_t(j)) / 4 * 5, x + j, n - j);
             break;

@@ -22,7 +22,8 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_DDC_TILE_H
 #define INCLUDED_GPUDSP_KERNELS_DDC_TILE_H
 
-#include "kernels/fengine/fengine_math.h" // GPUDSP_HD
+#include "kernels/common/host_device.h"
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 

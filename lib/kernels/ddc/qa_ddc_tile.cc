@@ -19,7 +19,7 @@
 
 #include "ddc_schedule.h"
 #include "ddc_tile.h"
-#include "kernels/fengine/fengine_math.h"
+#include "kernels/common/packed10.h"
 #include "qa_ddc_common.h"
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
@@ -221,7 +221,7 @@ BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
                                 std::memcpy(&v, in.data() + 2 * s, 2);
                                 return float(v);
                             }
-                            return float(fmath::packed10_sample(in.data(), s));
+                            return float(packed10_sample(in.data(), s));
                         },
                         n,
                         z,

@@ -4,21 +4,17 @@
  */
 
 // Internal: the F-engine arithmetic that must give the same bits on the CPU
-// and on the GPU — the packed 10-bit decode, the dither sequence and the
-// int8 quantiser. Compiled by g++ and by nvcc.
+// and on the GPU — the scratch layouts, the dither sequence and the int8
+// quantiser (the packed 10-bit decode is kernels/common/packed10.h).
+// Compiled by g++ and by nvcc.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_FENGINE_MATH_H
 #define INCLUDED_GPUDSP_KERNELS_FENGINE_MATH_H
 
+#include "kernels/common/host_device.h"
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-#ifdef __CUDACC__
-#define GPUDSP_HD __host__ __device__ __forceinline__
-#else
-#define GPUDSP_HD inline
-#endif
 
 namespace gr {
 namespace gpudsp {
@@ -163,15 +159,6 @@ inline std::vector<fft_run> fft_runs(int n)
             begin += 1 << k;
         }
     return runs;
-}
-
-/*! Sample \p i of a packed 10-bit stream (bits [10i, 10i+10), MSB first). */
-GPUDSP_HD int packed10_sample(const uint8_t* p, int64_t i)
-{
-    const int64_t bit = 10 * i;
-    const unsigned pair = (unsigned(p[bit >> 3]) << 8) | unsigned(p[(bit >> 3) + 1]);
-    const int raw = int((pair >> (6 - (bit & 7))) & 0x3FF);
-    return (raw ^ 0x200) - 0x200;
 }
 
 GPUDSP_HD uint64_t splitmix64(uint64_t x)

@@ -9,6 +9,7 @@
 // the CUDA backend is tested against, and the fallback without a GPU.
 
 #include "fengine_math.h"
+#include "kernels/common/packed10.h"
 #include "pfb_fengine_impl.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
@@ -176,7 +177,7 @@ private:
             const auto* p = static_cast<const uint8_t*>(v.data);
             std::size_t j = 0;
             for (; j < n && (first + int64_t(j)) % 4 != 0; ++j) // up to a group boundary
-                dst[j] = float(fmath::packed10_sample(p, first + j));
+                dst[j] = float(packed10_sample(p, first + j));
             if (j < n)
                 unpack10_cpu(p + (first + int64_t(j)) / 4 * 5, dst + j, n - j);
             break;
