@@ -11,6 +11,7 @@
 #define INCLUDED_GPUDSP_BLOCK_BACKEND_H
 
 #include <gnuradio/gpudsp/runtime/device_io.h>
+#include <gnuradio/gpudsp/runtime/tuning.h>
 #include <gnuradio/logger.h>
 #include <memory>
 
@@ -39,6 +40,16 @@ protected:
             d_io = std::make_unique<runtime::device_io>(
                 runtime::device_context::get(d_choice.kind, d_choice.device),
                 self.identifier()); // unique: activity is counted per name
+    }
+    // The configuration the block's plan runs and where it came from (tuned
+    // now, the cache, a shipped table, the heuristic or an environment
+    // variable), and what the tuner noted (a rejected candidate, a result
+    // not saved...).
+    static void log_tuning(gr::logger_ptr logger, const runtime::tune_result& r)
+    {
+        logger->info("configuration: {}", r.describe());
+        for (const auto& note : r.notes)
+            logger->warn("{}", note);
     }
     // Called from the block's start().
     void check_backend_topology(gr::block& self)

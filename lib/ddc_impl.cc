@@ -120,6 +120,16 @@ ddc_impl::ddc_impl(const std::vector<kernels::ddc_config>& outputs,
     set_msg_handler(freq_port,
                     [this](const pmt::pmt_t& msg) { handle_freq_message(msg); });
     open_backend(*this, d_logger);
+    for (const auto& o : d_out)
+        log_tuning(d_logger, o.plan->tuning());
+}
+
+std::string ddc_impl::configuration(int output) const
+{
+    if (output < 0 || output >= int(d_out.size()))
+        throw std::invalid_argument(identifier() + ": no output " +
+                                    std::to_string(output));
+    return d_out[std::size_t(output)].plan->tuning().describe();
 }
 
 bool ddc_impl::start()

@@ -23,6 +23,7 @@ public:
              const runtime::backend_choice& choice);
 
     std::string backend() const override { return runtime::to_string(d_choice.kind); }
+    std::string configuration(int output) const override;
     void set_center_freq(double freq, int output, int64_t at_sample) override;
     double center_freq(int output) const override;
 

@@ -51,6 +51,7 @@ unpack10_impl::unpack10_impl(kernels::sample_format format,
     // Tags move by the byte -> sample rule, not by relative rate.
     set_tag_propagation_policy(TPP_DONT);
     open_backend(*this, d_logger);
+    log_tuning(d_logger, d_plan.tuning());
 }
 
 bool unpack10_impl::start()

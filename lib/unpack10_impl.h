@@ -19,6 +19,7 @@ public:
     unpack10_impl(kernels::sample_format format, const runtime::backend_choice& choice);
 
     std::string backend() const override { return runtime::to_string(d_choice.kind); }
+    std::string configuration() const override { return d_plan.tuning().describe(); }
     bool start() override;
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,

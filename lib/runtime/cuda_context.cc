@@ -165,6 +165,33 @@ public:
               device(),
               who);
     }
+    event_handle timer_create(const std::string& who) override
+    {
+        make_current();
+        cudaEvent_t e = nullptr;
+        cuda_check(cudaEventCreate(&e), "cudaEventCreate", device(), who);
+        return e;
+    }
+    double
+    elapsed_seconds(event_handle start, event_handle end, const std::string& who) override
+    {
+        float ms = 0;
+        cuda_check(cudaEventElapsedTime(&ms,
+                                        static_cast<cudaEvent_t>(start),
+                                        static_cast<cudaEvent_t>(end)),
+                   "cudaEventElapsedTime",
+                   device(),
+                   who);
+        return 1e-3 * double(ms);
+    }
+    device_info info() const override
+    {
+        for (const auto& d : devices())
+            if (d.index == device())
+                return d;
+        throw device_error("device_context: CUDA device " + std::to_string(device()) +
+                           " is not among the usable devices");
+    }
     bool event_query(event_handle event, const std::string& who) override
     {
         const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
@@ -285,6 +312,9 @@ std::vector<device_info> cuda_devices() noexcept
         cudaGetLastError(); // clear the sticky-free error state
         return result;
     }
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
     for (int i = 0; i < count; ++i) {
         cudaDeviceProp prop;
         if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
@@ -296,6 +326,9 @@ std::vector<device_info> cuda_devices() noexcept
         info.compute_minor = prop.minor;
         info.total_memory = prop.totalGlobalMem;
         info.multiprocessors = prop.multiProcessorCount;
+        info.l2_bytes = std::size_t(prop.l2CacheSize);
+        info.driver_version = driver;
+        info.runtime_version = runtime;
         result.push_back(info);
     }
     return result;

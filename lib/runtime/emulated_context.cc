@@ -31,11 +31,14 @@
 
 #include "context_factories.h"
 #include <condition_variable>
+#include <unistd.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
@@ -59,6 +62,20 @@ unsigned env_unsigned(const char* name, unsigned fallback)
     return v && *v ? unsigned(std::strtoul(v, nullptr, 10)) : fallback;
 }
 
+// The host CPU's model name (/proc/cpuinfo), or its architecture.
+std::string cpu_model()
+{
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.compare(0, 10, "model name") == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos && colon + 2 <= line.size())
+                return line.substr(colon + 2);
+        }
+    return "host CPU";
+}
+
 // True in a stream's worker thread: work there must not wait for the device.
 thread_local bool in_stream_worker = false;
 
@@ -80,6 +97,10 @@ public:
     void complete(uint64_t record)
     {
         std::lock_guard<std::mutex> lock(d_mutex);
+        if (record > d_timed_record) {
+            d_timed_record = record;
+            d_time = std::chrono::steady_clock::now();
+        }
         d_done.insert(record);
         while (d_done.count(d_watermark + 1)) {
             d_done.erase(d_watermark + 1);
@@ -98,6 +119,16 @@ public:
         d_cv.wait(lock, [&] { return done_locked(record); });
     }
 
+    // When the stream reached the last record (which must be done).
+    std::chrono::steady_clock::time_point last_time(const std::string& who)
+    {
+        std::lock_guard<std::mutex> lock(d_mutex);
+        if (d_recorded == 0 || !done_locked(d_recorded) || d_timed_record != d_recorded)
+            throw device_error(who + ": elapsed_seconds on the emulated device: an event "
+                                     "not recorded, or not yet completed");
+        return d_time;
+    }
+
 private:
     bool done_locked(uint64_t record) const
     {
@@ -107,6 +138,8 @@ private:
     std::condition_variable d_cv;
     uint64_t d_recorded = 0, d_watermark = 0;
     std::set<uint64_t> d_done;
+    uint64_t d_timed_record = 0;
+    std::chrono::steady_clock::time_point d_time;
 };
 
 // One stream: a worker running its operations in order.
@@ -271,6 +304,29 @@ public:
         d_events.emplace(h, std::move(e));
         return h;
     }
+    event_handle timer_create(const std::string& who) override
+    {
+        return event_create(who); // every emulated event keeps its time
+    }
+    double
+    elapsed_seconds(event_handle start, event_handle end, const std::string& who) override
+    {
+        const auto t0 = get_event(start)->last_time(who);
+        const auto t1 = get_event(end)->last_time(who);
+        return std::chrono::duration<double>(t1 - t0).count();
+    }
+    device_info info() const override
+    {
+        // The host CPU stands for the device: its model, threads and L2.
+        device_info d;
+        d.index = 0;
+        d.name = "emulated device (" + cpu_model() + ")";
+        d.multiprocessors = int(std::max(1u, std::thread::hardware_concurrency()));
+        const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        d.l2_bytes = l2 > 0 ? std::size_t(l2) : std::size_t(1) << 20;
+        d.total_memory = free_memory_bytes;
+        return d;
+    }
     void event_destroy(event_handle event) noexcept override
     {
         // Work already enqueued keeps the event alive until it is done.
@@ -334,7 +390,8 @@ public:
         raise_async_error(who);
     }
     // The emulated device shares the host's memory; report a generous 64 GiB.
-    std::size_t free_memory() override { return std::size_t(64) << 30; }
+    static constexpr std::size_t free_memory_bytes = std::size_t(64) << 30;
+    std::size_t free_memory() override { return free_memory_bytes; }
 
 protected:
     void do_copy_async(void* dst,

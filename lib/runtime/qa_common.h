@@ -75,6 +75,22 @@ struct env_setting {
     env_setting& operator=(const env_setting&) = delete;
 };
 
+/*! A fresh folder under /tmp (for a tuning cache, say), removed with its
+ *  files at the end. */
+struct temp_dir {
+    std::string path;
+    temp_dir()
+    {
+        char tmpl[] = "/tmp/gpudsp_qa.XXXXXX";
+        const char* made = mkdtemp(tmpl);
+        BOOST_REQUIRE(made);
+        path = made;
+    }
+    ~temp_dir() { std::system(("rm -rf '" + path + "'").c_str()); }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+};
+
 inline std::vector<uint8_t> random_bytes(std::size_t n, unsigned seed)
 {
     std::mt19937 rng(seed);

@@ -209,6 +209,38 @@ class qa_ddc_cpu(ddc_block_tests, gr_unittest.TestCase):
 class qa_ddc_emulated(ddc_block_tests, gr_unittest.TestCase):
     backend = "emulated"
 
+    def test_tuned_when_made(self):
+        # The emulated device's configurations are the CPU's vector widths:
+        # with the tuner on, the block times them when it is made, runs the
+        # winner and says so; its output is the CPU block's (within the
+        # tolerance the tuner checks).
+        import os
+        import tempfile
+        rng = np.random.default_rng(83)
+        x = (rng.uniform(-1, 1, 30000) + 1j * rng.uniform(-1, 1, 30000)).astype(np.complex64)
+        taps = list(rng.uniform(-1, 1, 64))
+        kw = dict(decimation=8, taps=taps, center_freq=0.12e6, samp_rate=1e6)
+        want = gpudsp.kernels.ddc(x, 8, taps, 0.12e6, 1e6, backend="cpu")
+        saved = {k: os.environ.get(k) for k in ("GPUDSP_AUTOTUNE", "GPUDSP_AUTOTUNE_DIR")}
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["GPUDSP_AUTOTUNE"] = "force"
+            os.environ["GPUDSP_AUTOTUNE_DIR"] = cache
+            try:
+                (got,), _ = self.run_block(x, chop=1000, **kw)
+                config = self.d.configuration()
+            finally:
+                for k, v in saved.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+        self.assertRegex(config, r"^ddc \[D=8 T=64 complex n_out=4096\]: simd=\w+ \(tuned now in ")
+        n = min(len(got), len(want))
+        self.assertGreaterEqual(n, len(want) - 1)
+        np.testing.assert_allclose(got[:n], want[:n], rtol=1e-5, atol=1e-5 * np.abs(want).max())
+        with self.assertRaises(ValueError):
+            self.d.configuration(1)
+
 
 if __name__ == "__main__":
     gr_unittest.main()

@@ -52,6 +52,10 @@ public:
                      const std::vector<std::vector<gr_complex>>& output_taps = {});
 
     virtual std::string backend() const = 0;
+    /*! \brief The configuration output \p output runs (CUDA: the tile shape)
+     *  and where it came from: tuned, cached, shipped, the heuristic
+     *  (docs/gpu.md, "Tuning"); the block logs it when made. */
+    virtual std::string configuration(int output = 0) const = 0;
     /*! \brief Retunes output \p output from absolute input sample
      *  \p at_sample on (-1: from its next output), phase-continuously. */
     virtual void set_center_freq(double freq, int output = 0, int64_t at_sample = -1) = 0;

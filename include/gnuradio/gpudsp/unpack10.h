@@ -45,6 +45,10 @@ public:
 
     /*! \brief The backend in use ("cuda", "cpu" or "emulated"). */
     virtual std::string backend() const = 0;
+    /*! \brief The configuration that runs (CUDA: samples per thread) and
+     *  where it came from: tuned, cached, shipped, the heuristic
+     *  (docs/gpu.md, "Tuning"); the block logs it when made. */
+    virtual std::string configuration() const = 0;
 };
 
 } // namespace gpudsp

@@ -263,11 +263,16 @@ struct simd_level {
 constexpr simd_level levels[] = { { 16, dot_avx512, planar_avx512 },
                                   { 8, dot_avx2, planar_avx2 },
                                   { 4, dot_baseline, planar_baseline } };
-// The widest level the CPU runs whose vector holds at most \p floats
-// floats of one window (needs floats >= 4).
-const simd_level& widest_level(int floats)
+// The lanes of the widest level the CPU runs.
+int cpu_lanes()
 {
-    const int cpu = runtime::cpu_use_avx512() ? 16 : runtime::cpu_use_avx2() ? 8 : 4;
+    return runtime::cpu_use_avx512() ? 16 : runtime::cpu_use_avx2() ? 8 : 4;
+}
+// The widest level the CPU runs, up to \p max_lanes, whose vector holds at
+// most \p floats floats of one window (needs floats >= 4).
+const simd_level& widest_level(int floats, int max_lanes)
+{
+    const int cpu = std::min(max_lanes, cpu_lanes());
     for (const auto& l : levels)
         if (l.lanes <= cpu && l.lanes <= floats)
             return l;
@@ -284,8 +289,9 @@ class ddc_cpu : public ddc_plan::impl
 public:
     // Complex input with real taps mixes first: its filter is the real
     // taps h, fixed for the plan (a retune changes only the mixer).
-    explicit ddc_cpu(const ddc_config& c)
+    ddc_cpu(const ddc_config& c, int max_lanes)
         : d_c(c),
+          d_max_lanes(max_lanes),
           d_mix_first(c.complex_input() && c.n_taps() >= 4 &&
                       std::all_of(c.taps.begin(), c.taps.end(), [](auto t) {
                           return t.imag() == 0;
@@ -295,7 +301,7 @@ public:
             std::vector<std::complex<float>> h(c.n_taps());
             for (std::size_t k = 0; k < h.size(); ++k)
                 h[k] = float(c.taps[k].real());
-            const simd_level& l = widest_level(c.n_taps());
+            const simd_level& l = widest_level(c.n_taps(), d_max_lanes);
             d_layout = ddc_cpu_layout(h, l.lanes, false);
             d_planar = l.planar;
         }
@@ -318,7 +324,7 @@ public:
         d_dot = nullptr;
         d_phase = 0;
         if (T >= (cplx ? 2 : 4)) {
-            const simd_level& l = widest_level(cplx ? 2 * T : T);
+            const simd_level& l = widest_level(cplx ? 2 * T : T, d_max_lanes);
             const int S = l.lanes / (cplx ? 2 : 1);
             if (d_c.decimation % S == 0)
                 d_phase = (S - (T - 1) % S) % S;
@@ -459,6 +465,7 @@ private:
     }
 
     ddc_config d_c;
+    const int d_max_lanes;                // the widest vector this plan may use
     std::vector<std::complex<float>> d_z; // z[k], not reversed
     const bool d_mix_first;
     ddc_cpu_layout d_layout;
@@ -471,9 +478,18 @@ private:
 
 } // namespace
 
-std::unique_ptr<ddc_plan::impl> make_ddc_cpu(const ddc_config& config)
+std::unique_ptr<ddc_plan::impl> make_ddc_cpu(const ddc_config& config, int max_lanes)
 {
-    return std::make_unique<ddc_cpu>(config);
+    return std::make_unique<ddc_cpu>(config, max_lanes);
+}
+
+std::vector<int> ddc_cpu_lane_options()
+{
+    std::vector<int> out;
+    for (const auto& l : levels)
+        if (l.lanes <= cpu_lanes())
+            out.push_back(l.lanes);
+    return out;
 }
 
 } // namespace kernels

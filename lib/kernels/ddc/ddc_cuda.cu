@@ -197,14 +197,18 @@ public:
         check(cudaDeviceGetAttribute(
                   &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, d_ctx->device()),
               "cudaDeviceGetAttribute (shared memory per block, opt-in)");
-        d_shape = ddc_tile_shape_for(
+        // The tile shapes the tuner may choose, the heuristic's first (none:
+        // the simple kernel).
+        d_shapes = ddc_tile_shape_candidates(
             c.decimation, c.n_taps(), c.complex_input(), std::size_t(optin));
-        d_smem = d_shape.A ? ddc_tile_shared_bytes(d_shape, c.complex_input() ? 8 : 4)
-                           : ddc_cuda_shared_bytes(c.n_taps());
+        if (d_shapes.empty())
+            d_smem = ddc_cuda_shared_bytes(c.n_taps());
+        else
+            use_shape(d_shapes[0]);
         // The attribute is per kernel and process-wide: the device's limit,
         // whatever this plan needs, so that plans never lower it for others.
-        if (d_shape.A)
-            for_kernel([&](auto kernel) {
+        for (const auto& sh : d_shapes)
+            for_kernel(sh, [&](auto kernel) {
                 check(cudaFuncSetAttribute(
                           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
                       "cudaFuncSetAttribute (shared memory for the DDC)");
@@ -215,6 +219,26 @@ public:
         check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d_ctx->device()),
               "cudaDeviceGetAttribute (L2 cache size)");
         d_l2 = std::size_t(l2);
+    }
+
+    std::vector<std::string> configurations() const override
+    {
+        std::vector<std::string> ids;
+        for (const auto& sh : d_shapes)
+            ids.push_back(ddc_tile_shape_id(sh));
+        return ids;
+    }
+    void use(const std::string& id) override
+    {
+        for (const auto& sh : d_shapes)
+            if (ddc_tile_shape_id(sh) == id)
+                use_shape(sh);
+    }
+    // 2^24 input samples: many waves at any decimation.
+    std::size_t tuning_outputs() const override
+    {
+        return std::max<std::size_t>(
+            1, (std::size_t(1) << 24) / std::size_t(d_c.decimation));
     }
 
     // A quarter of L2: a chunk and its outputs stay there among the other
@@ -312,6 +336,12 @@ private:
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
     }
 
+    void use_shape(const ddc_tile_shape& sh)
+    {
+        d_shape = sh;
+        d_smem = ddc_tile_shared_bytes(sh, d_c.complex_input() ? 8 : 4);
+    }
+
     const ddc_cf* taps() const { return reinterpret_cast<const ddc_cf*>(d_taps->get()); }
 
     // New taps go up on the stream of the next launch that reads them, so
@@ -349,7 +379,7 @@ private:
             ddc_bank b = bank;
             for (int i = 0; i < b.count; ++i)
                 b.out[i] += m0;
-            for_kernel([&](auto kernel) {
+            for_kernel(d_shape, [&](auto kernel) {
                 kernel<<<blocks, d_shape.threads(), d_smem, stream>>>(
                     in, first, valid, b, d_shape, first_output + m0, count);
             });
@@ -357,11 +387,12 @@ private:
         }
     }
 
-    // fn(the tile kernel instance for this plan's sample format and AC).
+    // fn(the tile kernel instance for this plan's sample format and the
+    // shape's AC).
     template <class Fn>
-    void for_kernel(Fn fn) const
+    void for_kernel(const ddc_tile_shape& sh, Fn fn) const
     {
-        const bool ac8 = d_shape.AC == 8;
+        const bool ac8 = sh.AC == 8;
 #define GPUDSP_DDC_TILE(KIND)                                                       \
     return ac8 ? fn(ddc_tile_kernel<KIND, 8>) : fn(ddc_tile_kernel<KIND, 4>)
         switch (kind_of(d_c.input)) {
@@ -418,7 +449,8 @@ private:
     ddc_config d_c;
     runtime::device_context::sptr d_ctx;
     std::string d_who;
-    ddc_tile_shape d_shape; // A == 0: the simple kernel
+    std::vector<ddc_tile_shape> d_shapes; // the tuner's candidates (empty: simple)
+    ddc_tile_shape d_shape;               // A == 0: the simple kernel
     std::size_t d_smem = 0;
     std::size_t d_l2 = 0; // bytes of L2 cache
     std::unique_ptr<runtime::device_memory> d_taps;

@@ -50,9 +50,22 @@ struct ddc_plan::impl {
             (void)stream;
         return false;
     }
+
+    /*! The configurations the tuner may time (ids, the first is the
+     *  heuristic's); fewer than two: nothing to tune. */
+    virtual std::vector<std::string> configurations() const { return {}; }
+    /*! Runs configuration \p id from now on (one of configurations()). */
+    virtual void use(const std::string& id) { (void)id; }
+    /*! Outputs per timed call: enough to fill the device several waves deep. */
+    virtual std::size_t tuning_outputs() const { return 0; }
 };
 
-std::unique_ptr<ddc_plan::impl> make_ddc_cpu(const ddc_config& config);
+/*! The CPU implementation, its vectors at most \p max_lanes floats wide
+ *  (16: AVX-512, 8: AVX2, 4: the baseline), within what the CPU runs. */
+std::unique_ptr<ddc_plan::impl> make_ddc_cpu(const ddc_config& config,
+                                             int max_lanes = 16);
+/*! The lane counts the CPU runs, widest first. */
+std::vector<int> ddc_cpu_lane_options();
 
 // The CUDA simple kernel's launch geometry (ddc_cuda.cu; the tile kernel's
 // is ddc_tile.h's), here so that scripts/kernel-report.sh reads the same

@@ -9,9 +9,11 @@
 #include "ddc_impl.h"
 #include "ddc_schedule.h"
 #include "kernels/common/emulated_work.h"
+#include "runtime/autotune.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <algorithm>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 
 namespace gr {
@@ -23,15 +25,20 @@ using runtime::backend_kind;
 namespace {
 
 // The emulated device: the CPU implementation in stream order. New taps
-// apply to the work enqueued after them, as on CUDA.
+// apply to the work enqueued after them, as on CUDA. Its configurations are
+// the CPU's vector widths (each its own CPU implementation, all given the
+// same taps), so that the tuner's whole path runs in CI.
 class ddc_emulated : public ddc_plan::impl
 {
 public:
-    ddc_emulated(std::unique_ptr<ddc_plan::impl> cpu,
+    ddc_emulated(const ddc_config& c,
                  runtime::device_context::sptr ctx,
                  const std::string& who)
-        : d_work(std::move(cpu), std::move(ctx), who)
     {
+        for (const int lanes : ddc_cpu_lane_options())
+            d_levels.push_back(
+                { lanes,
+                  emulated_work<ddc_plan::impl>(make_ddc_cpu(c, lanes), ctx, who) });
     }
     // It stands in for a GPU in tests: small chunks, so that
     // execute_together's tests cut their calls into several.
@@ -50,12 +57,14 @@ public:
                  const mixer_phase& phase,
                  runtime::stream_handle stream) override
     {
-        if (d_dirty) {
-            d_work.enqueue(
-                stream, {}, [z = d_pending](ddc_plan::impl& cpu) { cpu.set_taps(z); });
+        if (d_dirty) { // every level, so that any may run next
+            for (const auto& l : d_levels)
+                l.work.enqueue(stream, {}, [z = d_pending](ddc_plan::impl& cpu) {
+                    cpu.set_taps(z);
+                });
             d_dirty = false;
         }
-        d_work.enqueue(
+        d_levels[d_use].work.enqueue(
             stream,
             { { out, n_outputs * sizeof(std::complex<float>) } },
             [=](ddc_plan::impl& cpu) {
@@ -64,8 +73,33 @@ public:
             });
     }
 
+    std::vector<std::string> configurations() const override
+    {
+        std::vector<std::string> ids;
+        for (const auto& l : d_levels)
+            ids.push_back(id_of(l.lanes));
+        return ids;
+    }
+    void use(const std::string& id) override
+    {
+        for (std::size_t k = 0; k < d_levels.size(); ++k)
+            if (id_of(d_levels[k].lanes) == id)
+                d_use = k;
+    }
+    // A CPU's pace: a few milliseconds a call.
+    std::size_t tuning_outputs() const override { return 4096; }
+
 private:
-    emulated_work<ddc_plan::impl> d_work;
+    static std::string id_of(int lanes)
+    {
+        return lanes == 16 ? "simd=avx512" : lanes == 8 ? "simd=avx2" : "simd=baseline";
+    }
+    struct level {
+        int lanes;
+        emulated_work<ddc_plan::impl> work;
+    };
+    std::vector<level> d_levels; // widest first
+    std::size_t d_use = 0;
     std::vector<std::complex<float>> d_pending;
     bool d_dirty = false;
 };
@@ -165,13 +199,74 @@ ddc_plan::ddc_plan(const ddc_config& config,
 #endif
     } else if (where.kind == backend_kind::emulated) {
         d_impl = std::make_unique<ddc_emulated>(
-            make_ddc_cpu(d_config),
-            runtime::device_context::get(where.kind, where.device),
-            who);
+            d_config, runtime::device_context::get(where.kind, where.device), who);
     } else {
         d_impl = make_ddc_cpu(d_config);
     }
     retune(config.center_freq, 0); // from a zero phase at sample 0
+    tune();
+}
+
+// The tuner times the backend's configurations on calls of
+// tuning_outputs() outputs from random input of the plan's format, each
+// checked against the heuristic's within 1e-5 of the outputs' full scale
+// (the configurations add the taps in different orders; docs/ddc.md).
+void ddc_plan::tune()
+{
+    static const char* const formats[] = { "complex", "float", "short", "packed10" };
+    const std::string shape = "D=" + std::to_string(d_config.decimation) +
+                              " T=" + std::to_string(d_config.n_taps()) + " " +
+                              formats[int(d_config.input)];
+    const std::vector<std::string> ids = d_impl->configurations();
+    d_tuning = runtime::untuned("ddc", shape, ids.empty() ? "cpu" : ids[0]);
+    if (ids.size() < 2)
+        return;
+    const std::size_t n = d_impl->tuning_outputs();
+    const std::size_t n_in =
+        (n - 1) * std::size_t(d_config.decimation) + std::size_t(d_config.n_taps());
+    runtime::tune_problem p;
+    p.kernel = "ddc";
+    p.version = 1;
+    p.shape = shape + " n_out=" + std::to_string(n);
+    p.unit = "output";
+    p.input_bytes = input_bytes(n_in);
+    p.output_bytes = n * sizeof(std::complex<float>);
+    if (d_config.input == ddc_input::complex64 || d_config.input == ddc_input::float32)
+        p.fill = [](void* host, std::size_t bytes, uint64_t seed) {
+            std::mt19937_64 rng(seed);
+            std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+            auto* f = static_cast<float*>(host);
+            for (std::size_t i = 0; i < bytes / sizeof(float); ++i)
+                f[i] = u(rng);
+        };
+    p.compare = [n](const void* expected, const void* got) -> std::string {
+        const auto* a = static_cast<const std::complex<float>*>(expected);
+        const auto* b = static_cast<const std::complex<float>*>(got);
+        double scale = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            scale = std::max(scale, double(std::abs(a[i])));
+        for (std::size_t i = 0; i < n; ++i) {
+            const double d =
+                std::abs(std::complex<double>(a[i]) - std::complex<double>(b[i]));
+            if (!(d <= 1e-5 * scale))
+                return "output " + std::to_string(i) + " differs by " +
+                       std::to_string(d) + " (full scale " + std::to_string(scale) + ")";
+        }
+        return "";
+    };
+    for (const auto& id : ids)
+        p.candidates.push_back(
+            { id,
+              "",
+              double(n),
+              [this, id, n](const void* in, void* out, runtime::stream_handle s) {
+                  d_impl->use(id);
+                  d_impl->execute(in, 0, 0, n, out, d_phase, s);
+              } });
+    p.heuristic = ids[0];
+    d_tuning = runtime::autotune(
+        p, runtime::device_context::get(d_where.kind, d_where.device), d_who);
+    d_impl->use(d_tuning.chosen);
 }
 
 ddc_plan::~ddc_plan() = default;

@@ -26,6 +26,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace gr {
 namespace gpudsp {
@@ -98,6 +100,26 @@ GPUDSP_HD std::size_t ddc_tile_shared_bytes(const ddc_tile_shape& sh, int sample
     return ddc_tile_parts_offset(sh, sample_bytes) + parts;
 }
 
+/*! The shape of \p tw threads per group, \p g phase groups and \p ac taps
+ *  per register-window step for T taps and decimation D (whether it fits a
+ *  block is the caller's check). */
+inline ddc_tile_shape ddc_tile_shape_with(int D, int T, int tw, int g, int ac)
+{
+    constexpr int R = ddc_tile_outputs_per_thread;
+    ddc_tile_shape sh;
+    sh.D = D;
+    sh.T = T;
+    sh.A = (T + D - 1) / D;
+    sh.AC = ac;
+    sh.TW = tw;
+    sh.G = g;
+    sh.M = tw * R;
+    const int q_len = sh.M + sh.A - 1;             // q of the tile's last sample + 1
+    sh.row_stride = (q_len + (q_len - 1) / R) | 1; // odd: rows start on spread banks
+    sh.span = q_len * D;
+    return sh;
+}
+
 /*! The shape for T taps and decimation D with a shared-memory limit of
  *  \p smem_limit bytes per block: the most outputs per tile (up to
  *  256 threads x R) that let two blocks share an SM (each also costs the
@@ -106,33 +128,61 @@ GPUDSP_HD std::size_t ddc_tile_shared_bytes(const ddc_tile_shape& sh, int sample
  *  threads do not fit (the launch then takes the simple kernel). */
 inline ddc_tile_shape ddc_tile_shape_for(int D, int T, bool complex_in, std::size_t smem_limit)
 {
-    constexpr int R = ddc_tile_outputs_per_thread;
-    const int per_phase = (T + D - 1) / D;
     const int bytes = complex_in ? 8 : 4;
-    ddc_tile_shape sh;
-    sh.D = D;
-    sh.T = T;
-    sh.AC = per_phase >= 8 ? 8 : 4;
-    sh.A = per_phase;
+    const int ac = (T + D - 1) / D >= 8 ? 8 : 4;
     const std::size_t two_per_sm = smem_limit >= 2048 ? (smem_limit + 1024) / 2 - 1024 : 0;
     for (const std::size_t budget : { two_per_sm, smem_limit })
         for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2) {
-            sh.TW = tw;
-            sh.M = tw * R;
-            const int q_len = sh.M + sh.A - 1; // q of the tile's last sample + 1
-            sh.row_stride = (q_len + (q_len - 1) / R) | 1; // odd: rows start on spread banks
-            sh.span = q_len * D;
-            sh.G = 1;
-            while (sh.G * 2 <= D && sh.TW * sh.G * 2 <= ddc_tile_max_threads)
-                sh.G *= 2;
+            int g = 1;
+            while (g * 2 <= D && tw * g * 2 <= ddc_tile_max_threads)
+                g *= 2;
             // Fewer groups if their partial sums do not fit.
-            while (sh.G > 1 && ddc_tile_shared_bytes(sh, bytes) > budget)
-                sh.G /= 2;
+            while (g > 1 && ddc_tile_shared_bytes(ddc_tile_shape_with(D, T, tw, g, ac),
+                                                  bytes) > budget)
+                g /= 2;
+            const ddc_tile_shape sh = ddc_tile_shape_with(D, T, tw, g, ac);
             if (ddc_tile_shared_bytes(sh, bytes) <= budget)
                 return sh;
         }
-    sh.A = 0;
-    return sh;
+    ddc_tile_shape none = ddc_tile_shape_with(D, T, 32, 1, ac);
+    none.A = 0;
+    return none;
+}
+
+/*! The shapes the plan's tuner may time, the heuristic's
+ *  (ddc_tile_shape_for) first: every group width (32..256 threads) with
+ *  every power-of-two number of phase groups up to D and 256 threads in
+ *  all, with 4 and, where a phase has 8 taps or more, 8 taps per window
+ *  step, that fits \p smem_limit. Empty where no tile fits. */
+inline std::vector<ddc_tile_shape>
+ddc_tile_shape_candidates(int D, int T, bool complex_in, std::size_t smem_limit)
+{
+    std::vector<ddc_tile_shape> out;
+    const ddc_tile_shape first = ddc_tile_shape_for(D, T, complex_in, smem_limit);
+    if (!first.A)
+        return out;
+    out.push_back(first);
+    const int bytes = complex_in ? 8 : 4;
+    for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2)
+        for (int g = 1; g <= D && tw * g <= ddc_tile_max_threads; g *= 2)
+            for (const int ac : { 8, 4 }) {
+                if (ac == 8 && first.A < 8)
+                    continue;
+                const ddc_tile_shape sh = ddc_tile_shape_with(D, T, tw, g, ac);
+                if (ddc_tile_shared_bytes(sh, bytes) > smem_limit)
+                    continue;
+                if (sh.TW == first.TW && sh.G == first.G && sh.AC == first.AC)
+                    continue;
+                out.push_back(sh);
+            }
+    return out;
+}
+
+/*! The tuner's name of a shape: "TW=128 G=2 AC=8". */
+inline std::string ddc_tile_shape_id(const ddc_tile_shape& sh)
+{
+    return "TW=" + std::to_string(sh.TW) + " G=" + std::to_string(sh.G) +
+           " AC=" + std::to_string(sh.AC);
 }
 
 GPUDSP_HD void ddc_mac(ddc_cf& acc, ddc_cf z, float x)

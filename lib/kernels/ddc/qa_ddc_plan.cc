@@ -139,6 +139,57 @@ BOOST_AUTO_TEST_CASE(formats_and_odd_sizes_match_cpu)
         }
 }
 
+BOOST_AUTO_TEST_CASE(tuned_plans_match_cpu)
+{
+    // With the tuner on, the plan times its configurations (the emulated
+    // device: the CPU's vector widths; CUDA: the tile shapes), each checked
+    // against the heuristic's, and runs the winner; a plan of the same
+    // shape made next takes it from the cache.
+    qa::temp_dir cache;
+    qa::env_setting dir("GPUDSP_AUTOTUNE_DIR", cache.path.c_str());
+    qa::env_setting budget("GPUDSP_AUTOTUNE_BUDGET", "0.2");
+    unsigned seed = 31;
+    for (auto f : { ddc_input::complex64, ddc_input::packed10 })
+        for (auto td : { std::make_pair(64, 8), std::make_pair(300, 7) }) {
+            const auto c = qa::ddc_config(f, td.first, td.second, 0.13e6, seed++);
+            std::optional<kernels::ddc_plan> dev;
+            {
+                qa::env_setting mode("GPUDSP_AUTOTUNE", "force");
+                dev.emplace(c, qa::test_device(), "qa_tuned");
+            }
+            const auto& t = dev->tuning();
+            BOOST_TEST_MESSAGE(t.describe());
+            BOOST_CHECK(t.source == runtime::tune_source::tuned);
+            BOOST_CHECK_GE(t.candidates.size(), 2u);
+            bool chosen_timed = false;
+            for (const auto& cand : t.candidates) {
+                BOOST_CHECK_MESSAGE(cand.status == "timed",
+                                    cand.id << ": " << cand.status);
+                chosen_timed |= cand.id == t.chosen && cand.samples > 0;
+            }
+            BOOST_CHECK(chosen_timed);
+
+            const std::size_t n_out = 3001;
+            const int64_t first = f == ddc_input::packed10 ? 1 : 0;
+            const auto in =
+                qa::ddc_random_input(f, first + (n_out - 1) * td.second + td.first, seed);
+            kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
+            const auto want = run(cpu, in, first, n_out, { n_out });
+            BOOST_CHECK_LT(rel_err(run(*dev, in, first, n_out, { 1000, 17 }), want),
+                           2e-5);
+
+            qa::env_setting mode("GPUDSP_AUTOTUNE", "cache");
+            kernels::ddc_plan again(c, qa::test_device(), "qa_again");
+            if (t.saved) {
+                BOOST_CHECK(again.tuning().source == runtime::tune_source::cache);
+                BOOST_CHECK_EQUAL(again.tuning().chosen, t.chosen);
+            } else { // too noisy to keep (the emulated device's random delays)
+                BOOST_CHECK(again.tuning().source == runtime::tune_source::heuristic);
+                BOOST_CHECK(!t.notes.empty());
+            }
+        }
+}
+
 BOOST_AUTO_TEST_CASE(retune_is_phase_continuous)
 {
     // Complex input, a constant tone at the old centre frequency: the output

@@ -38,6 +38,56 @@ constexpr int R = ddc_tile_outputs_per_thread;
 
 } // namespace
 
+namespace {
+
+// What every shape the plan may run must satisfy: it fits, its layout is
+// one-to-one, the loader's walk is right, a warp's window loads hit 32
+// banks. (Spans over \p max_span skip the sample-by-sample checks.)
+void check_shape(const ddc_tile_shape& sh, bool cplx, std::size_t limit, int max_span)
+{
+    const int D = sh.D, T = sh.T;
+    const int eb = cplx ? 8 : 4;
+    BOOST_REQUIRE_LE(ddc_tile_shared_bytes(sh, eb), limit);
+    BOOST_REQUIRE(sh.TW % 32 == 0 && sh.threads() <= ddc_tile_max_threads);
+    BOOST_REQUIRE(sh.G >= 1 && sh.G <= D);
+    BOOST_REQUIRE(sh.AC == 4 || (sh.AC == 8 && sh.A >= 8));
+    BOOST_REQUIRE_EQUAL(sh.A, (T + D - 1) / D);
+    BOOST_REQUIRE_EQUAL(ddc_tile_tile_offset(sh) % 8, 0u);
+    BOOST_REQUIRE_EQUAL(ddc_tile_parts_offset(sh, eb) % 8, 0u);
+    BOOST_REQUIRE_EQUAL(sh.M, sh.TW * R);
+    BOOST_REQUIRE_EQUAL(sh.span, (sh.M + sh.A - 1) * D);
+    if (sh.span <= max_span) {
+        // one-to-one, inside the tile
+        std::vector<char> used(std::size_t(D) * sh.row_stride, 0);
+        for (int s = 0; s < sh.span; ++s) {
+            const int a = ddc_tile_addr(sh, s);
+            BOOST_REQUIRE(a >= 0 && a < D * sh.row_stride);
+            BOOST_REQUIRE(!used[a]);
+            used[a] = 1;
+        }
+        // the loader's incremental walk, as the block's threads run it
+        for (int tid : { 0, 1, 37 % sh.threads(), sh.threads() - 1 })
+            ddc_tile_for_samples(sh, tid, sh.threads(), [&](int s, int at) {
+                BOOST_REQUIRE_EQUAL(at, ddc_tile_addr(sh, s));
+            });
+    }
+    // a warp's window loads (threads t0..t0+31, same p, a0, i)
+    for (int a0 : { 0, std::max(0, sh.A - sh.AC) })
+        for (int i = 0; i < R + sh.AC - 1; ++i) {
+            const int p = D - 1;
+            std::set<int> banks;
+            for (int t = 0; t < 32; ++t) {
+                const int q = t * R + a0 + i;
+                const int s = q * D + p;
+                const int word = ddc_tile_addr(sh, s) * (eb / 4);
+                banks.insert(cplx ? (word / 2) % 16 + 16 * (t / 16) : word % 32);
+            }
+            BOOST_REQUIRE_EQUAL(banks.size(), 32u);
+        }
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(shapes_fit_and_the_layout_is_conflict_free)
 {
     for (std::size_t limit : limits)
@@ -45,56 +95,32 @@ BOOST_AUTO_TEST_CASE(shapes_fit_and_the_layout_is_conflict_free)
             for (int D : { 1, 2, 3, 5, 8, 16, 31, 64, 100, 257 })
                 for (int T : { 1, 3, 8, 55, 128, 256, 1000, 1024, 4096, 20000 }) {
                     const auto sh = ddc_tile_shape_for(D, T, cplx, limit);
-                    const int eb = cplx ? 8 : 4;
+                    const auto all = ddc_tile_shape_candidates(D, T, cplx, limit);
                     if (sh.A == 0) { // the smallest tile (one warp, one group) is too big
-                        ddc_tile_shape least = ddc_tile_shape_for(D, T, cplx, SIZE_MAX);
-                        least.TW = 32;
-                        least.G = 1;
-                        least.M = 32 * R;
-                        const int q_len = least.M + least.A - 1;
-                        least.row_stride = (q_len + (q_len - 1) / R) | 1;
-                        BOOST_REQUIRE_GT(ddc_tile_shared_bytes(least, eb), limit);
+                        const int eb = cplx ? 8 : 4;
+                        BOOST_REQUIRE_GT(ddc_tile_shared_bytes(
+                                             ddc_tile_shape_with(D, T, 32, 1, 4), eb),
+                                         limit);
+                        BOOST_REQUIRE(all.empty());
                         continue;
                     }
-                    BOOST_REQUIRE_LE(ddc_tile_shared_bytes(sh, eb), limit);
-                    BOOST_REQUIRE(sh.TW % 32 == 0 && sh.threads() <= ddc_tile_max_threads);
-                    BOOST_REQUIRE(sh.G >= 1 && sh.G <= D);
-                    BOOST_REQUIRE_EQUAL(sh.A, (T + D - 1) / D);
                     BOOST_REQUIRE_EQUAL(sh.T, T);
-                    BOOST_REQUIRE_EQUAL(ddc_tile_tile_offset(sh) % 8, 0u);
-                    BOOST_REQUIRE_EQUAL(ddc_tile_parts_offset(sh, eb) % 8, 0u);
-                    BOOST_REQUIRE_EQUAL(sh.M, sh.TW * R);
-                    BOOST_REQUIRE_EQUAL(sh.span, (sh.M + sh.A - 1) * D);
-                    // one-to-one, inside the tile
-                    if (sh.span <= 200000) {
-                        std::vector<char> used(std::size_t(D) * sh.row_stride, 0);
-                        for (int s = 0; s < sh.span; ++s) {
-                            const int a = ddc_tile_addr(sh, s);
-                            BOOST_REQUIRE(a >= 0 && a < D * sh.row_stride);
-                            BOOST_REQUIRE(!used[a]);
-                            used[a] = 1;
-                        }
+                    check_shape(sh, cplx, limit, 200000);
+                    // The tuner's candidates: the heuristic's first, each
+                    // valid, each named differently.
+                    BOOST_REQUIRE(!all.empty());
+                    BOOST_REQUIRE_EQUAL(std::memcmp(&all[0], &sh, sizeof sh), 0);
+                    std::set<std::string> ids;
+                    for (const auto& c : all) {
+                        BOOST_REQUIRE(ids.insert(ddc_tile_shape_id(c)).second);
+                        check_shape(c, cplx, limit, limit == limits[3] ? 20000 : 0);
                     }
-                    // the loader's incremental walk, as 256 threads run it
-                    if (sh.span <= 200000)
-                        for (int tid : { 0, 1, 37, sh.threads() - 1 })
-                            ddc_tile_for_samples(sh, tid, sh.threads(), [&](int s, int at) {
-                                BOOST_REQUIRE_EQUAL(at, ddc_tile_addr(sh, s));
-                            });
-                    // a warp's window loads (threads t0..t0+31, same p, a0, i)
-                    for (int a0 : { 0, std::max(0, sh.A - sh.AC) })
-                        for (int i = 0; i < R + sh.AC - 1; ++i) {
-                            const int p = D - 1;
-                            std::set<int> banks;
-                            for (int t = 0; t < 32; ++t) {
-                                const int q = t * R + a0 + i;
-                                const int s = q * D + p;
-                                const int word = ddc_tile_addr(sh, s) * (eb / 4);
-                                banks.insert(cplx ? (word / 2) % 16 + 16 * (t / 16)
-                                                  : word % 32);
-                            }
-                            BOOST_REQUIRE_EQUAL(banks.size(), 32u);
-                        }
+                    // every width that fits with one group is offered
+                    for (int tw = 32; tw <= ddc_tile_max_threads; tw *= 2)
+                        if (ddc_tile_shared_bytes(ddc_tile_shape_with(D, T, tw, 1, 4),
+                                                  cplx ? 8 : 4) <= limit)
+                            BOOST_REQUIRE(
+                                ids.count("TW=" + std::to_string(tw) + " G=1 AC=4"));
                 }
 }
 
@@ -234,6 +260,63 @@ BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
                                               << qa::ddc_rel_err(got, want));
             }
     BOOST_CHECK_GE(simulated, 50); // of 56: D = 64 does not fit sm_75's 64 KiB
+}
+
+BOOST_AUTO_TEST_CASE(every_tuner_candidate_matches_the_cpu_plan)
+{
+    // Each tile shape the tuner may choose, through the kernel's steps, on
+    // a complex and a packed 10-bit input.
+    unsigned seed = 101;
+    int simulated = 0;
+    for (auto f : { ddc_input::complex64, ddc_input::packed10 })
+        for (auto td : { std::make_pair(55, 5),
+                         std::make_pair(3, 8),
+                         std::make_pair(37, 3),
+                         std::make_pair(300, 7),
+                         std::make_pair(256, 16) }) {
+            const int T = td.first, D = td.second;
+            const auto c = qa::ddc_config(f, T, D, 0.17e6, seed++);
+            const bool cplx = f == ddc_input::complex64;
+            for (const auto& sh : ddc_tile_shape_candidates(D, T, cplx, limits[3])) {
+                ++simulated;
+                const std::size_t n = sh.M + 29; // a tile and a bit
+                const int64_t first = cplx ? 0 : 1;
+                const std::size_t samples = first + (n - 1) * D + T;
+                ddc_plan plan(c, runtime::backend_choice{}, "qa");
+                const auto in = qa::ddc_random_input(f, samples, seed);
+                cvec want(n);
+                plan.execute(in.data(), first, 0, n, want.data(), nullptr);
+                const cvec z = premultiplied(plan);
+                cvec got;
+                if (cplx) {
+                    const auto* x = reinterpret_cast<const float*>(in.data());
+                    got = simulate<ddc_cf>(
+                        sh,
+                        T,
+                        [&](long long k) {
+                            return ddc_cf{ x[2 * (first + k)], x[2 * (first + k) + 1] };
+                        },
+                        n,
+                        z,
+                        plan.phase());
+                } else {
+                    got = simulate<float>(
+                        sh,
+                        T,
+                        [&](long long k) {
+                            return float(packed10_sample(in.data(), first + k));
+                        },
+                        n,
+                        z,
+                        plan.phase());
+                }
+                BOOST_CHECK_MESSAGE(qa::ddc_rel_err(got, want) < 2e-5,
+                                    "T=" << T << " D=" << D << " "
+                                         << ddc_tile_shape_id(sh) << ": "
+                                         << qa::ddc_rel_err(got, want));
+            }
+        }
+    BOOST_CHECK_GE(simulated, 40);
 }
 
 BOOST_AUTO_TEST_CASE(a_nan_reaches_only_the_windows_that_hold_it)

@@ -7,13 +7,16 @@
 // 10i/8; consecutive threads read consecutive bytes and write consecutive
 // samples, so loads and stores coalesce, and nothing depends on the
 // alignment of either pointer (a device_buffer's read and write positions
-// are arbitrary item offsets). Each thread takes 8 samples a grid stride
-// apart and issues their 16 loads before any store: the first H100 run
+// are arbitrary item offsets). Each thread takes PER_THREAD samples a grid
+// stride apart and issues their loads before any store: the first H100 run
 // (2026-11-24) found one sample per thread at 65% (float) and 47% (short)
-// of the device's copy rate.
+// of the device's copy rate. The plan's tuner chooses PER_THREAD among
+// unpack10_per_thread_options (8 untuned).
 
 #include "unpack10_cuda.h"
 #include <cuda_runtime.h>
+#include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpudsp {
@@ -23,22 +26,21 @@ namespace cuda {
 namespace {
 
 constexpr int threads = 256;
-constexpr int per_thread = 8; // samples in flight per thread and round
 
-template <typename T>
+template <typename T, int PER_THREAD> // samples in flight per thread and round
 __global__ void __launch_bounds__(threads) unpack10_kernel(const uint8_t* __restrict__ in,
                                                            T* __restrict__ out,
                                                            std::size_t n_samples)
 {
-    // Round r of thread t takes samples t + (per_thread r + u) stride, u <
-    // per_thread: every sample once, consecutive threads on consecutive ones.
+    // Round r of thread t takes samples t + (PER_THREAD r + u) stride, u <
+    // PER_THREAD: every sample once, consecutive threads on consecutive ones.
     const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i0 = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
          i0 < n_samples;
-         i0 += per_thread * stride) {
-        unsigned pair[per_thread];
+         i0 += PER_THREAD * stride) {
+        unsigned pair[PER_THREAD];
 #pragma unroll
-        for (int u = 0; u < per_thread; ++u) {
+        for (int u = 0; u < PER_THREAD; ++u) {
             const std::size_t i = i0 + u * stride;
             // Every sample ends at bit 10i+9 >= 8*byte+8, so byte+1 always
             // belongs to it and never lies past the packed input.
@@ -48,7 +50,7 @@ __global__ void __launch_bounds__(threads) unpack10_kernel(const uint8_t* __rest
                           : 0u;
         }
 #pragma unroll
-        for (int u = 0; u < per_thread; ++u) {
+        for (int u = 0; u < PER_THREAD; ++u) {
             const std::size_t i = i0 + u * stride;
             if (i < n_samples) {
                 const int raw = int((pair[u] >> (6 - ((10 * i) & 7))) & 0x3FF);
@@ -58,32 +60,53 @@ __global__ void __launch_bounds__(threads) unpack10_kernel(const uint8_t* __rest
     }
 }
 
+template <typename T, int PER_THREAD>
+void launch(const uint8_t* in, T* out, std::size_t n_samples, cudaStream_t stream)
+{
+    // A grid-stride loop, each thread taking PER_THREAD samples a round: one
+    // round of the grid up to 65536 blocks (134 M samples at 8 a thread),
+    // more rounds beyond. (Calls of under ~1.6 M samples leave SMs idle;
+    // launch costs rule there.)
+    const std::size_t per_block = std::size_t(threads) * PER_THREAD;
+    const std::size_t wanted = (n_samples + per_block - 1) / per_block;
+    const unsigned blocks = unsigned(wanted < 65536 ? wanted : 65536);
+    unpack10_kernel<T, PER_THREAD><<<blocks, threads, 0, stream>>>(in, out, n_samples);
+}
+
 template <typename T>
-void launch(const uint8_t* in, T* out, std::size_t n_samples, void* stream)
+void launch_any(const uint8_t* in, T* out, std::size_t n_samples, int per_thread, void* s)
 {
     if (n_samples == 0)
         return;
-    // A grid-stride loop, each thread taking per_thread samples: one round
-    // of the grid up to 134 M samples (65536 blocks), more rounds beyond.
-    // (Calls of under ~1.6 M samples leave SMs idle; launch costs rule
-    // there.)
-    const std::size_t wanted =
-        (n_samples + std::size_t(threads) * per_thread - 1) / (std::size_t(threads) * per_thread);
-    const unsigned blocks = unsigned(wanted < 65536 ? wanted : 65536);
-    unpack10_kernel<T>
-        <<<blocks, threads, 0, static_cast<cudaStream_t>(stream)>>>(in, out, n_samples);
+    auto stream = static_cast<cudaStream_t>(s);
+    switch (per_thread) {
+    case 1:
+        return launch<T, 1>(in, out, n_samples, stream);
+    case 2:
+        return launch<T, 2>(in, out, n_samples, stream);
+    case 4:
+        return launch<T, 4>(in, out, n_samples, stream);
+    case 8:
+        return launch<T, 8>(in, out, n_samples, stream);
+    case 16:
+        return launch<T, 16>(in, out, n_samples, stream);
+    }
+    throw std::invalid_argument("unpack10: no kernel for " + std::to_string(per_thread) +
+                                " samples per thread");
 }
 
 } // namespace
 
-void launch_unpack10(const uint8_t* in, float* out, std::size_t n_samples, void* stream)
+void launch_unpack10(
+    const uint8_t* in, float* out, std::size_t n_samples, int per_thread, void* stream)
 {
-    launch(in, out, n_samples, stream);
+    launch_any(in, out, n_samples, per_thread, stream);
 }
 
-void launch_unpack10(const uint8_t* in, int16_t* out, std::size_t n_samples, void* stream)
+void launch_unpack10(
+    const uint8_t* in, int16_t* out, std::size_t n_samples, int per_thread, void* stream)
 {
-    launch(in, out, n_samples, stream);
+    launch_any(in, out, n_samples, per_thread, stream);
 }
 
 } // namespace cuda

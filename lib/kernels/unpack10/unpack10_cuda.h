@@ -17,11 +17,15 @@ namespace gpudsp {
 namespace kernels {
 namespace cuda {
 
-void launch_unpack10(const uint8_t* in, float* out, std::size_t n_samples, void* stream);
-void launch_unpack10(const uint8_t* in,
-                     int16_t* out,
-                     std::size_t n_samples,
-                     void* stream);
+/*! Samples each thread takes per round: the kernels compiled, which the
+ *  plan's tuner times (unpack10_per_thread_default untuned). */
+constexpr int unpack10_per_thread_options[] = { 1, 2, 4, 8, 16 };
+constexpr int unpack10_per_thread_default = 8;
+
+void launch_unpack10(
+    const uint8_t* in, float* out, std::size_t n_samples, int per_thread, void* stream);
+void launch_unpack10(
+    const uint8_t* in, int16_t* out, std::size_t n_samples, int per_thread, void* stream);
 
 } // namespace cuda
 } // namespace kernels

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include "runtime/autotune.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #ifdef GPUDSP_HAVE_CUDA
 #include "unpack10_cuda.h"
@@ -20,9 +21,59 @@ unpack10_plan::unpack10_plan(sample_format format,
                              const std::string& who)
     : d_format(format), d_where(where), d_who(who)
 {
+    const std::string shape = format == sample_format::float32 ? "float" : "int16";
+    d_tuning = runtime::untuned(
+        "unpack10", shape, where.kind == backend_kind::cuda ? "per_thread=8" : "cpu");
     if (where.kind != backend_kind::cpu)
         d_ctx = runtime::device_context::get(where.kind, where.device);
+#ifdef GPUDSP_HAVE_CUDA
+    if (where.kind == backend_kind::cuda)
+        tune();
+#endif
 }
+
+#ifdef GPUDSP_HAVE_CUDA
+// Samples per thread, timed on calls of 2^24 samples (64 waves of an H100
+// at 8 a thread): the choice does not depend on the call's size once the
+// GPU is full, and smaller calls are launch-bound whatever it is.
+void unpack10_plan::tune()
+{
+    constexpr std::size_t n = std::size_t(1) << 24;
+    runtime::tune_problem p;
+    p.kernel = "unpack10";
+    p.version = 1;
+    p.shape = d_tuning.shape + " n=2^24";
+    p.unit = "sample";
+    p.input_bytes = packed10_bytes(n);
+    p.output_bytes = n * sample_size();
+    for (const int pt : cuda::unpack10_per_thread_options)
+        p.candidates.push_back(
+            { "per_thread=" + std::to_string(pt),
+              "",
+              double(n),
+              [this, pt](const void* in, void* out, runtime::stream_handle s) {
+                  launch(static_cast<const uint8_t*>(in), out, n, pt, s);
+              } });
+    p.heuristic = "per_thread=" + std::to_string(cuda::unpack10_per_thread_default);
+    d_tuning = runtime::autotune(p, d_ctx, d_who);
+    for (const int pt : cuda::unpack10_per_thread_options)
+        if (d_tuning.chosen == "per_thread=" + std::to_string(pt))
+            d_per_thread = pt;
+}
+
+void unpack10_plan::launch(const uint8_t* in,
+                           void* out,
+                           std::size_t n_samples,
+                           int per_thread,
+                           runtime::stream_handle s)
+{
+    if (d_format == sample_format::float32)
+        cuda::launch_unpack10(in, static_cast<float*>(out), n_samples, per_thread, s);
+    else
+        cuda::launch_unpack10(in, static_cast<int16_t*>(out), n_samples, per_thread, s);
+    d_ctx->check_last_error("unpack10 kernel launch", d_who);
+}
+#endif
 
 void unpack10_plan::execute(const void* in,
                             void* out,
@@ -32,11 +83,7 @@ void unpack10_plan::execute(const void* in,
     const auto* bytes = static_cast<const uint8_t*>(in);
     if (d_where.kind == backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA
-        if (d_format == sample_format::float32)
-            cuda::launch_unpack10(bytes, static_cast<float*>(out), n_samples, stream);
-        else
-            cuda::launch_unpack10(bytes, static_cast<int16_t*>(out), n_samples, stream);
-        d_ctx->check_last_error("unpack10 kernel launch", d_who);
+        launch(bytes, out, n_samples, d_per_thread, stream);
         return;
 #endif
     }

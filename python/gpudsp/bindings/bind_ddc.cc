@@ -95,6 +95,7 @@ void bind_ddc(py::module& m, py::module& k)
              py::arg("decimations") = std::vector<int>(),
              py::arg("output_taps") = std::vector<std::vector<gr_complex>>())
         .def("backend", &ddc::backend)
+        .def("configuration", &ddc::configuration, py::arg("output") = 0)
         .def("set_center_freq",
              &ddc::set_center_freq,
              py::arg("freq"),

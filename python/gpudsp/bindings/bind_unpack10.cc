@@ -57,7 +57,8 @@ void bind_unpack10(py::module& m, py::module& k)
              py::arg("out_type") = "float",
              py::arg("backend") = "auto",
              py::arg("device") = 0)
-        .def("backend", &unpack10::backend);
+        .def("backend", &unpack10::backend)
+        .def("configuration", &unpack10::configuration);
 
     k.def("unpack10",
           &unpack10_array,

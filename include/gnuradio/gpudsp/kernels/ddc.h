@@ -9,6 +9,7 @@
 #include <gnuradio/gpudsp/api.h>
 #include <gnuradio/gpudsp/runtime/backend.h>
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/gpudsp/runtime/tuning.h>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -142,14 +143,22 @@ public:
 
     std::size_t input_bytes(std::size_t n_samples) const;
 
+    /*! \brief The configuration that runs (CUDA: the tile shape; the
+     *  emulated device: the CPU's vector width) and where it came from
+     *  (docs/gpu.md, "Tuning"). */
+    const runtime::tune_result& tuning() const { return d_tuning; }
+
     struct impl;
 
 private:
+    void tune();
+
     ddc_config d_config;
     runtime::backend_choice d_where;
     std::string d_who;
     mixer_phase d_phase;
     std::unique_ptr<impl> d_impl;
+    runtime::tune_result d_tuning;
 };
 
 } // namespace kernels

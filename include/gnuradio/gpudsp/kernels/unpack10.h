@@ -9,6 +9,7 @@
 #include <gnuradio/gpudsp/api.h>
 #include <gnuradio/gpudsp/runtime/backend.h>
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/gpudsp/runtime/tuning.h>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -61,12 +62,25 @@ public:
     {
         return d_format == sample_format::float32 ? sizeof(float) : sizeof(int16_t);
     }
+    /*! \brief The configuration that runs (CUDA: samples per thread) and
+     *  where it came from: tuned when the plan was built, cached, shipped,
+     *  or the heuristic (docs/gpu.md, "Tuning"). */
+    const runtime::tune_result& tuning() const { return d_tuning; }
 
 private:
+    void tune();
+    void launch(const uint8_t* in,
+                void* out,
+                std::size_t n_samples,
+                int per_thread,
+                runtime::stream_handle stream);
+
     sample_format d_format;
     runtime::backend_choice d_where;
     std::string d_who;
     runtime::device_context::sptr d_ctx; // null for the CPU backend
+    int d_per_thread = 8;                // CUDA: samples per thread and round
+    runtime::tune_result d_tuning;
 };
 
 } // namespace kernels

@@ -35,6 +35,9 @@ struct GPUDSP_API device_info {
     int compute_minor = 0; //!< compute capability, minor
     std::size_t total_memory = 0; //!< bytes of device memory
     int multiprocessors = 0;      //!< streaming multiprocessors
+    std::size_t l2_bytes = 0;     //!< L2 cache
+    int driver_version = 0;       //!< CUDA driver API version, e.g. 13000
+    int runtime_version = 0;      //!< CUDA runtime version the module runs, e.g. 13000
 };
 
 /*! \brief True when the library was built with the CUDA backend. */

@@ -142,6 +142,17 @@ public:
                                    std::function<void()> work,
                                    std::vector<memory_span> written,
                                    const std::string& who) = 0;
+    /*! \brief An event whose records can be timed (elapsed_seconds);
+     *  destroyed with event_destroy. */
+    virtual event_handle timer_create(const std::string& who) = 0;
+    /*! \brief Seconds between the last records of two timer events, both
+     *  completed (as cudaEventElapsedTime; on the emulated device, the host
+     *  clock when its stream reached each record). */
+    virtual double
+    elapsed_seconds(event_handle start, event_handle end, const std::string& who) = 0;
+    /*! \brief The device: name, compute capability, SMs, L2, versions (the
+     *  tuner's key). The emulated device describes the host CPU. */
+    virtual device_info info() const = 0;
     /*! \brief Bytes of device memory free now. */
     virtual std::size_t free_memory() = 0;
     /*! \brief Raises any error left by an earlier kernel launch. */
