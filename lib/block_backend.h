@@ -18,6 +18,17 @@
 namespace gr {
 namespace gpudsp {
 
+// Logs the configuration a block's plan runs and where it came from (tuned
+// now, the cache, a shipped table, the heuristic or an environment
+// variable), and what the tuner noted (a rejected candidate, a result not
+// saved...).
+inline void log_tuning(const gr::logger_ptr& logger, const runtime::tune_result& r)
+{
+    logger->info("configuration: {}", r.describe());
+    for (const auto& note : r.notes)
+        logger->warn("{}", note);
+}
+
 class block_backend : public runtime::device_block
 {
 public:
@@ -40,16 +51,6 @@ protected:
             d_io = std::make_unique<runtime::device_io>(
                 runtime::device_context::get(d_choice.kind, d_choice.device),
                 self.identifier()); // unique: activity is counted per name
-    }
-    // The configuration the block's plan runs and where it came from (tuned
-    // now, the cache, a shipped table, the heuristic or an environment
-    // variable), and what the tuner noted (a rejected candidate, a result
-    // not saved...).
-    static void log_tuning(gr::logger_ptr logger, const runtime::tune_result& r)
-    {
-        logger->info("configuration: {}", r.describe());
-        for (const auto& note : r.notes)
-            logger->warn("{}", note);
     }
     // Called from the block's start().
     void check_backend_topology(gr::block& self)

@@ -6,6 +6,7 @@
 // The 5G LDPC code in GNU Radio: gr-fec encoder/decoder objects and the
 // stream blocks, all thin layers over kernels::ldpc5g_*.
 
+#include "block_backend.h"
 #include "ldpc5g_impl.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
@@ -120,6 +121,8 @@ ldpc5g_decoder_impl::ldpc5g_decoder_impl(const kernels::ldpc5g_params& p,
       d_iterations(batch),
       d_ok(batch)
 {
+    if (d_logger) // (gr-fec's generic_decoder has a logger)
+        log_tuning(d_logger, d_plan.tuning());
 }
 
 void ldpc5g_decoder_impl::generic_work(void* in, void* out)
@@ -259,6 +262,7 @@ ldpc5g_decode_impl::ldpc5g_decode_impl(const kernels::ldpc5g_params& p,
     set_min_output_buffer(0, 2 * batch * out_per_codeword());
     set_tag_propagation_policy(TPP_DONT);
     d_logger->info("running on {}", where.describe());
+    log_tuning(d_logger, d_plan.tuning());
 }
 
 int ldpc5g_decode_impl::out_per_codeword() const

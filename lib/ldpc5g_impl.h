@@ -78,6 +78,7 @@ public:
                        int batch,
                        const runtime::backend_choice& where);
     std::string backend() const override { return runtime::to_string(d_where.kind); }
+    std::string configuration() const override { return d_plan.tuning().describe(); }
     void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int general_work(int noutput_items,
                      gr_vector_int& ninput_items,

@@ -157,6 +157,7 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
     set_msg_handler(delays_port,
                     [this](const pmt::pmt_t& msg) { handle_delays_message(msg); });
     open_backend(*this, d_logger);
+    log_tuning(d_logger, d_plan.tuning());
     const std::string form = d_plan.kernel_form();
     if (!form.empty())
         d_logger->info("{}", form);

@@ -23,6 +23,7 @@ public:
                      const runtime::backend_choice& choice);
 
     std::string backend() const override { return runtime::to_string(d_choice.kind); }
+    std::string configuration() const override { return d_plan.tuning().describe(); }
     std::vector<double> weights() const override;
 
     void set_gains(const std::vector<std::complex<float>>& gains,

@@ -132,6 +132,7 @@ wipeoff_correlator_impl::wipeoff_correlator_impl(double samp_rate,
                                    pmt::intern("taps_chips"),
                                    pmt::init_f64vector(taps_chips.size(), taps_chips));
     open_backend(*this, d_logger);
+    log_tuning(d_logger, d_plan.tuning());
 }
 
 // Buffers of at least two integrations: GNU Radio sizes a block's input

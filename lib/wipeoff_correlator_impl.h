@@ -28,6 +28,7 @@ public:
                             const runtime::backend_choice& choice);
 
     std::string backend() const override { return runtime::to_string(d_choice.kind); }
+    std::string configuration() const override { return d_plan.tuning().describe(); }
     int record_size() const override { return d_record_size; }
     void add_satellite(const std::string& system,
                        int prn,

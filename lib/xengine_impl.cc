@@ -89,6 +89,7 @@ xengine_impl::xengine_impl(const kernels::xengine_config& config,
     set_relative_rate(1, uint64_t(d_batch));
     set_tag_propagation_policy(TPP_DONT);
     open_backend(*this, d_logger);
+    log_tuning(d_logger, d_plan.tuning());
     const std::string form = d_plan.kernel_variant(); // the tensor kernel's
     d_logger->info("{} stations x {} pols, {} channels, {} spectra per dump, {} kernel{}",
                    config.n_stations,

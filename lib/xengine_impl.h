@@ -21,6 +21,7 @@ public:
                  const runtime::backend_choice& choice);
 
     std::string backend() const override { return runtime::to_string(d_choice.kind); }
+    std::string configuration() const override { return d_plan.tuning().describe(); }
     std::string kernel() const override { return d_plan.kernel_name(); }
     std::string kernel_form() const override { return d_plan.kernel_variant(); }
 

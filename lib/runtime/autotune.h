@@ -57,6 +57,10 @@ struct tune_problem {
      *  source `forced`, nothing read or timed. */
     std::string forced;
     std::size_t input_bytes = 0, output_bytes = 0;
+    /*! The runs wait for their own results (host-fed plans: LDPC, GNSS):
+     *  batches are timed on the host clock, not by events on the tuner's
+     *  stream. */
+    bool host_timed = false;
     /*! Fills a host copy of one input (seeded; never zeros). Default: random
      *  bytes, which suit integer and packed formats only. */
     std::function<void(void* host, std::size_t bytes, uint64_t seed)> fill;

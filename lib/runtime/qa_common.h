@@ -12,6 +12,7 @@
 #define INCLUDED_GPUDSP_QA_COMMON_H
 
 #include <gnuradio/gpudsp/runtime/backend.h>
+#include <gnuradio/gpudsp/runtime/tuning.h>
 #include <boost/test/unit_test.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -90,6 +91,38 @@ struct temp_dir {
     temp_dir(const temp_dir&) = delete;
     temp_dir& operator=(const temp_dir&) = delete;
 };
+
+/*! The tuner forced on, with a fresh cache and a short budget, for the
+ *  plans made in its lifetime (the tests' way to run every candidate). */
+struct tuning_forced {
+    temp_dir cache;
+    env_setting mode{ "GPUDSP_AUTOTUNE", "force" };
+    env_setting dir{ "GPUDSP_AUTOTUNE_DIR", cache.path.c_str() };
+    env_setting budget{ "GPUDSP_AUTOTUNE_BUDGET", "0.1" };
+};
+
+/*! A plan built under tuning_forced: where it has configurations to choose
+ *  (CUDA; the emulated DDC), each ran and none was rejected or failed, and
+ *  one of them runs; elsewhere the heuristic (the one configuration). */
+inline void check_tuned(const gr::gpudsp::runtime::tune_result& t)
+{
+    using gr::gpudsp::runtime::tune_source;
+    BOOST_TEST_MESSAGE(t.describe());
+    if (t.candidates.empty()) {
+        BOOST_CHECK(t.source == tune_source::heuristic);
+        BOOST_CHECK_EQUAL(t.chosen, t.heuristic);
+        return;
+    }
+    BOOST_CHECK(t.source == tune_source::tuned);
+    bool chosen_ran = false;
+    for (const auto& c : t.candidates) {
+        BOOST_CHECK_MESSAGE(c.status == "timed" ||
+                                c.status.rfind("unavailable: ", 0) == 0,
+                            t.kernel << " candidate " << c.id << ": " << c.status);
+        chosen_ran |= c.id == t.chosen && c.samples > 0;
+    }
+    BOOST_CHECK_MESSAGE(chosen_ran, t.describe());
+}
 
 inline std::vector<uint8_t> random_bytes(std::size_t n, unsigned seed)
 {

@@ -119,6 +119,10 @@ public:
                      bool early_termination = true);
 
     virtual std::string backend() const = 0;
+    /*! \brief The configuration the block's plan runs and where it came
+     *  from: tuned when made, cached, shipped, forced or the heuristic
+     *  (docs/gpu.md, "Tuning"); the block logs it when made. */
+    virtual std::string configuration() const = 0;
 };
 
 } // namespace gpudsp

@@ -74,6 +74,10 @@ public:
                      int max_coarse_delay = 65536);
 
     virtual std::string backend() const = 0;
+    /*! \brief The configuration the block's plan runs and where it came
+     *  from: tuned when made, cached, shipped, forced or the heuristic
+     *  (docs/gpu.md, "Tuning"); the block logs it when made. */
+    virtual std::string configuration() const = 0;
     virtual std::vector<double> weights() const = 0;
 
     /*! \brief Complex gains [channel][input] (n_channels x n_inputs values). */

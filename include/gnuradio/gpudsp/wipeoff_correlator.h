@@ -45,6 +45,10 @@ public:
                      int device = 0);
 
     virtual std::string backend() const = 0;
+    /*! \brief The configuration the block's plan runs and where it came
+     *  from: tuned when made, cached, shipped, forced or the heuristic
+     *  (docs/gpu.md, "Tuning"); the block logs it when made. */
+    virtual std::string configuration() const = 0;
 
     /*! \brief Bytes of one output record: 64 + 8 n_antennas n_taps. */
     virtual int record_size() const = 0;

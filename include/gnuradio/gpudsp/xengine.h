@@ -59,6 +59,10 @@ public:
                      const std::string& kernel = "auto");
 
     virtual std::string backend() const = 0;
+    /*! \brief The configuration the block's plan runs and where it came
+     *  from: tuned when made, cached, shipped, forced or the heuristic
+     *  (docs/gpu.md, "Tuning"); the block logs it when made. */
+    virtual std::string configuration() const = 0;
     /*! \brief The accumulation kernel in use: "cpu", "fp32" or "tensor". */
     virtual std::string kernel() const = 0;
     /*! \brief The tensor kernel's form on this GPU: "wgmma" (Hopper),

@@ -398,11 +398,47 @@ public:
     ~fengine_cuda() override
     {
         d_ctx->try_make_current(); // teardown never throws
-        for (cufftHandle h : d_plans)
-            cufftDestroy(h); // teardown: nothing to report an error to
+        for (const auto* set : { &d_fused_plans, &d_plain_plans })
+            for (cufftHandle h : *set)
+                cufftDestroy(h); // teardown: nothing to report an error to
     }
 
-    std::string kernel_form() const override { return d_form; }
+    std::string kernel_form() const override
+    {
+        return d_fused ? "cuFFT, post-processing fused (LTO store callback)"
+                       : "cuFFT + post-processing kernel (" +
+                             (d_refused.empty() ? std::string("chosen by the tuner")
+                                                : "fusion: " + d_refused) +
+                             ")";
+    }
+
+    // Forms (post-processing fused into cuFFT where it links, else a kernel
+    // of its own) x the FIR's shortest section, in units of max(T, 16)
+    // spectra (1: the heuristic's; 4: fewer, longer sections).
+    std::vector<std::string> configurations() const override
+    {
+        std::vector<std::string> ids;
+        for (const bool fused : { true, false })
+            if (!fused || !d_fused_plans.empty())
+                for (const int sec : { 1, 4 })
+                    ids.push_back(id_of(fused, sec));
+        return ids;
+    }
+    std::string forced_configuration() const override
+    {
+        const char* env = std::getenv("GPUDSP_FENGINE_FUSED");
+        return env && std::strcmp(env, "0") == 0 ? id_of(false, 1) : "";
+    }
+    void use(const std::string& id) override
+    {
+        for (const bool fused : { true, false })
+            for (const int sec : { 1, 4 })
+                if (id == id_of(fused, sec) && (!fused || !d_fused_plans.empty())) {
+                    d_fused = fused;
+                    d_section_factor = sec;
+                }
+    }
+    std::size_t tuning_spectra() const override { return std::size_t(d_chunk); }
 
     void set_rotations(const std::vector<std::complex<float>>& rot) override
     {
@@ -487,6 +523,12 @@ public:
     }
 
 private:
+    static std::string id_of(bool fused, int section_factor)
+    {
+        return std::string(fused ? "fused" : "kernel") +
+               " sec=" + std::to_string(section_factor);
+    }
+
     // Spectra per launch: scratch of about 128 MiB for the FIR output.
     static int chunk_spectra(const fengine_config& c)
     {
@@ -517,7 +559,7 @@ private:
         // occupancy and 3% of DRAM bandwidth: latency-bound.
         const int64_t columns = int64_t(d_step) * count;
         const int want_sections = int(std::max<int64_t>(1, (int64_t(1) << 18) / columns));
-        const int min_len = std::max(taps, 16);
+        const int min_len = std::max(taps, 16) * d_section_factor;
         const int sections =
             std::max(1, std::min(want_sections, (ns + min_len - 1) / min_len));
         const int per_section = (ns + sections - 1) / sections;
@@ -589,49 +631,48 @@ private:
     // One cuFFT plan per power of two up to the chunk, made now, sharing one
     // work area this plan owns: execute() then plans and allocates nothing,
     // and a call of any size is at most log2(chunk) + 1 transforms
-    // (fmath::fft_runs over the spectrum-major scratch). The post-processing
-    // is fused into them where cuFFT accepts the callbacks (it JIT-links
-    // them into its kernels here, so a refusal shows now), else it runs as
-    // its own kernel.
+    // (fmath::fft_runs over the spectrum-major scratch). Two sets: with the
+    // post-processing fused in where cuFFT accepts the callbacks (it
+    // JIT-links them into its kernels here, so a refusal shows now), and
+    // without, for the post-processing kernel; the tuner chooses.
     void make_plans()
     {
-        std::string refused = fusion_refused();
+        d_refused = fusion_refused();
         std::size_t work_bytes = 0;
-        if (refused.empty()) {
+        if (d_refused.empty()) {
             try {
-                work_bytes = make_plan_set(true);
+                work_bytes = make_plan_set(true, d_fused_plans);
                 d_fused = true;
             } catch (const device_error& e) {
-                for (cufftHandle h : d_plans)
+                for (cufftHandle h : d_fused_plans)
                     cufftDestroy(h);
-                d_plans.clear();
-                refused = e.what();
+                d_fused_plans.clear();
+                d_refused = e.what();
 #ifdef GPUDSP_HAVE_FENGINE_CALLBACK
-                const std::string everywhere = cufft_lto::probe_after(refused);
+                const std::string everywhere = cufft_lto::probe_after(d_refused);
                 if (!everywhere.empty())
-                    refused = everywhere;
+                    d_refused = everywhere;
 #endif
             }
         }
-        if (!d_fused)
-            work_bytes = make_plan_set(false);
-        d_form = d_fused ? "cuFFT, post-processing fused (LTO store callback)"
-                         : "cuFFT + post-processing kernel (fusion: " + refused + ")";
+        work_bytes = std::max(work_bytes, make_plan_set(false, d_plain_plans));
         d_work = std::make_unique<runtime::device_memory>(
             d_ctx, std::max<std::size_t>(work_bytes, 1), d_who);
-        for (cufftHandle h : d_plans)
-            check_cufft(cufftSetWorkArea(h, d_work->get()), "cufftSetWorkArea", d_who);
+        for (const auto* set : { &d_fused_plans, &d_plain_plans })
+            for (cufftHandle h : *set)
+                check_cufft(
+                    cufftSetWorkArea(h, d_work->get()), "cufftSetWorkArea", d_who);
     }
 
-    // The plans, with the store callback when \p fused; returns the largest
-    // work area they need.
-    std::size_t make_plan_set(bool fused)
+    // The plans, with the store callback when \p fused, into \p plans;
+    // returns the largest work area they need.
+    std::size_t make_plan_set(bool fused, std::vector<cufftHandle>& plans)
     {
         std::size_t work_bytes = 0;
         for (int k = 0; (1 << k) <= d_chunk; ++k) {
             cufftHandle h;
             check_cufft(cufftCreate(&h), "cufftCreate", d_who);
-            d_plans.push_back(h);
+            plans.push_back(h);
             check_cufft(cufftSetAutoAllocation(h, 0), "cufftSetAutoAllocation", d_who);
             if (fused)
                 set_store_callback(h);
@@ -683,7 +724,7 @@ private:
     {
         const int I = d_c.n_inputs;
         for (const auto& run : fmath::fft_runs(ns)) {
-            cufftHandle h = d_plans[run.log2_count];
+            cufftHandle h = (d_fused ? d_fused_plans : d_plain_plans)[run.log2_count];
             check_cufft(cufftSetStream(h, stream), "cufftSetStream", d_who);
             auto* spec = reinterpret_cast<cufftComplex*>(d_spec.get()) +
                          fmath::scratch_index(run.begin, 0, I, d_c.n_channels + 1, 0);
@@ -742,10 +783,11 @@ private:
     runtime::device_stream d_setup;
     runtime::device_memory d_params;      // the fused form's postproc_params slot
     runtime::device_event d_scratch_free; // after the last chunk's kernels
-    bool d_fused = false;
-    std::string d_form;
-    postproc_params d_fixed{};        // the chunk-independent post-processing parameters
-    std::vector<cufftHandle> d_plans; // [k]: 2^k spectra
+    bool d_fused = false;      // the fused plans run (else the plain ones and the kernel)
+    std::string d_refused;     // why there are no fused plans (empty: there are)
+    int d_section_factor = 1;  // the FIR's shortest section, in max(T, 16) spectra
+    postproc_params d_fixed{}; // the chunk-independent post-processing parameters
+    std::vector<cufftHandle> d_fused_plans, d_plain_plans; // [k]: 2^k spectra
     std::unique_ptr<runtime::device_memory> d_work;
     std::vector<cuFloatComplex> d_rot_host;
     std::vector<float> d_drift_host; // [input] (delay rate, phase rate); empty: none

@@ -31,6 +31,16 @@ struct fengine_plan::impl {
                          std::size_t n_spectra,
                          uint64_t first_spectrum,
                          runtime::stream_handle stream) = 0;
+
+    /*! The configurations the tuner may time (ids, the first is the
+     *  heuristic's); fewer than two: nothing to tune. */
+    virtual std::vector<std::string> configurations() const { return {}; }
+    /*! The configuration an environment variable forces (GPUDSP_FENGINE_FUSED=0). */
+    virtual std::string forced_configuration() const { return ""; }
+    /*! Runs configuration \p id from now on (one of configurations()). */
+    virtual void use(const std::string& id) { (void)id; }
+    /*! Spectra per timed call: one chunk of the backend's scratch. */
+    virtual std::size_t tuning_spectra() const { return 0; }
 };
 
 std::unique_ptr<fengine_plan::impl> make_fengine_cpu(const fengine_config& config,

@@ -10,8 +10,8 @@
 // register and the generic paths, sizes that are not powers of two, call
 // splits, dither and saturation.
 
-#include "fengine_schedule.h"
 #include "fengine_math.h"
+#include "fengine_schedule.h"
 #include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
@@ -19,6 +19,7 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 
 using namespace gr::gpudsp;
@@ -127,7 +128,8 @@ std::vector<uint8_t> random_input(fengine_input f, std::size_t n, unsigned seed)
 
 void compare(const kernels::fengine_config& c,
              unsigned seed,
-             const std::vector<std::size_t>& calls)
+             const std::vector<std::size_t>& calls,
+             const std::function<void(const kernels::fengine_plan&)>& inspect = nullptr)
 {
     const std::size_t n_spectra = 37;
     const std::size_t n = c.samples_for(n_spectra) + 11;
@@ -143,6 +145,8 @@ void compare(const kernels::fengine_config& c,
 
     kernels::fengine_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
     kernels::fengine_plan dev(c, qa::test_device(), "qa_device");
+    if (inspect)
+        inspect(dev);
     kernels::fengine_corrections corr;
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> u(-0.5, 0.5);
@@ -229,6 +233,22 @@ BOOST_AUTO_TEST_CASE(ci8_with_dither_split_across_calls)
     compare(c, 301, { 36, 1 });
     auto f = config(fengine_input::float32, fengine_output::ci8, 2, 64, 4); // saturates
     compare(f, 302, { 5 });
+}
+
+BOOST_AUTO_TEST_CASE(tuned_plans_match_the_cpu)
+{
+    // Every form and FIR section the tuner may choose ran and matched the
+    // heuristic's output within the tuner's tolerance (or it was rejected);
+    // the chosen one matches the CPU.
+    const qa::tuning_forced tuning;
+    compare(config(fengine_input::packed10, fengine_output::ci8, 4, 256, 16),
+            310,
+            { 10, 27 },
+            [](const kernels::fengine_plan& p) { qa::check_tuned(p.tuning()); });
+    compare(config(fengine_input::complex64, fengine_output::cf32, 2, 64, 4),
+            311,
+            { 37 },
+            [](const kernels::fengine_plan& p) { qa::check_tuned(p.tuning()); });
 }
 
 BOOST_AUTO_TEST_CASE(split_is_bit_identical_on_the_device)

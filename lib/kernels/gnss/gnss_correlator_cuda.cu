@@ -405,16 +405,31 @@ public:
         for (const auto& d : runtime::devices())
             if (d.index == d_ctx->device())
                 d_sms = std::max(1, d.multiprocessors);
-        // How many blocks of this plan's kernel an SM holds (registers and
-        // shared memory of this instance on this device, with each system's
-        // code row), to size the grid.
-        d_kernel = correlate_kernel_for(d_input, d_antenna_group, d_tap_group);
-        for (int s = 0; s < gnss_n_systems; ++s) {
-            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &d_blocks_per_sm[s], d_kernel, threads, row_bytes(s)),
-                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-            d_blocks_per_sm[s] = std::max(1, d_blocks_per_sm[s]);
-        }
+        use_groups(d_antenna_group, d_tap_group);
+    }
+
+    // Antennas and taps per thread: 1 or 4 antennas (4 only with several),
+    // 3, 5 or 8 taps (more taps than that take several groups). The
+    // heuristic's first: 4 antennas where there are several, the fewest
+    // taps per thread that hold the plan's.
+    std::vector<std::string> configurations() const override
+    {
+        std::vector<std::string> ids{ id_of(d_m == 1 ? 1 : 4,
+                                            d_l <= 3   ? 3
+                                            : d_l <= 5 ? 5
+                                                       : 8) };
+        for (const int ga : { 4, 1 })
+            for (const int tg : { 3, 5, 8 })
+                if ((ga == 1 || d_m > 1) && id_of(ga, tg) != ids[0])
+                    ids.push_back(id_of(ga, tg));
+        return ids;
+    }
+    void use(const std::string& id) override
+    {
+        for (const int ga : { 4, 1 })
+            for (const int tg : { 3, 5, 8 })
+                if (id == id_of(ga, tg))
+                    use_groups(ga, tg);
     }
 
     void execute(const std::vector<const void*>& antennas,
@@ -704,6 +719,33 @@ private:
         return true;
     }
 
+    static std::string id_of(int antenna_group, int tap_group)
+    {
+        return "GA=" + std::to_string(antenna_group) + " TG=" + std::to_string(tap_group);
+    }
+
+    // The kernel instance for these groups, and how many of its blocks an
+    // SM holds (registers and shared memory of this instance on this
+    // device, with each system's code row), to size the grid. A captured
+    // launch of another instance is dropped.
+    void use_groups(int antenna_group, int tap_group)
+    {
+        d_ctx->make_current();
+        d_antenna_group = antenna_group;
+        d_tap_group = tap_group;
+        d_kernel = correlate_kernel_for(d_input, d_antenna_group, d_tap_group);
+        for (int s = 0; s < gnss_n_systems; ++s) {
+            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &d_blocks_per_sm[s], d_kernel, threads, row_bytes(s)),
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+            d_blocks_per_sm[s] = std::max(1, d_blocks_per_sm[s]);
+        }
+        if (d_graph) {
+            cudaGraphExecDestroy(d_graph);
+            d_graph = nullptr;
+        }
+    }
+
     int d_m, d_l;
     gnss_input d_input;
     runtime::device_context::sptr d_ctx;
@@ -711,8 +753,8 @@ private:
     runtime::device_memory d_taps;
     runtime::device_memory d_tables; // the code_tables the kernel reads
     std::vector<std::unique_ptr<runtime::device_memory>> d_code_memory;
-    int d_antenna_group; // antennas per thread: 1 for a one-antenna plan, else 4
-    int d_tap_group;     // taps per thread: 3 up to 3 taps, 5 up to 5, else 8
+    int d_antenna_group; // antennas per thread (heuristic: 1 for one antenna, else 4)
+    int d_tap_group;     // taps per thread (heuristic: 3 up to 3 taps, 5 up to 5, else 8)
     int d_sms;
     correlate_fn d_kernel = nullptr;
     int d_blocks_per_sm[gnss_n_systems] = {}; // with each system's code row

@@ -132,6 +132,12 @@ struct gnss_correlator_plan::impl {
                          const std::function<void()>& meanwhile) = 0;
     virtual double last_kernel_seconds() const { return 0; }
     virtual void set_threads(int) {} // CPU work only
+
+    /*! The configurations the tuner may time (ids, the first is the
+     *  heuristic's); fewer than two: nothing to tune. */
+    virtual std::vector<std::string> configurations() const { return {}; }
+    /*! Runs configuration \p id from now on (one of configurations()). */
+    virtual void use(const std::string& id) { (void)id; }
 };
 
 std::unique_ptr<gnss_correlator_plan::impl> make_gnss_correlator_cpu(

@@ -6,12 +6,14 @@
 // gnss_correlator_plan: the signals, their code tables, validation of jobs,
 // the fixed-point form the kernels evaluate and the choice of backend.
 
-#include "kernels/common/emulated_work.h"
 #include "gnss_correlator_impl.h"
+#include "kernels/common/emulated_work.h"
+#include "runtime/autotune.h"
 #include <gnuradio/gpudsp/kernels/ddc.h> // mixer_phase::cycles_to_fixed
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -193,6 +195,101 @@ gnss_correlator_plan::gnss_correlator_plan(int n_antennas,
     } else {
         d_impl = make_gnss_correlator_cpu(n_antennas, fixed, input);
     }
+    tune();
+}
+
+// The tuner times the backend's configurations on the calls a tracking loop
+// makes: 16 GPS L1 C/A satellites over 1 ms on every antenna, from random
+// input; sums may differ in their last bits where the configurations
+// split the samples differently (1e-5 of the largest).
+void gnss_correlator_plan::tune()
+{
+    const std::string shape =
+        "M=" + std::to_string(d_n_antennas) + " L=" + std::to_string(d_taps.size()) +
+        " fs=" + std::to_string(int64_t(std::llround(d_samp_rate))) +
+        (d_input == gnss_input::complex64 ? " cf32" : " ci16");
+    const std::vector<std::string> ids = d_impl->configurations();
+    d_tuning = runtime::untuned("gnss", shape, ids.empty() ? "cpu" : ids[0]);
+    if (ids.size() < 2)
+        return;
+    const int64_t n = std::max<int64_t>(1, std::llround(d_samp_rate * 1e-3));
+    std::vector<gnss_fixed_job> jobs;
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int prn = 1; prn <= 16; ++prn) {
+        gnss_job j;
+        j.system = gnss_system::gps_l1ca;
+        j.prn = prn;
+        j.carrier_freq = std::min(0.25 * d_samp_rate, 4.0e6) * (2 * u(rng) - 1);
+        j.carrier_phase = u(rng);
+        j.code_freq = 1.023e6 * (1 + 1e-6 * (2 * u(rng) - 1));
+        j.code_phase = 1023 * u(rng);
+        j.length = n;
+        jobs.push_back(fix(j, n));
+    }
+    const std::size_t per_antenna = std::size_t(n) * sample_bytes();
+    const std::size_t values = jobs.size() * std::size_t(d_n_antennas) * d_taps.size();
+    runtime::tune_problem p;
+    p.kernel = "gnss";
+    p.version = 1;
+    p.shape = shape + " 16 L1 C/A x 1 ms";
+    p.unit = "call";
+    p.host_timed = true; // execute() waits for its results
+    p.input_bytes = per_antenna * std::size_t(d_n_antennas);
+    p.output_bytes = values * sizeof(std::complex<float>);
+    p.heuristic = ids[0];
+    if (d_input == gnss_input::complex64)
+        p.fill = [](void* host, std::size_t bytes, uint64_t seed) {
+            std::mt19937_64 r(seed);
+            std::normal_distribution<float> g(0.0f, 8.0f);
+            auto* f = static_cast<float*>(host);
+            for (std::size_t i = 0; i < bytes / sizeof(float); ++i)
+                f[i] = g(r);
+        };
+    p.compare = [values](const void* expected, const void* got) -> std::string {
+        const auto* a = static_cast<const std::complex<float>*>(expected);
+        const auto* b = static_cast<const std::complex<float>*>(got);
+        double scale = 0;
+        for (std::size_t i = 0; i < values; ++i)
+            scale = std::max(scale, double(std::abs(a[i])));
+        for (std::size_t i = 0; i < values; ++i)
+            if (!(std::abs(std::complex<double>(a[i]) - std::complex<double>(b[i])) <=
+                  1e-5 * scale))
+                return "correlation " + std::to_string(i) + " differs beyond 1e-5 of " +
+                       std::to_string(scale);
+        return "";
+    };
+    // (execute returns once the host results are written)
+    auto host_out = std::make_shared<std::vector<std::complex<float>>>(values);
+    auto run = [this, jobs, per_antenna, host_out](
+                   const std::string& id, const void* in, runtime::stream_handle s) {
+        std::vector<const void*> antennas;
+        for (int m = 0; m < d_n_antennas; ++m)
+            antennas.push_back(static_cast<const char*>(in) +
+                               std::size_t(m) * per_antenna);
+        d_impl->use(id);
+        d_impl->execute(antennas, jobs, host_out->data(), s, nullptr);
+    };
+    for (const auto& id : ids)
+        p.candidates.push_back(
+            { id, "", 1.0, [run, id](const void* in, void*, runtime::stream_handle s) {
+                 run(id, in, s);
+             } });
+    auto ctx = runtime::device_context::get(d_where.kind, d_where.device);
+    p.result = [run, host_out, ctx, values, this](const runtime::tune_candidate& c,
+                                                  const void* in,
+                                                  void* out,
+                                                  runtime::stream_handle s) {
+        run(c.id, in, s);
+        ctx->copy_async(out,
+                        host_out->data(),
+                        values * sizeof(std::complex<float>),
+                        runtime::copy_kind::host_to_device,
+                        s,
+                        d_who);
+    };
+    d_tuning = runtime::autotune(p, ctx, d_who);
+    d_impl->use(d_tuning.chosen);
 }
 
 gnss_correlator_plan::~gnss_correlator_plan() = default;

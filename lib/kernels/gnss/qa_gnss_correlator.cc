@@ -120,6 +120,27 @@ BOOST_AUTO_TEST_CASE(matches_float64_definition_on_the_test_device)
     check_close(plan.execute_host(x.data(), n, jobs), want, 2e-5);
 }
 
+BOOST_AUTO_TEST_CASE(tuned_plans_match_float64_definition)
+{
+    // Every grouping of antennas and taps the tuner may choose ran and
+    // matched the heuristic's (or it was rejected); the chosen one matches
+    // the definition.
+    const qa::tuning_forced tuning;
+    const double fs = 4.092e6;
+    const int64_t n = 8191;
+    const std::vector<double> taps = { 0.5, 0.0, -0.5, -1.25, 3.0, 1.0, -2.0 };
+    for (int M : { 1, 5 }) {
+        const auto x = noise(std::size_t(n) * M, 3);
+        const auto jobs = mixed_jobs(n);
+        kernels::gnss_correlator_plan plan(
+            M, taps, fs, kernels::gnss_input::complex64, qa::test_device(), "qa tuned");
+        qa::check_tuned(plan.tuning());
+        check_close(plan.execute_host(x.data(), n, jobs),
+                    reference(x, n, M, jobs, taps, fs),
+                    2e-5);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(more_taps_than_one_pass_match_float64_definition)
 {
     // 13 taps: the CPU correlates taps in passes of 8, so the second pass

@@ -44,7 +44,7 @@ namespace kernels {
 
 namespace {
 
-constexpr int chunk_max = 512;
+constexpr int chunk_default = 512;
 
 // The pair kernel's view plus the tables this kernel's edge gathers and
 // flooding schedule read.
@@ -295,18 +295,21 @@ public:
         // global memory while one codeword's (2 bytes) fit shared memory
         // (full-length BG1 Z=384 on sm_86/89, large codes on sm_75): there
         // the one-codeword kernel is faster.
-        d_pair = l.c.fixed_point && l.c.layered &&
-                 (ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, false, limit) > 0 ||
-                  ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, true, limit) == 0);
-        d_smem = ldpc5g_cuda_shared_bytes(
-            p.Z, l.cols_used, l.c.fixed_point && !d_pair, limit);
+        d_pair_smem = ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, false, limit);
+        d_codeword_smem =
+            ldpc5g_cuda_shared_bytes(p.Z, l.cols_used, l.c.fixed_point, limit);
+        d_pair_possible = l.c.fixed_point && l.c.layered;
+        d_pair_heuristic = d_pair_possible && (d_pair_smem > 0 || d_codeword_smem == 0);
+        use_form(d_pair_heuristic, chunk_default);
         d_threads = ldpc5g_cuda_threads(p.Z);
         auto kernel =
             l.c.layered ? decode_kernel<T, S, true> : decode_kernel<T, S, false>;
-        if (d_smem > 0 && d_pair) // the device's limit, whatever this plan needs
+        // The device's limit, whatever this plan needs, for each kernel the
+        // tuner may choose.
+        if (d_pair_possible && d_pair_smem > 0)
             check(ldpc_pair_allow_shared(optin),
                   "cudaFuncSetAttribute (shared memory for the LDPC pair decoder)");
-        else if (d_smem > 0)
+        if (d_codeword_smem > 0)
             check(cudaFuncSetAttribute(
                       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
                   "cudaFuncSetAttribute (shared memory for the LDPC decoder)");
@@ -329,6 +332,26 @@ public:
     }
 
     double last_kernel_seconds() const override { return d_kernel_seconds; }
+
+    // The kernel (fixed-point layered decoding: two codewords a block, or
+    // one) and the codewords per chunk (a chunk's upload overlaps the other
+    // lane's decoding), the heuristic's first.
+    std::vector<std::string> configurations() const override
+    {
+        std::vector<std::string> ids{ id_of(d_pair_heuristic, chunk_default) };
+        for (const bool pair : { d_pair_heuristic, !d_pair_heuristic })
+            for (const int chunk : { 128, 256, 512, 1024 })
+                if ((!pair || d_pair_possible) && id_of(pair, chunk) != ids[0])
+                    ids.push_back(id_of(pair, chunk));
+        return ids;
+    }
+    void use(const std::string& id) override
+    {
+        for (const bool pair : { false, true })
+            for (const int chunk : { 128, 256, 512, 1024 })
+                if (id == id_of(pair, chunk) && (!pair || d_pair_possible))
+                    use_form(pair, chunk);
+    }
 
     void decode(
         const float* llrs, int batch, uint8_t* bits, int32_t* its, uint8_t* ok) override
@@ -366,7 +389,7 @@ private:
                                      : format == ldpc5g_llr_format::f16 ? 2
                                                                         : 1;
         const std::size_t bits_per_cw = packed_bits ? (p.K + 7) / 8 : p.K;
-        const int chunk = std::min(batch, chunk_max);
+        const int chunk = std::min(batch, d_chunk);
         for (auto& lane : d_lanes)
             reserve(lane, chunk);
         int lane_of_chunk = 0;
@@ -492,6 +515,24 @@ private:
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
     }
 
+    static std::string id_of(bool pair, int chunk)
+    {
+        return std::string(pair ? "pair" : "codeword") +
+               " chunk=" + std::to_string(chunk);
+    }
+
+    // The lanes' buffers are laid out for one kernel: another reallocates
+    // them at the next decode.
+    void use_form(bool pair, int chunk)
+    {
+        if (pair != d_pair)
+            for (auto& lane : d_lanes)
+                lane.capacity = 0;
+        d_pair = pair;
+        d_smem = pair ? d_pair_smem : d_codeword_smem;
+        d_chunk = chunk;
+    }
+
     void launch(int n, lane_t& lane, cudaStream_t s, ldpc5g_llr_format format, bool packed)
     {
         if (d_pair) {
@@ -531,8 +572,11 @@ private:
     std::string d_who;
     std::unique_ptr<runtime::device_memory> d_tables;
     dev_layout d_dev;
-    bool d_pair;
-    std::size_t d_smem;
+    std::size_t d_pair_smem = 0, d_codeword_smem = 0; // each kernel's shared memory
+    bool d_pair_possible = false, d_pair_heuristic = false;
+    bool d_pair = false;         // the two-codeword kernel runs
+    std::size_t d_smem = 0;      // the running kernel's shared memory (0: global)
+    int d_chunk = chunk_default; // codewords per chunk
     int d_threads;
     lane_t d_lanes[2];
     cudaEvent_t d_first_begin = nullptr;

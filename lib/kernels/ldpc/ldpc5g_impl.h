@@ -166,6 +166,12 @@ struct ldpc5g_decoder_plan::impl {
         return false;
     }
     virtual double last_kernel_seconds() const { return 0; }
+
+    /*! The configurations the tuner may time (ids, the first is the
+     *  heuristic's); fewer than two: nothing to tune. */
+    virtual std::vector<std::string> configurations() const { return {}; }
+    /*! Runs configuration \p id from now on (one of configurations()). */
+    virtual void use(const std::string& id) { (void)id; }
 };
 
 /*! What both backends need of a configuration. */

@@ -8,8 +8,12 @@
 
 #include "kernels/common/emulated_work.h"
 #include "ldpc5g_impl.h"
+#include "runtime/autotune.h"
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
+#include <random>
 #include <stdexcept>
 
 namespace gr {
@@ -166,6 +170,84 @@ ldpc5g_decoder_plan::ldpc5g_decoder_plan(const ldpc5g_params& p,
     } else {
         d_impl = make_ldpc5g_cpu(layout);
     }
+    tune();
+}
+
+// The tuner times the backend's configurations on whole decodes (host
+// LLRs in, bits out: the chunks' uploads overlap the decoding, as in use)
+// of up to 2048 codewords of the all-zero codeword through AWGN at
+// Eb/N0 = 3 dB, where the decoder stops after a few iterations as it does
+// in a working link. Every configuration must decode the same bits.
+void ldpc5g_decoder_plan::tune()
+{
+    const std::string shape =
+        "BG" + std::to_string(d_p.bg) + " Z=" + std::to_string(d_p.Z) +
+        " K=" + std::to_string(d_p.K) + " E=" + std::to_string(d_p.E) +
+        (d_c.layered ? " layered" : " flooding") +
+        (d_c.fixed_point ? " fixed" : " float") +
+        " it=" + std::to_string(d_c.max_iterations);
+    const std::vector<std::string> ids = d_impl->configurations();
+    d_tuning = runtime::untuned("ldpc", shape, ids.empty() ? "cpu" : ids[0]);
+    if (ids.size() < 2)
+        return;
+    const int batch = int(std::clamp<std::size_t>(
+        (std::size_t(64) << 20) / (std::size_t(d_p.E) * sizeof(float)), 256, 2048));
+    auto llrs = std::make_shared<std::vector<float>>(std::size_t(batch) * d_p.E);
+    {
+        const double rate = double(d_p.K) / d_p.E;
+        const double sigma = std::sqrt(1.0 / (2 * rate * std::pow(10.0, 0.3)));
+        std::mt19937_64 rng(11);
+        std::normal_distribution<double> noise(0.0, sigma);
+        const double sign = d_c.positive_is_zero ? 1 : -1;
+        for (auto& l : *llrs)
+            l = float(sign * 2 * (1 + noise(rng)) / (sigma * sigma));
+    }
+    const std::size_t bits_bytes = std::size_t(batch) * d_p.K;
+    struct outputs {
+        std::vector<uint8_t> bits_ok;
+        std::vector<int32_t> its;
+    };
+    auto out_host = std::make_shared<outputs>();
+    out_host->bits_ok.resize(bits_bytes + batch);
+    out_host->its.resize(std::size_t(batch));
+    auto run = [this, batch, llrs, out_host, bits_bytes](const std::string& id) {
+        d_impl->use(id);
+        d_impl->decode(llrs->data(),
+                       batch,
+                       out_host->bits_ok.data(),
+                       out_host->its.data(),
+                       out_host->bits_ok.data() + bits_bytes);
+    };
+    runtime::tune_problem p;
+    p.kernel = "ldpc";
+    p.version = 1;
+    p.shape = shape + " batch=" + std::to_string(batch);
+    p.unit = "codeword";
+    p.host_timed = true; // decode() takes host LLRs and waits for its bits
+    p.input_bytes = 1;   // (the LLRs are the plan's own host array)
+    p.output_bytes = bits_bytes + batch;
+    p.heuristic = ids[0];
+    for (const auto& id : ids)
+        p.candidates.push_back(
+            { id,
+              "",
+              double(batch),
+              [run, id](const void*, void*, runtime::stream_handle) { run(id); } });
+    auto ctx = runtime::device_context::get(d_where.kind, d_where.device);
+    p.result = [this, run, out_host, ctx](const runtime::tune_candidate& c,
+                                          const void*,
+                                          void* out,
+                                          runtime::stream_handle s) {
+        run(c.id);
+        ctx->copy_async(out,
+                        out_host->bits_ok.data(),
+                        out_host->bits_ok.size(),
+                        runtime::copy_kind::host_to_device,
+                        s,
+                        d_who);
+    };
+    d_tuning = runtime::autotune(p, ctx, d_who);
+    d_impl->use(d_tuning.chosen);
 }
 
 ldpc5g_decoder_plan::~ldpc5g_decoder_plan() = default;

@@ -293,6 +293,27 @@ BOOST_AUTO_TEST_CASE(device_matches_cpu_on_noisy_codewords)
             }
 }
 
+BOOST_AUTO_TEST_CASE(tuned_plans_decode_as_the_cpu)
+{
+    // Every kernel and chunk size the tuner may choose decoded the same
+    // bits as the heuristic's (or it was rejected); the chosen one decodes
+    // as the CPU.
+    std::mt19937 rng(19);
+    const qa::tuning_forced tuning;
+    for (bool fixed : { true, false }) {
+        const auto p = ldpc5g_params::make(1000, 2000, 0, 2, 0, "qa");
+        kernels::ldpc5g_decoder_config dc;
+        dc.fixed_point = fixed;
+        dc.max_iterations = 12;
+        kernels::ldpc5g_decoder_plan dev(p, dc, qa::test_device(), "qa dev tuned");
+        qa::check_tuned(dev.tuning());
+        kernels::ldpc5g_decoder_plan cpu(p, dc, {}, "qa cpu");
+        const int batch = 37;
+        const auto llr = noisy_llrs(p, sigma_for(p, 1.8), batch, rng);
+        check_same(decode(cpu, p, llr, batch), decode(dev, p, llr, batch), fixed);
+    }
+}
+
 // The CUDA kernel keeps a codeword's a-posteriori values in shared memory
 // where they fit the device's per-block limit, else in global memory: for
 // every (BG, Z) and the limits of sm_75, sm_86/89, sm_80 and sm_90 (bytes

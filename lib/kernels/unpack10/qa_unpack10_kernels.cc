@@ -99,6 +99,33 @@ BOOST_AUTO_TEST_CASE(plan_on_test_device_every_length)
     }
 }
 
+BOOST_AUTO_TEST_CASE(tuned_plan_every_length)
+{
+    // Every samples-per-thread the tuner may choose ran and matched the
+    // heuristic's output (the tuner rejects one that differs); the chosen
+    // one matches the definition.
+    const qa::tuning_forced tuning;
+    for (auto format :
+         { kernels::sample_format::float32, kernels::sample_format::int16 }) {
+        kernels::unpack10_plan plan(format, qa::test_device(), "qa_unpack10_tuned");
+        qa::check_tuned(plan.tuning());
+        for (std::size_t len : { std::size_t(0), std::size_t(7), std::size_t(4099) }) {
+            const auto bytes = qa::random_bytes(len, 900 + len);
+            const auto want = reference_unpack(bytes);
+            const std::size_t n = want.size();
+            std::vector<float> f(n, -9999.0f);
+            std::vector<int16_t> s(n, -9999);
+            if (format == kernels::sample_format::float32) {
+                plan.execute_host(bytes.data(), f.data(), n);
+                check_equal(f, want, n);
+            } else {
+                plan.execute_host(bytes.data(), s.data(), n);
+                check_equal(s, want, n);
+            }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(plan_large_stream_split_across_calls)
 {
     // 1,000,003 samples in calls of uneven whole-group sizes, device

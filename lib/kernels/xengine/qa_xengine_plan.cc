@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 using namespace gr::gpudsp;
 using kernels::xengine_input;
@@ -42,13 +43,17 @@ std::vector<uint8_t> random_ci8(std::size_t values, unsigned seed)
     return v;
 }
 
-std::vector<uint8_t> run_on_device(const kernels::xengine_config& c,
-                                   const std::vector<uint8_t>& in,
-                                   std::size_t n_time,
-                                   const std::vector<std::size_t>& calls,
-                                   uint64_t& saturated)
+std::vector<uint8_t>
+run_on_device(const kernels::xengine_config& c,
+              const std::vector<uint8_t>& in,
+              std::size_t n_time,
+              const std::vector<std::size_t>& calls,
+              uint64_t& saturated,
+              const std::function<void(const kernels::xengine_plan&)>& inspect = nullptr)
 {
     kernels::xengine_plan plan(c, qa::test_device(), "qa_device");
+    if (inspect)
+        inspect(plan);
     auto ctx = runtime::device_context::get(plan.where().kind, plan.where().device);
     runtime::device_stream stream(ctx, "qa");
     runtime::device_memory d_in(ctx, in.size(), "qa");
@@ -128,6 +133,28 @@ BOOST_AUTO_TEST_CASE(ci8_bit_exact_both_kernels)
                 BOOST_CHECK_EQUAL(s_dev, 0u);
                 BOOST_CHECK_EQUAL(s_cpu, 0u);
             }
+}
+
+BOOST_AUTO_TEST_CASE(tuned_plans_are_bit_exact)
+{
+    // Every kernel and spectra per call the tuner may choose ran and dumped
+    // the heuristic's sums bit for bit (or it was rejected); the chosen one
+    // matches the CPU.
+    const qa::tuning_forced tuning;
+    unsigned seed = 61;
+    for (int S : { 20, 70 }) // 40 inputs (the direct form) and 140
+        for (auto k : { xengine_kernel::automatic, xengine_kernel::tensor }) {
+            const auto c = config(S, 2, 3, k);
+            const std::size_t T = 300;
+            const auto in = random_ci8(T * c.n_channels * c.n_inputs(), seed++);
+            uint64_t s_dev = 1, s_cpu = 1;
+            const auto got = run_on_device(
+                c, in, T, { 100, 3 }, s_dev, [](const kernels::xengine_plan& p) {
+                    qa::check_tuned(p.tuning());
+                });
+            BOOST_CHECK_MESSAGE(got == run_on_cpu(c, in, T, s_cpu), "S=" << S);
+            BOOST_CHECK_EQUAL(s_dev, s_cpu);
+        }
 }
 
 namespace {

@@ -546,13 +546,18 @@ __global__ void __launch_bounds__(dump_threads)
 class xengine_cuda : public xengine_plan::impl
 {
 public:
+    // The accumulation kernels. The heuristic runs fp32 below 32 inputs (or
+    // for cf32), else the best tensor form the device runs: direct mma.sync
+    // for few inputs, wgmma on sm_90a, packed mma.sync on sm_80+, WMMA on
+    // sm_75; the tuner may choose any available one (xengine_plan::tune).
+    enum class form_kind { fp32, wmma, direct, packed, wgmma };
+
     xengine_cuda(const xengine_config& c,
                  runtime::device_context::sptr ctx,
                  const std::string& who)
         : d_c(c),
           d_ctx(std::move(ctx)),
           d_who(who),
-          d_tensor(xengine_uses_tensor(c)),
           d_ci8(c.input == xengine_input::ci8),
           d_sums(std::size_t(c.n_channels) * c.n_inputs() * (c.n_inputs() + 1)),
           d_total(d_ctx, d_sums * (d_ci8 ? sizeof(long long) : sizeof(float)), who),
@@ -560,18 +565,14 @@ public:
           d_counter(d_ctx, sizeof(uint64_t), who),
           d_init(d_ctx, who),
           d_cap(tensor_cap(who)),
-          d_mma(d_tensor && d_cap >= 1 && compute_major(*d_ctx) >= 8 &&
-                tc80_built(*d_ctx)),
-          d_direct(d_mma && d_cap != packed_only && xdr_applies(c.n_inputs())),
-          d_packed(d_mma && !d_direct),
-          d_wgmma(d_packed && d_cap == 2 && wgmma_usable(*d_ctx)),
-          d_pack(d_ctx,
-                 d_packed
-                     ? xengine_tc_workspace(c.n_channels, c.n_inputs(), d_wgmma ? 3 : 2)
-                     : 16,
-                 who),
+          d_sm80(compute_major(*d_ctx) >= 8 && tc80_built(*d_ctx)),
+          d_has_wgmma(wgmma_usable(*d_ctx)),
+          d_form(heuristic_form(d_cap < 0 ? no_cap : d_cap)),
+          d_pack(d_ctx, pack_bytes(), who),
           d_im_sum(d_ctx,
-                   d_packed ? xengine_tc_sums_bytes(c.n_channels, c.n_inputs()) : 16,
+                   available(form_kind::packed).empty()
+                       ? xengine_tc_sums_bytes(c.n_channels, c.n_inputs())
+                       : 16,
                    who)
     {
         // Per kernel and process-wide: the same value for every plan.
@@ -584,35 +585,133 @@ public:
                                             "of the X-engine tensor kernel): " +
                                             cudaGetErrorString(e));
         };
-        if (d_packed && !d_wgmma)
+        if (available(form_kind::packed).empty())
             allow(reinterpret_cast<const void*>(xcorr_tc80), xtc_smem_bytes);
-        if (d_direct)
+        if (available(form_kind::direct).empty())
             allow(reinterpret_cast<const void*>(xcorr_direct), xdr_smem_bytes);
-        d_ctx->memset_async(d_total.get(), 0, d_total.size(), d_init.get(), who);
-        d_ctx->memset_async(d_part.get(), 0, d_part.size(), d_init.get(), who);
+        reset(d_init.get());
         d_init.synchronize();
     }
 
-    std::string kernel_name() const override { return d_tensor ? "tensor" : "fp32"; }
+    std::string kernel_name() const override
+    {
+        return d_form == form_kind::fp32 ? "fp32" : "tensor";
+    }
 
     std::string kernel_variant() const override
     {
-        return !d_tensor  ? ""
-               : d_wgmma  ? "wgmma"
-               : d_packed ? "mma.sync"
-               : d_direct ? "mma.sync direct"
-                          : "wmma";
+        return d_form == form_kind::fp32 ? "" : name_of(d_form);
+    }
+
+    std::vector<form> forms() const override
+    {
+        std::vector<form> out;
+        for (auto f : { form_kind::fp32,
+                        form_kind::wmma,
+                        form_kind::direct,
+                        form_kind::packed,
+                        form_kind::wgmma })
+            out.push_back({ name_of(f), available(f) });
+        return out;
+    }
+    std::string current_form() const override { return name_of(d_form); }
+    std::string forced_form() const override
+    {
+        return d_cap < 0 ? "" : name_of(heuristic_form(d_cap));
+    }
+    void use(const std::string& id) override
+    {
+        for (auto f : { form_kind::fp32,
+                        form_kind::wmma,
+                        form_kind::direct,
+                        form_kind::packed,
+                        form_kind::wgmma })
+            if (name_of(f) == id && available(f).empty())
+                d_form = f;
+    }
+    void reset(runtime::stream_handle sh) override
+    {
+        d_ctx->memset_async(d_total.get(), 0, d_total.size(), sh, d_who);
+        d_ctx->memset_async(d_part.get(), 0, d_part.size(), sh, d_who);
+    }
+
+    static std::string name_of(form_kind f)
+    {
+        switch (f) {
+        case form_kind::fp32:
+            return "fp32";
+        case form_kind::wmma:
+            return "wmma";
+        case form_kind::direct:
+            return "mma.sync direct";
+        case form_kind::packed:
+            return "mma.sync";
+        default:
+            return "wgmma";
+        }
+    }
+
+    // Why form \p f cannot run for this configuration on this device and
+    // build; empty when it can.
+    std::string available(form_kind f) const
+    {
+        if (f == form_kind::fp32)
+            return d_c.kernel == xengine_kernel::tensor
+                       ? "kernel \"tensor\" was asked for"
+                       : "";
+        if (!d_ci8)
+            return "tensor kernels take ci8 input only";
+        if (d_c.kernel == xengine_kernel::fp32)
+            return "kernel \"fp32\" was asked for";
+        switch (f) {
+        case form_kind::wmma:
+            return "";
+        case form_kind::direct:
+            if (!d_sm80)
+                return "needs sm_80 or later (and a build for it)";
+            return xdr_applies(d_c.n_inputs()) ? ""
+                                               : "too many inputs for the direct form";
+        case form_kind::packed:
+            return d_sm80 ? "" : "needs sm_80 or later (and a build for it)";
+        default:
+            return d_has_wgmma ? "" : "needs sm_90a (an H100 or H200) and a build for it";
+        }
+    }
+
+    // Today's choice under GPUDSP_XENGINE_TENSOR's cap (2: none).
+    form_kind heuristic_form(int cap) const
+    {
+        if (!xengine_uses_tensor(d_c))
+            return form_kind::fp32;
+        const bool mma = cap >= 1 && d_sm80;
+        if (mma && cap != packed_only && xdr_applies(d_c.n_inputs()))
+            return form_kind::direct;
+        if (mma)
+            return cap == 2 && d_has_wgmma ? form_kind::wgmma : form_kind::packed;
+        return form_kind::wmma;
+    }
+
+    // The packed forms' workspace: three parts of each spectrum for wgmma,
+    // two for mma.sync; the larger of those available.
+    std::size_t pack_bytes() const
+    {
+        if (available(form_kind::packed).empty())
+            return xengine_tc_workspace(d_c.n_channels,
+                                        d_c.n_inputs(),
+                                        available(form_kind::wgmma).empty() ? 3 : 2);
+        return 16;
     }
 
     // GPUDSP_XENGINE_TENSOR caps the tensor kernel's form: 0 wmma,
     // 1 mma.sync, 2 wgmma (unset: the best the device runs); "mma.sync
     // packed" is mma.sync without the direct form (to compare the two).
     static constexpr int packed_only = 3;
-    static int tensor_cap(const std::string& who)
+    static constexpr int no_cap = 2;
+    static int tensor_cap(const std::string& who) // -1: unset
     {
         const char* e = std::getenv("GPUDSP_XENGINE_TENSOR");
         if (!e || !*e)
-            return 2;
+            return -1;
         const std::string v(e);
         if (v == "wgmma")
             return 2;
@@ -673,13 +772,13 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        if (d_packed) {
+        if (d_form == form_kind::packed || d_form == form_kind::wgmma) {
             accumulate_packed(static_cast<const char2*>(x), n, stream);
             return;
         }
         // The direct path's 16-byte copies need an aligned input (any
         // buffer's item is: n_inputs is a multiple of 8); else WMMA below.
-        if (d_direct && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
+        if (d_form == form_kind::direct && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
             accumulate_direct(static_cast<const char2*>(x), n, stream);
             return;
         }
@@ -687,7 +786,7 @@ public:
         const int nt = int(n);
         for (int c0 = 0; c0 < d_c.n_channels; c0 += max_grid_y) {
             const int nc = std::min(max_grid_y, d_c.n_channels - c0);
-            if (d_tensor) {
+            if (d_form != form_kind::fp32) {
                 const unsigned tiles = unsigned((A + tc_tile - 1) / tc_tile);
                 const unsigned tile_pairs = xengine_tile_pairs(tiles);
                 dim3 grid((tile_pairs + tc_warps - 1) / tc_warps, nc);
@@ -743,7 +842,8 @@ public:
     void accumulate_packed(const char2* x, std::size_t n, cudaStream_t stream)
     {
         const int A = d_c.n_inputs(), a_pad = xtc_padded_inputs(A);
-        const int parts = d_wgmma ? 3 : 2;
+        const bool wgmma = d_form == form_kind::wgmma;
+        const int parts = wgmma ? 3 : 2;
         const xtc_launch_shape shape =
             xtc_launch_shape_for(n, d_c.n_channels, A, d_pack.size(), parts);
         const unsigned tiles = unsigned(a_pad / xtc_tile);
@@ -757,7 +857,7 @@ public:
                                     std::size_t(nc) * a_pad * sizeof(int),
                                     stream,
                                     d_who);
-                (d_wgmma
+                (wgmma
                      ? xtc_pack<3>
                      : xtc_pack<
                            2>)<<<dim3(tiles, blocks, nc), xtc_pack_threads, 0, stream>>>(
@@ -772,7 +872,7 @@ public:
                     reinterpret_cast<int*>(d_im_sum.get()));
                 d_ctx->check_last_error("xengine pack kernel launch", d_who);
 #ifdef GPUDSP_HAVE_WGMMA
-                if (d_wgmma) {
+                if (wgmma) {
                     xengine_wgmma_launch(
                         xengine_tile_pairs(tiles),
                         nc,
@@ -855,17 +955,16 @@ private:
     xengine_config d_c;
     runtime::device_context::sptr d_ctx;
     std::string d_who;
-    bool d_tensor, d_ci8;
+    bool d_ci8;
     std::size_t d_sums;               // channels x pairs x (re, im)
     runtime::device_memory d_total;   // ci8: int64; cf32: float
     runtime::device_memory d_part;    // ci8: int32 partials
     runtime::device_memory d_counter; // saturation count nobody asked for
     runtime::device_stream d_init;
-    int d_cap;                       // GPUDSP_XENGINE_TENSOR (2: no cap)
-    bool d_mma;                      // sm_80+: the mma.sync kernels run
-    bool d_direct;                   // few inputs: mma.sync straight from the input
-    bool d_packed;                   // else pack + mma.sync (or wgmma)
-    bool d_wgmma;                    // sm_90a: pack (3 parts) + wgmma
+    int d_cap;                       // GPUDSP_XENGINE_TENSOR (-1: unset)
+    bool d_sm80;                     // sm_80+ and built for it: the mma.sync kernels
+    bool d_has_wgmma;                // sm_90a and built for it: wgmma
+    form_kind d_form;                // what accumulates
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums
 };

@@ -45,6 +45,21 @@ struct xengine_plan::impl {
     virtual void promote(runtime::stream_handle s) = 0;
     /*! Writes the totals and clears them (the plan promotes first). */
     virtual void dump(void* out, uint64_t* saturated, runtime::stream_handle s) = 0;
+
+    /*! The accumulation kernels this backend has (ids, each with why it
+     *  cannot run here, empty if it can); none: nothing to tune. */
+    struct form {
+        std::string id, unavailable;
+    };
+    virtual std::vector<form> forms() const { return {}; }
+    /*! The form that runs now (the heuristic's until use()). */
+    virtual std::string current_form() const { return ""; }
+    /*! The form an environment variable forces (GPUDSP_XENGINE_TENSOR), or empty. */
+    virtual std::string forced_form() const { return ""; }
+    /*! Accumulates with form \p id from now on (an available one). */
+    virtual void use(const std::string& id) { (void)id; }
+    /*! Clears the totals and partials (after the tuner's runs). */
+    virtual void reset(runtime::stream_handle s) { (void)s; }
 };
 
 /*! Whether a GPU backend runs the tensor-core kernel for this configuration. */

@@ -6,9 +6,13 @@
 // xengine_plan: validation and the choice of backend.
 
 #include "kernels/common/emulated_work.h"
+#include "runtime/autotune.h"
 #include "xengine_impl.h"
 #include "xengine_tile.h"
 #include <unistd.h>
+#include <cmath>
+#include <map>
+#include <random>
 #include <stdexcept>
 
 namespace gr {
@@ -80,6 +84,11 @@ std::size_t xengine_plan::device_bytes(const xengine_config& c)
 }
 
 std::size_t xengine_plan::preferred_spectra() const
+{
+    return d_batch ? d_batch : heuristic_spectra();
+}
+
+std::size_t xengine_plan::heuristic_spectra() const
 {
     if (d_where.kind == backend_kind::cpu)
         return 1; // no launches to amortise
@@ -180,6 +189,110 @@ xengine_plan::xengine_plan(const xengine_config& config,
     } else {
         d_impl = make_xengine_cpu(config);
     }
+    tune();
+}
+
+// The tuner times each accumulation kernel the backend has at the
+// heuristic's spectra per call and at a half and a quarter of it (time per
+// spectrum); each candidate's dump of the same spectra must equal the
+// heuristic's bit for bit (ci8; cf32 within 1e-5 of the largest sum).
+void xengine_plan::tune()
+{
+    const auto& c = d_config;
+    std::string shape = "S=" + std::to_string(c.n_stations) +
+                        " P=" + std::to_string(c.n_pols) +
+                        " C=" + std::to_string(c.n_channels) +
+                        (c.input == xengine_input::ci8 ? " ci8" : " cf32");
+    if (c.kernel != xengine_kernel::automatic)
+        shape += c.kernel == xengine_kernel::fp32 ? " kernel=fp32" : " kernel=tensor";
+    const auto forms = d_impl->forms();
+    if (forms.empty()) {
+        d_tuning = runtime::untuned("xengine", shape, d_impl->kernel_name());
+        return;
+    }
+    const std::size_t b0 = heuristic_spectra();
+    std::vector<std::size_t> batches;
+    for (const std::size_t b : { b0 / 4 / 16 * 16, b0 / 2 / 16 * 16, b0 })
+        if (b >= 16 && (batches.empty() || batches.back() != b))
+            batches.push_back(b);
+    auto id_of = [](const std::string& form, std::size_t b) {
+        return form + " b=" + std::to_string(b);
+    };
+
+    runtime::tune_problem p;
+    p.kernel = "xengine";
+    p.version = 1;
+    p.shape = shape;
+    p.unit = "spectrum";
+    p.input_bytes = b0 * c.input_item_size();
+    p.output_bytes = c.output_item_size();
+    p.heuristic = id_of(d_impl->current_form(), b0);
+    if (!d_impl->forced_form().empty())
+        p.forced = id_of(d_impl->forced_form(), b0);
+    std::map<std::string, std::pair<std::string, std::size_t>> what; // id -> form, batch
+    for (const auto& f : forms)
+        for (const std::size_t b : batches) {
+            const std::string id = id_of(f.id, b);
+            what[id] = { f.id, b };
+            p.candidates.push_back({ id,
+                                     f.unavailable,
+                                     double(b),
+                                     [this, form = f.id, b](const void* in,
+                                                            void*,
+                                                            runtime::stream_handle s) {
+                                         d_impl->use(form);
+                                         d_impl->accumulate(in, b, s);
+                                     } });
+        }
+    // The same b0 spectra in calls of the candidate's size, promoted and
+    // dumped.
+    p.result = [this, &what, b0](const runtime::tune_candidate& cand,
+                                 const void* in,
+                                 void* out,
+                                 runtime::stream_handle s) {
+        const auto& [form, b] = what.at(cand.id);
+        d_impl->use(form);
+        d_impl->reset(s);
+        const auto* x = static_cast<const char*>(in);
+        for (std::size_t t = 0; t < b0; t += b)
+            d_impl->accumulate(
+                x + t * d_config.input_item_size(), std::min(b, b0 - t), s);
+        d_impl->promote(s);
+        d_impl->dump(out, nullptr, s);
+    };
+    if (c.input == xengine_input::cf32) {
+        p.fill = [](void* host, std::size_t bytes, uint64_t seed) {
+            std::mt19937_64 rng(seed);
+            std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+            auto* f = static_cast<float*>(host);
+            for (std::size_t i = 0; i < bytes / sizeof(float); ++i)
+                f[i] = u(rng);
+        };
+        const std::size_t n = c.dump_values() * 2;
+        p.compare = [n](const void* expected, const void* got) -> std::string {
+            const auto* a = static_cast<const float*>(expected);
+            const auto* g = static_cast<const float*>(got);
+            double scale = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                scale = std::max(scale, double(std::fabs(a[i])));
+            for (std::size_t i = 0; i < n; ++i)
+                if (!(std::fabs(double(a[i]) - double(g[i])) <= 1e-5 * scale))
+                    return "sum " + std::to_string(i) + ": " + std::to_string(g[i]) +
+                           ", expected " + std::to_string(a[i]);
+            return "";
+        };
+    }
+    auto ctx = runtime::device_context::get(d_where.kind, d_where.device);
+    d_tuning = runtime::autotune(p, ctx, d_who);
+    const auto chosen = what.find(d_tuning.chosen);
+    if (chosen != what.end()) {
+        d_impl->use(chosen->second.first);
+        d_batch = chosen->second.second;
+    }
+    // The tuner's runs leave sums behind: start from zero.
+    runtime::device_stream stream(ctx, d_who);
+    d_impl->reset(stream.get());
+    stream.synchronize();
 }
 
 xengine_plan::~xengine_plan() = default;

@@ -181,6 +181,7 @@ void bind_wipeoff_correlator(py::module& m)
              py::arg("backend") = "auto",
              py::arg("device") = 0)
         .def("backend", &wipeoff_correlator::backend)
+        .def("configuration", &wipeoff_correlator::configuration)
         .def("record_size", &wipeoff_correlator::record_size)
         .def("add_satellite",
              &wipeoff_correlator::add_satellite,

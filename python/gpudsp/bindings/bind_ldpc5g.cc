@@ -258,5 +258,6 @@ void bind_ldpc5g(py::module& m, py::module& k)
              py::arg("device") = 0,
              py::arg("n_ref") = 0,
              py::arg("early_termination") = true)
-        .def("backend", &ldpc5g_decode::backend);
+        .def("backend", &ldpc5g_decode::backend)
+        .def("configuration", &ldpc5g_decode::configuration);
 }

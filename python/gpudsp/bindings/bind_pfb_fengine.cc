@@ -175,6 +175,7 @@ void bind_pfb_fengine(py::module& m, py::module& k)
              py::arg("device") = 0,
              py::arg("max_coarse_delay") = 65536)
         .def("backend", &pfb_fengine::backend)
+        .def("configuration", &pfb_fengine::configuration)
         .def("weights", &pfb_fengine::weights)
         .def("set_gains",
              &pfb_fengine::set_gains,
@@ -192,16 +193,17 @@ void bind_pfb_fengine(py::module& m, py::module& k)
              &pfb_fengine::set_coarse_delays,
              py::arg("delays"),
              py::arg("at_sample") = -1)
-        .def("set_delay_model",
-             &pfb_fengine::set_delay_model,
-             py::arg("delays"),
-             py::arg("delay_rates") = std::vector<double>{},
-             py::arg("phases") = std::vector<double>{},
-             py::arg("phase_rates") = std::vector<double>{},
-             py::arg("at_sample") = 0,
-             "Delay tracking: per input, delay + delay_rate (n - at_sample) samples and "
-             "phase + phase_rate (n - at_sample) radians at input sample n, evaluated per "
-             "spectrum (docs/fengine.md).")
+        .def(
+            "set_delay_model",
+            &pfb_fengine::set_delay_model,
+            py::arg("delays"),
+            py::arg("delay_rates") = std::vector<double>{},
+            py::arg("phases") = std::vector<double>{},
+            py::arg("phase_rates") = std::vector<double>{},
+            py::arg("at_sample") = 0,
+            "Delay tracking: per input, delay + delay_rate (n - at_sample) samples and "
+            "phase + phase_rate (n - at_sample) radians at input sample n, evaluated per "
+            "spectrum (docs/fengine.md).")
         .def("gains", &pfb_fengine::gains)
         .def("fine_delays", &pfb_fengine::fine_delays)
         .def("phases", &pfb_fengine::phases)

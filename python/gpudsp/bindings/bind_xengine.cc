@@ -106,6 +106,7 @@ void bind_xengine(py::module& m, py::module& k)
              py::arg("device") = 0,
              py::arg("kernel") = "auto")
         .def("backend", &xengine::backend)
+        .def("configuration", &xengine::configuration)
         .def("kernel", &xengine::kernel)
         .def("kernel_form", &xengine::kernel_form);
 

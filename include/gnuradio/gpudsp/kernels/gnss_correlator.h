@@ -9,6 +9,7 @@
 #include <gnuradio/gpudsp/api.h>
 #include <gnuradio/gpudsp/runtime/backend.h>
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/gpudsp/runtime/tuning.h>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -221,6 +222,11 @@ public:
     std::vector<std::complex<float>>
     execute_host(const void* x, int64_t n_samples, const std::vector<gnss_job>& jobs);
 
+    /*! \brief The configuration that runs (CUDA: antennas and taps per
+     *  thread) and where it came from: tuned when the plan was built,
+     *  cached, shipped or the heuristic (docs/gpu.md, "Tuning"). */
+    const runtime::tune_result& tuning() const { return d_tuning; }
+
     struct impl;
 
     //! One primary period of a job that carries a secondary code, and the
@@ -235,6 +241,8 @@ public:
     split_at_epochs(const gnss_fixed_job& job, int secondary_chip) const;
 
 private:
+    void tune();
+
     int d_n_antennas;
     std::vector<double> d_taps;
     double d_samp_rate;
@@ -244,6 +252,7 @@ private:
     int d_cpu_threads = 1;
     std::unique_ptr<impl> d_impl;
     std::vector<std::complex<float>> d_parts; // per-period results (secondary codes)
+    runtime::tune_result d_tuning;
 };
 
 } // namespace kernels

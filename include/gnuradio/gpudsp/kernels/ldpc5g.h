@@ -9,6 +9,7 @@
 #include <gnuradio/gpudsp/api.h>
 #include <gnuradio/gpudsp/runtime/backend.h>
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/gpudsp/runtime/tuning.h>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -194,14 +195,22 @@ public:
      *  it was. */
     double last_kernel_seconds() const;
 
+    /*! \brief The configuration that runs (CUDA: the kernel and codewords
+     *  per chunk) and where it came from: tuned when the plan was built,
+     *  cached, shipped or the heuristic (docs/gpu.md, "Tuning"). */
+    const runtime::tune_result& tuning() const { return d_tuning; }
+
     struct impl;
 
 private:
+    void tune();
+
     ldpc5g_params d_p;
     ldpc5g_decoder_config d_c;
     runtime::backend_choice d_where;
     std::string d_who;
     std::unique_ptr<impl> d_impl;
+    runtime::tune_result d_tuning;
 };
 
 } // namespace kernels

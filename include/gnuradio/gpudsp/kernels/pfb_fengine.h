@@ -9,6 +9,7 @@
 #include <gnuradio/gpudsp/api.h>
 #include <gnuradio/gpudsp/runtime/backend.h>
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/gpudsp/runtime/tuning.h>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -162,9 +163,16 @@ public:
     /*! \brief Bytes of input holding samples [0, n) of one input. */
     std::size_t input_bytes(std::size_t n_samples) const;
 
+    /*! \brief The configuration that runs (CUDA: fused or not, the FIR's
+     *  sections) and where it came from: tuned when the plan was built,
+     *  cached, shipped, forced (GPUDSP_FENGINE_FUSED=0) or the heuristic
+     *  (docs/gpu.md, "Tuning"). */
+    const runtime::tune_result& tuning() const { return d_tuning; }
+
     struct impl;
 
 private:
+    void tune();
     std::vector<std::complex<float>> rotations(const fengine_corrections& c) const;
     std::vector<float> drift(const fengine_corrections& c) const;
 
@@ -174,6 +182,7 @@ private:
     std::vector<float> d_weights;
     fengine_corrections d_corrections;
     std::unique_ptr<impl> d_impl;
+    runtime::tune_result d_tuning;
 };
 
 } // namespace kernels

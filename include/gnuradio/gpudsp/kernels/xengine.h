@@ -9,6 +9,7 @@
 #include <gnuradio/gpudsp/api.h>
 #include <gnuradio/gpudsp/runtime/backend.h>
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/gpudsp/runtime/tuning.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -124,14 +125,25 @@ public:
      *  asks its scheduler for this many at a time. */
     std::size_t preferred_spectra() const;
 
+    /*! \brief The accumulation kernel and spectra per call that run (CUDA:
+     *  "wgmma b=1024"...) and where they came from: tuned when the plan was
+     *  built, cached, shipped, forced (GPUDSP_XENGINE_TENSOR) or the
+     *  heuristic (docs/gpu.md, "Tuning"). */
+    const runtime::tune_result& tuning() const { return d_tuning; }
+
     struct impl;
 
 private:
+    void tune();
+    std::size_t heuristic_spectra() const;
+
     xengine_config d_config;
     runtime::backend_choice d_where;
     std::string d_who;
     std::unique_ptr<impl> d_impl;
     std::size_t d_since_promotion = 0; // ci8 spectra in the int32 partials
+    std::size_t d_batch = 0;           // tuned spectra per call (0: the heuristic's)
+    runtime::tune_result d_tuning;
 };
 
 } // namespace kernels
