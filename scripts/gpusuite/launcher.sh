@@ -6,13 +6,14 @@
 # gr-gpudsp GPU suite, packed by `scripts/gpu-suite.sh pack`. On the GPU
 # machine, from the checkout root:
 #
-#   DIR/run [--quick] [--only PATTERN] [--budget SECONDS]
+#   DIR/run [--quick] [--focus JOB[,JOB]] [--only PATTERN] [--budget SECONDS]
 #
 # unpacks the archive beside this script once (into DIR/root), then runs the
 # suite with the bundled Python and libraries and this machine's CUDA and
-# driver. Results go to $OUT when it is set, else to DIR/out: summary.md,
-# bench.json, sanitizer.log, ncu.csv, logs.tar.xz. Exit status 0 when
-# nothing failed (skipped steps do not fail). docs/gpu.md explains it all.
+# driver: 6 minutes by default, 3 with --focus. Results go to $OUT when it is
+# set, else to DIR/out: summary.md, tuning.json, bench.json, sanitizer.log,
+# ncu.csv, logs.tar.xz. Exit status 0 when nothing failed (skipped steps do
+# not fail). docs/gpu.md explains it all.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 archive=$here/gpusuite.tar.xz

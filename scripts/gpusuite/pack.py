@@ -35,6 +35,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import jobs as gpu_jobs  # noqa: E402
+
 # Libraries taken from the GPU machine: glibc's, the C++ runtime, and CUDA's
 # and the driver's (a bundled copy could disagree with the machine's driver).
 SYSTEM_LIBS = re.compile(
@@ -125,6 +128,41 @@ def discover_python(stage_site, tests_dir, stage_lib):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def installed_site(install):
+    """The folder of an installed tree that holds gnuradio/gpudsp: where the
+    build put its Python package (lib/python3.11/dist-packages for a prefix
+    Debian's Python knows, lib/python3.11/site-packages for any other)."""
+    found = sorted(install.glob("lib*/python3*/*-packages/gnuradio/gpudsp/__init__.py"))
+    if not found:
+        raise SystemExit(f"gpu-suite pack: no gnuradio/gpudsp Python package under {install} "
+                         "(was the module built with Python?)")
+    return found[0].parent.parent.parent
+
+
+def last_gpu_run(src):
+    """(commit, summary file) of the newest GPU run recorded in
+    docs/gpu-runs/, or (None, None)."""
+    for f in sorted((src / "docs" / "gpu-runs").glob("*-summary.md"), reverse=True):
+        m = re.search(r"Bundle ([0-9a-f]{7,40})", f.read_text(errors="replace"))
+        if m:
+            return m.group(1), f.name
+    return None, None
+
+
+def changed_tests(src, tests):
+    """The tests whose job's sources changed since the last GPU run (all of
+    them when that run's commit is unknown here, a shallow clone say), and
+    what they were compared with."""
+    commit, name = last_gpu_run(src)
+    if commit:
+        r = subprocess.run(["git", "diff", "--name-only", commit, "--"], cwd=src,
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            touched = gpu_jobs.jobs_of_files(r.stdout.split())
+            return gpu_jobs.tests_of_jobs(tests, touched), f"{commit} ({name})"
+    return list(tests), "no earlier GPU run found in this checkout"
+
+
 def stage_python(root, build_install, tests_dir):
     py = root / "python"
     (py / "bin").mkdir(parents=True)
@@ -136,7 +174,7 @@ def stage_python(root, build_install, tests_dir):
     copy_tree(DEBIAN_STDLIB / "lib-dynload", stdlib / "lib-dynload", skip_re=DYNLOAD_SKIP)
 
     site = py / "lib" / "python3" / "dist-packages"
-    staged_site = build_install / "lib" / "python3.11" / "dist-packages"
+    staged_site = installed_site(build_install)
     files = discover_python(staged_site, tests_dir, root / "lib")
     system_site = Path("/usr/lib/python3/dist-packages")
     # Third-party packages whole (less their tests); of gnuradio, the
@@ -255,7 +293,7 @@ def main():
 
     suite = root / "suite"
     suite.mkdir()
-    for f in ("runner.py", "report.py", "targets.py", "kernel_names.py"):
+    for f in ("runner.py", "report.py", "targets.py", "kernel_names.py", "jobs.py"):
         shutil.copy2(src / "scripts" / "gpusuite" / f, suite / f)
     describe = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=src,
                               capture_output=True, text=True).stdout.strip() or "unknown"
@@ -269,6 +307,7 @@ def main():
         "python_tests": py,
         "python_packages": tops + ["gnuradio." + s for s in gr_subs],
     }
+    manifest["changed_tests"], manifest["changed_since"] = changed_tests(src, cpp)
     manifest["glibc"] = glibc_needed(root)
     (suite / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     log(f"staged {size_of(root) / 2**20:.1f} MiB; compressing")

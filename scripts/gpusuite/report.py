@@ -9,6 +9,7 @@ targets, in the column layout of docs/performance.md."""
 import targets
 
 NO_DEVICE = "no CUDA device"
+NO_TIME = "no time left"  # (runner.NO_TIME)
 OK = {"passed", "clean"}
 
 
@@ -57,7 +58,7 @@ def summary(s):
     lines.append(
         f"Bundle {m['commit']} (packed {m['packed']}, CUDA architectures "
         f"{m['cuda_architectures']}). Run {e['time']}, "
-        f"{'quick (no sanitizer, no ncu)' if s.quick else 'full'}, {e['seconds']} s"
+        f"{'focus ' + ','.join(s.focus) if s.focus else 'quick (no sanitizer, no ncu)' if s.quick else 'full'}, {e['seconds']} s"
         + (f", only `{s.only.pattern}`" if s.only else "") + ".")
     lines.append("")
     lines.append(f"Machine: {e['gpu'] or NO_DEVICE}"
@@ -65,13 +66,22 @@ def summary(s):
                  + (f", nvcc {e['nvcc']}" if e.get("nvcc") else "")
                  + f"; {e['cpu']} ({e['simd']}), {e['cores']} cores; {e['glibc']}; "
                  f"Linux {e['kernel']}.")
+    partial = [st.title for st in s.steps if st.status == "incomplete"]
     lines += ["", f"**{verdict}**" + (f": {', '.join(st.title for st in failed)}"
-                                      if failed else ""), ""]
+                                      if failed else "")
+              + (f" (incomplete for lack of time: {', '.join(partial)})" if partial else ""),
+              ""]
     for f in s.failures:
         lines.append(f"- bundle problem: {f}")
     lines.append("## Steps\n")
     lines.append(table(["step", "result", "items", "time", "note"], [
         [st.title, st.status, counts(st), f"{st.seconds:.0f} s", st.note] for st in s.steps]))
+
+    late = [(st.title, i.group, i.name) for st in s.steps for i in st.items
+            if i.status == "cut at the step's end" or (i.status == "not run" and i.note == NO_TIME)]
+    if late:
+        lines.append("## Not run for lack of time\n")
+        lines += [f"- {t}: {(g + ' ') if g else ''}{n}" for t, g, n in late] + [""]
 
     by = {st.key: st for st in s.steps}
     for key in ("cpp", "python"):
@@ -80,6 +90,24 @@ def summary(s):
             lines.append(f"## {st.title}\n")
             lines.append(table(["test", "result", "time", "note"], [
                 [i.name, i.status, f"{i.seconds:.1f} s", i.note] for i in st.items]))
+    results = s.tuning.get("results", []) if s.tuning else []
+    if results:
+        lines.append("## Tuning (gpudsp_tune; tuning.json is this GPU's table)\n")
+        rows = []
+        for r in results:
+            if "error" in r:
+                rows.append([r["kernel"], r["shape"], "failed: " + r["error"], "", "", ""])
+                continue
+            times = {c["id"]: c.get("median_s") for c in r.get("candidates", [])}
+            win, heur = times.get(r["chosen"]), times.get(r["heuristic"])
+            gain = f"{heur / win:.2f}x" if win and heur else "—"
+            bad = [f"{c['id']}: {c['status']}" for c in r.get("candidates", [])
+                   if c["status"].startswith(("rejected", "failed"))]
+            rows.append([r["kernel"], r["shape"], r["chosen"], r["heuristic"], gain,
+                         ("saved" if r.get("saved") else "not saved") +
+                         ("; " + "; ".join(bad) if bad else "")])
+        lines.append(table(["job", "shape", "chosen", "heuristic", "heuristic / chosen time",
+                            "note"], rows))
     st = by.get("sanitizer")
     if st and st.items:
         lines.append("## compute-sanitizer (C++ GPU tests)\n")
@@ -139,5 +167,6 @@ def console_summary(s):
         out.append(f"targets missed: {len(missed)} (see summary.md)")
     for f in s.failures:
         out.append("bundle problem: " + f)
-    out.append(f"results in {s.out}: summary.md bench.json sanitizer.log ncu.csv logs.tar.xz")
+    out.append(f"results in {s.out}: summary.md tuning.json bench.json sanitizer.log ncu.csv "
+               "logs.tar.xz")
     return "\n".join(out)

@@ -5,17 +5,23 @@
 """gr-gpudsp GPU suite runner, started by DIR/run with the bundled Python.
 
 Runs, in order and without stopping at the first failure: (1) the C++ GPU
-tests, (2) the Python CUDA qa tests, (3) compute-sanitizer (memcheck,
-racecheck, synccheck, initcheck) over the C++ GPU tests, (4) gpudsp_bench for
-every job, (5) the apps on the GPU backend, (6) an ncu summary of the
-hottest kernel of each job. Each step has its own time budget inside the
-whole run's. Without a CUDA device it runs what needs none (the test
-programs start and skip, the benchmark's CPU rows and the apps on the CPU,
-small) and reports every GPU step as "no CUDA device", so the bundle itself
-is tested wherever it is unpacked.
+tests, (2) the Python CUDA qa tests, (3) gpudsp_tune over every job (the
+sweep of every plan's candidate configurations; the winners go to a cache
+the later steps use), (4) gpudsp_bench for every job, with the tuned
+configurations, (5) the apps on the GPU backend, (6) compute-sanitizer:
+memcheck, synccheck and initcheck over every C++ GPU test, racecheck over
+those whose job changed since the last GPU run and, in rotation, a few
+others, (7) ncu over the jobs with a benchmark row that missed its target.
+Each step has its own time budget inside the whole run's (6 minutes by
+default). --focus JOB[,JOB] runs those jobs' tests, sweep, rows, memcheck
+and profile (3 minutes by default), for the re-run after a fix. Without a
+CUDA device it runs what needs none (the test programs start and skip, the
+benchmark's CPU rows and the apps on the CPU, small) and reports every GPU
+step as "no CUDA device", so the bundle itself is tested wherever it is
+unpacked.
 
-Writes to --out: summary.md, bench.json, sanitizer.log, ncu.csv and
-logs.tar.xz (every log). Exit status 1 when anything failed.
+Writes to --out: summary.md, tuning.json, bench.json, sanitizer.log, ncu.csv
+and logs.tar.xz (every log). Exit status 1 when anything failed.
 """
 
 import argparse
@@ -36,12 +42,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jobs as gpu_jobs
 import report
+import targets
 from kernel_names import short_kernel_name
 
 NO_DEVICE = "no CUDA device"
-# What ctest sets for the module's tests (lib/ and python/ CMakeLists).
-TEST_ENV = {"VOLK_GENERIC": "1", "GR_DONT_LOAD_PREFS": "1", "GR_CONF_CONTROLPORT_ON": "False"}
+NO_TIME = "no time left"
+# Killed when its step's time ran out (the steps after the tests share the
+# run's minutes; a test program killed so is a "timeout", a failure).
+CUT = "cut at the step's end"
+# What ctest sets for the module's tests (lib/ and python/ CMakeLists): the
+# tuner off, so that the tests run the plans' heuristic configurations.
+TEST_ENV = {"VOLK_GENERIC": "1", "GR_DONT_LOAD_PREFS": "1", "GR_CONF_CONTROLPORT_ON": "False",
+            "GPUDSP_AUTOTUNE": "off"}
+DEFAULT_BUDGET = 360.0  # seconds: a full run, inside a 15-minute GPU lease
+FOCUS_BUDGET = 170.0  # --focus: the re-run after a fix
 
 # gpudsp_bench runs: name -> (job, arguments on a GPU machine: every GPU
 # row, CPU rows kept short; without a GPU: the tiny run of ctest's
@@ -100,10 +116,10 @@ LDPC_POINT = ["--K", "500", "--E", "1000", "--ebn0", "2.0", "--arithmetic", "fix
 APPS_GPU = {
     "fx_correlator": ["gpudsp_fx_correlator", "--backend", "cuda", "--antennas", "16",
                       "--seconds", "0.001", "--no-plots", "--no-ms", "--no-image"],
-    "gnss_track": ["gpudsp_gnss_track", "--backend", "cuda", "--seconds", "1", "--antennas",
+    "gnss_track": ["gpudsp_gnss_track", "--backend", "cuda", "--seconds", "0.8", "--antennas",
                    "4", "--l1", "3,11,19,27", "--e1b", "4,12,19,33", "--no-plots"],
     "gnss_track_l5": ["gpudsp_gnss_track", "--band", "l5", "--backend", "cuda", "--seconds",
-                      "1", "--antennas", "4", "--no-plots"],
+                      "0.8", "--antennas", "4", "--no-plots"],
     "ldpc_bler": ["gpudsp_ldpc_bler"] + LDPC_POINT,
 }
 APPS_CPU = {
@@ -119,12 +135,20 @@ APPS_CPU = {
                   "--no-plots"],
 }
 
-# Seconds per step: (budget, the least kept for it when earlier steps ran long).
-BUDGETS = {"cpp": (60, 20), "python": (120, 30), "sanitizer": (150, 30),
-           "bench": (210, 60), "apps": (150, 60), "ncu": (90, 30)}
+# Seconds per step, in the order they run: (budget, the least kept for it
+# when earlier steps ran long). Run 6 on an H100 (2026-11-24) took 5 s for
+# the C++ tests, 26 s for the Python ones, 79 s for the apps (the L5
+# tracking, 1 s of signal, 36 s of it: now 0.8 s) and ran out of its 150 s
+# for the benchmarks and for compute-sanitizer (racecheck).
+BUDGETS = {"cpp": (30, 10), "python": (60, 20), "tune": (50, 20), "bench": (110, 40),
+           "apps": (70, 25), "sanitizer": (60, 15), "ncu": (40, 15)}
 STEP_TITLES = {"cpp": "C++ GPU tests", "python": "Python CUDA qa tests",
-               "sanitizer": "compute-sanitizer", "bench": "gpudsp_bench",
-               "apps": "apps on the GPU backend", "ncu": "ncu summary"}
+               "tune": "gpudsp_tune sweep", "sanitizer": "compute-sanitizer",
+               "bench": "gpudsp_bench", "apps": "apps on the GPU backend",
+               "ncu": "ncu (rows that missed a target)"}
+# racecheck, the slowest tool, takes the tests whose job changed since the
+# last GPU run and this many of the others, in a rotation by date.
+RACECHECK_ROTATION = 2
 SANITIZER_TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
 SANITIZER_ERROR_RC = 86
 
@@ -153,8 +177,10 @@ class step:
     def settle(self):
         """The step's status from its items'."""
         states = {i.status for i in self.items}
-        if states & {"failed", "timeout", "errors", "not run"}:
+        if states & {"failed", "timeout", "errors"}:
             self.status = "failed"
+        elif states & {CUT, "not run"}:
+            self.status = "incomplete"  # the run's time ran out: not a failure
         elif states and states <= {NO_DEVICE, "skipped"}:
             self.status = NO_DEVICE if NO_DEVICE in states else "skipped"
         elif states:
@@ -166,14 +192,22 @@ class suite:
         self.root = Path(a.root)
         self.out = Path(a.out)
         self.quick = a.quick
-        self.only = re.compile(a.only) if a.only else None
+        self.focus = gpu_jobs.parse_focus(a.focus) if a.focus else []
+        pattern = a.only or (gpu_jobs.test_pattern(self.focus) if self.focus else None)
+        self.only = re.compile(pattern) if pattern else None
         self.t0 = time.monotonic()
-        self.deadline = self.t0 + a.budget
+        budget = a.budget or (FOCUS_BUDGET if self.focus else DEFAULT_BUDGET)
+        self.deadline = self.t0 + budget
+        # The tuned configurations, for the benchmark and the apps.
+        self.tuning_cache = self.root.parent / "tuning-cache"
+        self.tuned_env = {}
+        self.tuning = {}
         self.logs = self.root.parent / "logs"
         shutil.rmtree(self.logs, ignore_errors=True)
         self.logs.mkdir(parents=True)
         self.out.mkdir(parents=True, exist_ok=True)
-        for f in ("summary.md", "bench.json", "sanitizer.log", "ncu.csv", "logs.tar.xz"):
+        for f in ("summary.md", "tuning.json", "bench.json", "sanitizer.log", "ncu.csv",
+                  "logs.tar.xz"):
             (self.out / f).unlink(missing_ok=True)
         self.manifest = json.loads((self.root / "suite" / "manifest.json").read_text())
         self.workers = max(1, min(8, os.cpu_count() or 1))
@@ -187,6 +221,15 @@ class suite:
     # --- helpers -------------------------------------------------------
     def selected(self, name):
         return self.only is None or bool(self.only.search(name))
+
+    def chosen(self, key, names):
+        """Of a step's names (benchmark jobs, tuner jobs, apps: key "bench",
+        "tune" or "apps"), those this run takes: the focused jobs' under
+        --focus, else those --only matches."""
+        if self.focus:
+            mine = {x for n in self.focus for x in gpu_jobs.JOBS[n][key]}
+            return [n for n in names if n in mine]
+        return [n for n in names if self.selected(n)]
 
     def budget(self, key):
         """Seconds for a step: its own budget, less what the steps after it
@@ -339,15 +382,24 @@ class suite:
         # tests in the first H100 run), runs each test's cases one by one, so
         # that the cases that fit the step report; those left when it ends
         # are "not run" (the step then fails as incomplete).
-        jobs = [(k, n, "") for k in SANITIZER_TOOLS if k != "racecheck" for n in tests]
-        jobs += [("racecheck", n, c) for n in tests for c in self.test_cases(d, n) or [""]]
+        tools = ["memcheck"] if self.focus else [k for k in SANITIZER_TOOLS if k != "racecheck"]
+        jobs = [(k, n, "") for k in tools for n in tests]
+        self.racecheck_tests = [] if self.focus else racecheck_choice(
+            tests, self.manifest.get("changed_tests", tests), time.time())
+        if self.focus:
+            s.note = "--focus: memcheck only"
+        else:
+            s.note = ("racecheck: " + (", ".join(self.racecheck_tests) or "none") +
+                      f" (changed since {self.manifest.get('changed_since', '?')}, and "
+                      f"{RACECHECK_ROTATION} more in rotation)")
+        jobs += [("racecheck", n, c) for n in self.racecheck_tests
+                 for c in self.test_cases(d, n) or [""]]
 
         def one(job, end):
             kind, name, case = job
             label = f"{name}/{case}" if case else name  # (merge_cases splits it)
             if end - time.monotonic() < 5:
-                return item(label, group=kind, status="not run",
-                            note="no time left in the step")
+                return item(label, group=kind, status="not run", note=NO_TIME)
             log = sanitizer_log(kind, label)
             cmd = [tool, "--tool", kind, "--error-exitcode", str(SANITIZER_ERROR_RC),
                    "--print-limit", "20"]
@@ -360,7 +412,7 @@ class suite:
             it = item(label, group=kind, seconds=secs)
             summaries = re.findall(r"ERROR SUMMARY: \d+ errors?", text)
             if timed_out:
-                it.status = "timeout"
+                it.status = CUT
             elif rc == SANITIZER_ERROR_RC:
                 it.status, it.note = "errors", (summaries[-1] if summaries else "errors reported")
             elif rc == 0:
@@ -390,9 +442,82 @@ class suite:
         rc, _, timed_out = self.run([d / name, "--list_content"], log, 30, env=TEST_ENV, cwd=d)
         return [] if rc != 0 or timed_out else boost_cases(self.log_text(log))
 
+    def step_tune(self):
+        """gpudsp_tune over the chosen jobs' built-in shapes: every candidate
+        of every CUDA plan timed on this GPU, its output checked; the table
+        (tuning.json) comes back as the shipped table for this GPU, and the
+        winners, in a cache of their own, serve the benchmark and the apps."""
+        s = step("tune")
+        tune = shutil.which("gpudsp_tune") or str(self.root / "bin" / "gpudsp_tune")
+        names = self.chosen("tune", ["unpack10", "fengine", "xengine", "ddc", "gnss", "ldpc"])
+        out = self.out / "tuning.json"
+        if not names:
+            s.status = "not selected"
+            return s
+        if not self.env["cuda"]:
+            # It must still start (the bundle's libraries) and say so.
+            rc, secs, _ = self.run([tune] + names + ["--json", out], "tune/gpudsp_tune.log", 60)
+            text = self.log_text("tune/gpudsp_tune.log")
+            s.seconds = secs
+            s.status = NO_DEVICE if rc == 0 and "nothing to tune" in text else "failed"
+            s.note = "" if s.status == NO_DEVICE else f"exit {rc}: " + failure_lines(text)
+            return s
+        t = time.monotonic()
+        seconds = self.budget("tune")
+        # Each problem's timing budget from the step's: the grid's problems
+        # share it, with room for the plans' set-up and the output checks.
+        rc, _, _ = self.run([tune] + names + ["--list"], "tune/list.log", 30)
+        problems = max(1, len([l for l in self.log_text("tune/list.log").splitlines()
+                               if ":" in l and not l.startswith("$")]))
+        per = max(0.1, min(1.0, 0.4 * seconds / problems))
+        shutil.rmtree(self.tuning_cache, ignore_errors=True)
+        cmd = [tune] + names + ["--budget", f"{per:.2f}", "--cache-dir", self.tuning_cache,
+                                "--json", out]
+        rc, secs, timed_out = self.run(cmd, "tune/gpudsp_tune.log", seconds)
+        text = self.log_text("tune/gpudsp_tune.log")
+        try:
+            self.tuning = json.loads(out.read_text())
+        except (OSError, ValueError):
+            self.tuning = {}
+        by_kernel = {}
+        for r in self.tuning.get("results", []):
+            by_kernel.setdefault(r["kernel"], []).append(r)
+        for name in names:
+            rs = by_kernel.get(name, [])
+            it = item(name)
+            errors = [r for r in rs if "error" in r]
+            rejected = [f"{r['shape']}: {c['id']} {c['status']}" for r in rs
+                        for c in r.get("candidates", [])
+                        if c["status"].startswith(("rejected", "failed"))]
+            if errors or rejected:
+                # A candidate whose output differs from the heuristic's, or
+                # that fails, is a defect to fix (correctness first).
+                it.status = "failed"
+                it.note = "; ".join([f"{r['shape']}: {r['error']}" for r in errors] +
+                                    rejected)[:600]
+            elif rs:
+                moved = [r for r in rs if r.get("chosen") != r.get("heuristic")]
+                it.status = "passed"
+                it.note = (f"{len(rs)} shapes, {sum(r.get('saved', False) for r in rs)} saved;"
+                           f" {len(moved)} choose other than the heuristic")
+            elif timed_out:
+                it.status, it.note = "not run", NO_TIME
+            else:
+                it.status = "failed"
+                it.note = f"exit {rc}: no result; " + failure_lines(text)
+            s.items.append(it)
+        if timed_out:
+            s.note = f"stopped after {secs:.0f} s (step budget); later shapes not tuned"
+        # The benchmark and the apps run the tuned configurations (the
+        # cache; a shape not tuned runs its heuristic).
+        self.tuned_env = {"GPUDSP_AUTOTUNE": "cache", "GPUDSP_AUTOTUNE_DIR": str(self.tuning_cache)}
+        s.seconds = time.monotonic() - t
+        s.settle()
+        return s
+
     def step_bench(self):
         s = step("bench")
-        jobs = [j for j in BENCH if self.selected(j)]
+        jobs = self.chosen("bench", list(BENCH))
         if not jobs:
             s.status = "not selected"
             return s
@@ -405,7 +530,11 @@ class suite:
             js.parent.mkdir(parents=True, exist_ok=True)
             args = BENCH[job][0] if cuda else BENCH[job][1]
             cmd = [bench, job.split("-")[0]] + args + ["--json", js]
-            rc, secs, timed_out = self.run(cmd, f"bench/{job}.log", end - time.monotonic())
+            left = end - time.monotonic()
+            if left < 5:
+                s.items.append(item(job, status="not run", note=NO_TIME))
+                continue
+            rc, secs, timed_out = self.run(cmd, f"bench/{job}.log", left, env=self.tuned_env)
             it = item(job, seconds=secs)
             data = {}
             if js.exists():
@@ -414,7 +543,7 @@ class suite:
                 except ValueError:
                     pass
             if timed_out:
-                it.status = "timeout"
+                it.status = CUT
             elif rc != 0 or not data:
                 it.status, it.note = "failed", f"exit {rc}: " + failure_lines(
                     self.log_text(f"bench/{job}.log"))
@@ -430,8 +559,6 @@ class suite:
             for r in data.get("rows", []):
                 self.bench_rows.append(r)
             s.items.append(it)
-            if time.monotonic() > end:
-                break
         s.seconds = time.monotonic() - t
         s.settle()
         if not cuda and s.status == "passed":
@@ -442,7 +569,11 @@ class suite:
         s = step("apps")
         cuda = self.env["cuda"]
         apps = APPS_GPU if cuda else APPS_CPU
-        chosen = [n for n in apps if self.selected(n)]
+        if self.focus:
+            s.status = "not selected"
+            s.note = "--focus runs tests, sweep, rows and profile"
+            return s
+        chosen = self.chosen("apps", list(apps))
         if not chosen:
             s.status = "not selected"
             return s
@@ -452,13 +583,17 @@ class suite:
             out = self.logs / "apps" / name
             cmd = [sys.executable, self.root / "bin" / apps[name][0]] + apps[name][1:]
             cmd += ["--output", out]
+            if end - time.monotonic() < 5:
+                s.items.append(item(name, status="not run", note=NO_TIME))
+                continue
             if name == "ldpc_bler" and cuda:
                 it = self.ldpc_gpu_vs_cpu(cmd, out, end)
             else:
-                rc, secs, timed_out = self.run(cmd, f"apps/{name}.log", end - time.monotonic())
+                rc, secs, timed_out = self.run(cmd, f"apps/{name}.log", end - time.monotonic(),
+                                               env=self.tuned_env)
                 it = item(name, seconds=secs)
                 text = self.log_text(f"apps/{name}.log")
-                it.status = "timeout" if timed_out else "passed" if rc == 0 else "failed"
+                it.status = CUT if timed_out else "passed" if rc == 0 else "failed"
                 it.note = app_figures(name, text) if rc == 0 else f"exit {rc}: " + \
                     failure_lines(text)
                 it.note = ("cuda: " if cuda else "cpu (small): ") + it.note
@@ -479,12 +614,12 @@ class suite:
             c[c.index("--output") + 1] = str(out / backend)
             c += ["--backend", backend]
             rc, secs, timed_out = self.run(c, f"apps/ldpc_bler_{backend}.log",
-                                           end - time.monotonic())
+                                           end - time.monotonic(), env=self.tuned_env)
             it.seconds += secs
             csv_path = out / backend / "bler.csv"
             runs[backend] = (rc, timed_out, csv_path.read_text() if csv_path.exists() else "")
         if any(r[1] for r in runs.values()):
-            it.status = "timeout"
+            it.status = CUT
         elif any(r[0] != 0 for r in runs.values()):
             it.status, it.note = "failed", "exit " + ", ".join(
                 f"{b} {r[0]}" for b, r in runs.items())
@@ -501,7 +636,9 @@ class suite:
 
     def step_ncu(self):
         s = step("ncu")
-        jobs = [j for j in NCU if self.selected(j)]
+        missed = {r["job"] for r in self.bench_rows
+                  for _, met in targets.evaluate(r, self.bench_rows) if met is False}
+        jobs = [j for j in self.chosen("bench", list(NCU)) if j in missed]
         if self.quick:
             s.status = "skipped (--quick)"
             return s
@@ -509,8 +646,11 @@ class suite:
             s.status = NO_DEVICE
             return s
         if not jobs:
-            s.status = "not selected"
+            s.status = "passed" if self.bench_rows else "not selected"
+            s.note = ("no row missed its target: nothing to profile" if self.bench_rows
+                      else "no benchmark rows")
             return s
+        s.note = "jobs with a missed target: " + ", ".join(jobs)
         ncu = find_tool("ncu")
         if not ncu:
             s.status, s.note = "failed", "ncu not found on this machine"
@@ -519,13 +659,17 @@ class suite:
         end = t + self.budget("ncu")
         bench = shutil.which("gpudsp_bench") or str(self.root / "bin" / "gpudsp_bench")
         for job in jobs:
+            if end - time.monotonic() < 5:
+                s.items.append(item(job, status="not run", note=NO_TIME))
+                continue
             rep = self.logs / "ncu" / job
             rep.parent.mkdir(parents=True, exist_ok=True)
             cmd = [ncu, "--clock-control", "none", "--target-processes", "all",
                    "--kernel-name-base", "demangled", "--kernel-name", "regex:gpudsp",
                    "--launch-count", "40", "--metrics", ",".join(NCU_METRICS), "--export",
                    rep, "--force-overwrite", bench, job] + NCU[job]
-            rc, secs, timed_out = self.run(cmd, f"ncu/{job}.log", end - time.monotonic())
+            rc, secs, timed_out = self.run(cmd, f"ncu/{job}.log", end - time.monotonic(),
+                                           env=self.tuned_env)
             it = item(job, seconds=secs)
             rows, unreadable = [], ""
             if not timed_out and Path(str(rep) + ".ncu-rep").exists():
@@ -536,7 +680,7 @@ class suite:
                 except ValueError as e:
                     unreadable = str(e)
             if timed_out:
-                it.status = "timeout"
+                it.status = CUT
             elif unreadable:
                 it.status, it.note = "failed", unreadable
             elif not rows:
@@ -548,8 +692,6 @@ class suite:
                 it.note = f"hottest: {hot['kernel']}"
             self.ncu_rows += rows
             s.items.append(it)
-            if time.monotonic() > end:
-                break
         s.seconds = time.monotonic() - t
         s.settle()
         return s
@@ -557,11 +699,14 @@ class suite:
     # --- the whole run -------------------------------------------------
     def execute(self):
         self.probe()
+        kind = ("focus " + ",".join(self.focus) if self.focus else
+                "quick" if self.quick else "full")
         print(f"gr-gpudsp GPU suite: {self.env['gpu'] or NO_DEVICE}; bundle "
-              f"{self.manifest['commit']}; {'quick' if self.quick else 'full'} run", flush=True)
+              f"{self.manifest['commit']}; {kind} run", flush=True)
         for key, fn in [("cpp", self.step_cpp), ("python", self.step_python),
-                        ("sanitizer", self.step_sanitizer), ("bench", self.step_bench),
-                        ("apps", self.step_apps), ("ncu", self.step_ncu)]:
+                        ("tune", self.step_tune), ("bench", self.step_bench),
+                        ("apps", self.step_apps), ("sanitizer", self.step_sanitizer),
+                        ("ncu", self.step_ncu)]:
             print(f"== {STEP_TITLES[key]} ...", flush=True)
             try:
                 s = fn()
@@ -580,6 +725,11 @@ class suite:
         return 1 if failed else 0
 
     def write_outputs(self):
+        if not (self.out / "tuning.json").exists():
+            status = next((s.status for s in self.steps if s.key == "tune"), "not run")
+            (self.out / "tuning.json").write_text(json.dumps(
+                {"schema": 1, "device": None, "entries": [], "results": [],
+                 "status": status}) + "\n")
         (self.out / "bench.json").write_text(json.dumps(
             {"date": self.env["time"], "gpu": self.env["gpu"], "cpu": self.env["cpu"],
              "simd": self.env["simd"], "commit": self.manifest["commit"],
@@ -620,6 +770,20 @@ UNITS = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6,
          "B": 1.0, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}
 
 
+def racecheck_choice(tests, changed, now):
+    """racecheck's tests for a run at time \p now (seconds): those whose job
+    changed since the last GPU run, and RACECHECK_ROTATION of the others,
+    taken in turn by the day, so that every test comes round."""
+    rest = [t for t in tests if t not in changed]
+    picked = [t for t in tests if t in changed]
+    if rest:
+        day = int(now // 86400)
+        start = (day * RACECHECK_ROTATION) % len(rest)
+        for k in range(min(RACECHECK_ROTATION, len(rest))):
+            picked.append(rest[(start + k) % len(rest)])
+    return picked
+
+
 def boost_cases(listing):
     """The enabled top-level entries of a Boost.Test --list_content listing
     ("name*" or "name*: description"; children indented; disabled ones
@@ -648,7 +812,7 @@ def merge_cases(items):
             continue
         its = [i for _, i in parts]
         m = item(key[1], group=key[0], seconds=sum(i.seconds for i in its))
-        worst = next((st for st in ("errors", "failed", "timeout", "not run")
+        worst = next((st for st in ("errors", "failed", "timeout", CUT, "not run")
                       if any(i.status == st for i in its)), None)
         clean = sum(i.status == "clean" for i in its)
         if worst:
@@ -785,9 +949,18 @@ def main():
     ap.add_argument("--quick", action="store_true", help="skip compute-sanitizer and ncu")
     ap.add_argument("--only", help="regular expression: run only the tests, benchmark jobs "
                     "and apps whose names it matches")
-    ap.add_argument("--budget", type=float, default=540.0,
-                    help="seconds for the whole run (%(default)s)")
-    sys.exit(suite(ap.parse_args()).execute())
+    ap.add_argument("--focus", help="JOB[,JOB]: those jobs' tests, tuning sweep, benchmark "
+                    "rows, memcheck and profile, for the re-run after a fix (jobs: " +
+                    ", ".join(gpu_jobs.JOBS) + ")")
+    ap.add_argument("--budget", type=float, default=None,
+                    help=f"seconds for the whole run ({DEFAULT_BUDGET:.0f}; "
+                    f"{FOCUS_BUDGET:.0f} with --focus)")
+    a = ap.parse_args()
+    try:
+        s = suite(a)
+    except ValueError as e:
+        ap.error(str(e))
+    sys.exit(s.execute())
 
 
 if __name__ == "__main__":

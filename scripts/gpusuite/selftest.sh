@@ -47,13 +47,14 @@ status=0
 summary=$results/summary.md
 fail() { echo "selftest FAILED: $*"; [[ -f "$summary" ]] && cat "$summary"; exit 1; }
 [[ -f "$summary" ]] || fail "no summary.md"
-for f in bench.json sanitizer.log ncu.csv logs.tar.xz; do
+for f in tuning.json bench.json sanitizer.log ncu.csv logs.tar.xz; do
     [[ -f "$results/$f" ]] || fail "no $f"
 done
 ((status == 0)) || fail "run exited $status"
 grep -q '^\*\*PASSED\*\*' "$summary" || fail "the summary does not say PASSED"
 grep -q '^| C++ GPU tests | no CUDA device |' "$summary" || fail "C++ tests not run as skipped"
 grep -q '^| Python CUDA qa tests | no CUDA device |' "$summary" || fail "Python tests not run as skipped"
+grep -q '^| gpudsp_tune sweep | no CUDA device |' "$summary" || fail "gpudsp_tune did not start"
 grep -q '^| gpudsp_bench | passed |' "$summary" || fail "the benchmark's CPU rows failed"
 grep -q '^| apps on the GPU backend | passed |' "$summary" || fail "the apps' CPU runs failed"
 size=$(du -sm "$dir/gpusuite.tar.xz" | cut -f1)

@@ -93,5 +93,67 @@ class boost_listing(unittest.TestCase):
         self.assertEqual(runner.boost_cases("Test setup error: no CUDA device\n"), [])
 
 
+TESTS = ["qa_device_buffer_cuda", "qa_unpack10_kernels_cuda", "qa_pfb_fengine_plan_cuda",
+         "qa_xengine_plan_cuda", "qa_ddc_plan_cuda", "qa_gnss_correlator_cuda",
+         "qa_ldpc5g_cuda"]
+
+
+class racecheck_rotation(unittest.TestCase):
+    def test_changed_tests_and_a_rotation_of_the_rest(self):
+        changed = ["qa_ddc_plan_cuda"]
+        seen = set()
+        for day in range(7):
+            got = runner.racecheck_choice(TESTS, changed, day * 86400.0 + 3600)
+            self.assertEqual(got[0], "qa_ddc_plan_cuda")
+            self.assertEqual(len(got), 1 + runner.RACECHECK_ROTATION)
+            self.assertEqual(len(set(got)), len(got))
+            seen.update(got)
+        self.assertEqual(seen, set(TESTS))  # every test comes round within a week
+
+    def test_everything_changed(self):
+        self.assertEqual(runner.racecheck_choice(TESTS, TESTS, 0.0), TESTS)
+
+
+class suite_jobs(unittest.TestCase):
+    def test_changed_files_map_to_jobs_and_tests(self):
+        jobs = runner.gpu_jobs
+        self.assertEqual(jobs.jobs_of_files(["lib/kernels/xengine/xengine_cuda.cu",
+                                             "docs/xengine.md"]), {"xengine"})
+        self.assertEqual(jobs.tests_of_jobs(TESTS, {"xengine", "gnss"}),
+                         ["qa_xengine_plan_cuda", "qa_gnss_correlator_cuda"])
+        # shared code touches every job
+        self.assertEqual(jobs.jobs_of_files(["lib/kernels/common/cp_async.cuh"]),
+                         set(jobs.JOBS))
+        self.assertEqual(jobs.jobs_of_files(["README.md", "docs/gpu.md"]), set())
+        self.assertEqual(jobs.jobs_of_files(["lib/runtime/autotune.cc"]), {"buffer"})
+
+    def test_focus(self):
+        jobs = runner.gpu_jobs
+        self.assertEqual(jobs.parse_focus("xengine, ddc"), ["xengine", "ddc"])
+        with self.assertRaisesRegex(ValueError, "unknown job.*fft"):
+            jobs.parse_focus("xengine,fft")
+        import re
+        pattern = re.compile(jobs.test_pattern(["ldpc"]))
+        self.assertEqual([t for t in TESTS if pattern.search(t)], ["qa_ldpc5g_cuda"])
+
+
+class pack_layout(unittest.TestCase):
+    def test_python_folder_from_the_install_tree(self):
+        # A prefix Debian's Python knows installs to dist-packages, any
+        # other to site-packages: both are found.
+        import tempfile
+        import pack
+        for sub in ("lib/python3.11/dist-packages", "lib/python3.11/site-packages",
+                    "lib64/python3.12/site-packages"):
+            with tempfile.TemporaryDirectory() as d:
+                pkg = Path(d) / sub / "gnuradio" / "gpudsp"
+                pkg.mkdir(parents=True)
+                (pkg / "__init__.py").write_text("")
+                self.assertEqual(pack.installed_site(Path(d)), Path(d) / sub)
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(SystemExit):
+                pack.installed_site(Path(d))
+
+
 if __name__ == "__main__":
     unittest.main()
