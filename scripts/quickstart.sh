@@ -39,11 +39,15 @@ sudo=""
 [[ $(id -u) -eq 0 ]] || sudo="sudo"
 
 # --- 1. Debian packages (GNU Radio 3.10 and the module's build deps) -------
+# (GNU Radio Companion needs GTK's introspection data, which GNU Radio only
+# recommends; xvfb lets the tests start it without a display.)
 packages=(build-essential cmake pkg-config git
           gnuradio-dev libvolk2-dev libfftw3-dev libboost-test-dev libspdlog-dev
+          libboost-program-options-dev
           libgmp-dev pybind11-dev python3-numpy python3-yaml python3-h5py
           python3-matplotlib python3-pyqt5 python3-hypothesis
-          python3-astropy python3-casacore casacore-data wsclean python3-pip)
+          python3-astropy python3-casacore casacore-data wsclean python3-pip
+          gir1.2-gtk-3.0 gir1.2-pango-1.0 python3-gi-cairo xvfb xauth)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

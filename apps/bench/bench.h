@@ -15,24 +15,56 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace bench {
 
-/*! \brief Command-line options: `--name value` pairs and `--flag`s. */
+/*! \brief A command-line option a job takes: its kind (a whole number, a
+ *  comma-separated list of them, a text or a flag) and its help, which
+ *  states the default the job's code applies when it is absent. */
+struct option_spec {
+    enum kind_t { size, sizes, text, flag };
+    std::string name;
+    kind_t kind;
+    std::string help;
+};
+
+/*! \brief A wrong command line: gpudsp_bench exits with status 2 and the
+ *  message, which names the option or value at fault. */
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+/*! \brief A job's command line, parsed with Boost.Program_options against
+ *  the options it declares (and --json, --help): anything else, a missing
+ *  value or one of the wrong kind throws usage_error. A job reading an
+ *  option it did not declare is a programming error (std::logic_error). */
 class options
 {
 public:
-    options(int argc, char** argv, int first);
+    options(const std::string& job,
+            const std::vector<option_spec>& specs,
+            int argc,
+            char** argv,
+            int first);
     std::size_t size(const std::string& name, std::size_t fallback) const;
     std::vector<std::size_t> sizes(const std::string& name,
                                    const std::vector<std::size_t>& fallback) const;
     std::string text(const std::string& name, const std::string& fallback) const;
     bool flag(const std::string& name) const;
+    bool help() const { return d_help; }
+    /*! \brief "usage: gpudsp_bench JOB [options]" and the job's options. */
+    std::string usage() const { return d_usage; }
 
 private:
-    std::map<std::string, std::string> d_values;
+    const option_spec& declared(const std::string& name) const;
+
+    std::vector<option_spec> d_specs;
+    std::map<std::string, std::string> d_values; // given options (flags: "")
+    bool d_help = false;
+    std::string d_usage;
 };
 
 /*! \brief One measured figure. `roofline` is the bound it is compared with,

@@ -6,6 +6,7 @@
 #include "bench.h"
 #include <gnuradio/gpudsp/runtime/backend.h>
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
+#include <boost/program_options.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -22,47 +23,150 @@ namespace bench {
 
 using namespace gr::gpudsp::runtime;
 
-options::options(int argc, char** argv, int first)
+namespace {
+
+// A whole number, all of \p text ("abc", "-3", "7x" and "" are refused).
+std::size_t parse_size(const std::string& option, const std::string& text)
 {
-    for (int i = first; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a.rfind("--", 0) != 0)
-            throw std::invalid_argument("unexpected argument '" + a + "'");
-        a = a.substr(2);
-        if (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0)
-            d_values[a] = argv[++i];
-        else
-            d_values[a] = "";
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+        if (!text.empty() && text[0] != '-' && text[0] != '+')
+            v = std::stoull(text, &used, 10);
+    } catch (const std::exception&) {
+        used = 0;
     }
+    if (used == 0 || used != text.size())
+        throw usage_error("--" + option + " takes a whole number, got \"" + text + "\"");
+    return std::size_t(v);
+}
+
+std::vector<std::size_t> parse_sizes(const std::string& option, const std::string& text)
+{
+    const usage_error wrong(
+        "--" + option + " takes whole numbers separated by commas, got \"" + text + "\"");
+    std::vector<std::size_t> out;
+    std::stringstream ss(text);
+    std::string item;
+    try {
+        while (std::getline(ss, item, ','))
+            out.push_back(parse_size(option, item));
+    } catch (const usage_error&) {
+        throw wrong;
+    }
+    if (out.empty() || text.back() == ',')
+        throw wrong;
+    return out;
+}
+
+} // namespace
+
+options::options(const std::string& job,
+                 const std::vector<option_spec>& specs,
+                 int argc,
+                 char** argv,
+                 int first)
+    : d_specs(specs)
+{
+    namespace po = boost::program_options;
+    po::options_description desc(job + " options");
+    desc.add_options()("help,h",
+                       "this job's options")("json",
+                                             po::value<std::string>()->value_name("FILE"),
+                                             "write the rows to FILE as JSON");
+    for (const auto& s : specs) {
+        if (s.kind == option_spec::flag)
+            desc.add_options()(s.name.c_str(), po::bool_switch(), s.help.c_str());
+        else
+            desc.add_options()(s.name.c_str(),
+                               po::value<std::string>()->value_name(
+                                   s.kind == option_spec::size    ? "N"
+                                   : s.kind == option_spec::sizes ? "N[,N...]"
+                                                                  : "TEXT"),
+                               s.help.c_str());
+    }
+    std::ostringstream u;
+    u << "usage: gpudsp_bench " << job << " [options]\n\n" << desc;
+    d_usage = u.str();
+    po::options_description all;
+    all.add(desc).add_options()("stray", po::value<std::vector<std::string>>());
+    po::positional_options_description stray; // words that are not options
+    stray.add("stray", -1);
+    po::variables_map vm;
+    try {
+        po::store(
+            po::command_line_parser(std::vector<std::string>(argv + first, argv + argc))
+                .options(all)
+                .positional(stray)
+                .style(po::command_line_style::default_style &
+                       ~po::command_line_style::allow_guessing)
+                .run(),
+            vm);
+    } catch (const po::error& e) {
+        throw usage_error(std::string(e.what()) + " (gpudsp_bench " + job +
+                          " --help lists its options)");
+    }
+    if (vm.count("stray"))
+        throw usage_error("unexpected argument '" +
+                          vm["stray"].as<std::vector<std::string>>().front() +
+                          "' (gpudsp_bench " + job + " --help lists its options)");
+    d_help = vm.count("help") > 0;
+    if (vm.count("json"))
+        d_values["json"] = vm["json"].as<std::string>();
+    for (const auto& s : specs) {
+        if (!vm.count(s.name) || vm[s.name].defaulted())
+            continue;
+        if (s.kind == option_spec::flag) {
+            if (vm[s.name].as<bool>())
+                d_values[s.name] = "";
+            continue;
+        }
+        const std::string v = vm[s.name].as<std::string>();
+        if (s.kind == option_spec::size)
+            parse_size(s.name, v);
+        else if (s.kind == option_spec::sizes)
+            parse_sizes(s.name, v);
+        d_values[s.name] = v;
+    }
+}
+
+const option_spec& options::declared(const std::string& name) const
+{
+    for (const auto& s : d_specs)
+        if (s.name == name)
+            return s;
+    throw std::logic_error("gpudsp_bench: the job reads --" + name +
+                           ", which it does not declare (gpudsp_bench.cc)");
 }
 
 std::size_t options::size(const std::string& name, std::size_t fallback) const
 {
+    declared(name);
     auto it = d_values.find(name);
-    return it == d_values.end() ? fallback : std::stoull(it->second);
+    return it == d_values.end() ? fallback : parse_size(name, it->second);
 }
 
 std::vector<std::size_t> options::sizes(const std::string& name,
                                         const std::vector<std::size_t>& fallback) const
 {
+    declared(name);
     auto it = d_values.find(name);
-    if (it == d_values.end())
-        return fallback;
-    std::vector<std::size_t> out;
-    std::stringstream ss(it->second);
-    std::string item;
-    while (std::getline(ss, item, ','))
-        out.push_back(std::stoull(item));
-    return out;
+    return it == d_values.end() ? fallback : parse_sizes(name, it->second);
 }
 
 std::string options::text(const std::string& name, const std::string& fallback) const
 {
+    if (name != "json")
+        declared(name);
     auto it = d_values.find(name);
     return it == d_values.end() ? fallback : it->second;
 }
 
-bool options::flag(const std::string& name) const { return d_values.count(name) > 0; }
+bool options::flag(const std::string& name) const
+{
+    declared(name);
+    return d_values.count(name) > 0;
+}
 
 void report::skip(const std::string& job, const std::string& why)
 {

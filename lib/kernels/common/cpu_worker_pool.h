@@ -10,11 +10,19 @@
 // a worker throws is rethrown by run. A process forked after a call with
 // T > 1 has none of the workers: it must not use this pool (make a new
 // plan in the child).
+//
+// Waking workers costs tens of microseconds on a loaded or large machine
+// (condition variables, other cores' caches), more than a short call's
+// work: threads_that_pay() says how many threads finish a call soonest,
+// from the measured cost of waking them, so that more threads are never
+// slower than one.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_CPU_WORKER_POOL_H
 #define INCLUDED_GPUDSP_KERNELS_CPU_WORKER_POOL_H
 
 #include <condition_variable>
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <exception>
 #include <functional>
@@ -41,6 +49,51 @@ public:
         d_start.notify_all();
         for (auto& t : d_threads)
             t.join();
+    }
+
+    /*! The round trip of waking T - 1 workers with nothing to do and
+     *  waiting for them: the median of 21, measured on first use per T. */
+    double wake_seconds(std::size_t T)
+    {
+        if (T <= 1)
+            return 0;
+        if (d_wake.size() < T + 1)
+            d_wake.resize(T + 1, -1.0);
+        if (d_wake[T] < 0) {
+            const std::function<void(std::size_t)> nothing = [](std::size_t) {};
+            run(T, nothing); // (creates the workers)
+            std::vector<double> t(21);
+            for (auto& v : t) {
+                const auto t0 = std::chrono::steady_clock::now();
+                run(T, nothing);
+                v = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                        .count();
+            }
+            std::nth_element(t.begin(), t.begin() + 10, t.end());
+            d_wake[T] = t[10];
+        }
+        return d_wake[T];
+    }
+
+    /*! Of 1, 2, 4 ... and T threads, the number that finishes work of
+     *  \p alone seconds on one thread soonest; a split must save at least a
+     *  tenth of \p alone (beyond timing noise), else 1. The caller works
+     *  while the workers wake (half the measured round trip w, each way):
+     *  with n threads the call takes (alone + (n - 1) w / 2) / n, then w / 2
+     *  to learn that the last worker is done. */
+    std::size_t threads_that_pay(std::size_t T, double alone)
+    {
+        std::size_t best = 1;
+        double best_time = 0.9 * alone;
+        for (std::size_t n = 2; n <= T; n = n < T && 2 * n > T ? T : 2 * n) {
+            const double w = wake_seconds(n);
+            const double t = (alone + double(n - 1) * w / 2) / double(n) + w / 2;
+            if (t < best_time) {
+                best = n;
+                best_time = t;
+            }
+        }
+        return best;
     }
 
     void run(std::size_t T, const std::function<void(std::size_t)>& f)
@@ -115,6 +168,7 @@ private:
     std::size_t d_generation = 0;
     std::exception_ptr d_error;
     bool d_stop = false;
+    std::vector<double> d_wake; // [T]: wake_seconds(T), -1 until measured
 };
 
 } // namespace kernels

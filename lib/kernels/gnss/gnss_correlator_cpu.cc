@@ -14,12 +14,13 @@
 // block. One body, instantiated for W = 16 (AVX-512), 8 (AVX2)
 // and 4 (the x86-64 baseline), chosen at run time (runtime/cpu_simd.h).
 
-#include "kernels/common/cpu_worker_pool.h"
 #include "gnss_correlator_impl.h"
 #include "gnss_replica_cpu.h"
+#include "kernels/common/cpu_worker_pool.h"
 #include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -395,7 +396,18 @@ public:
             meanwhile(); // (nothing to overlap: the work is this thread's)
         for (const auto& j : jobs)
             prepare_table(j.system); // before the workers start
-        const std::size_t T = std::min(d_scratch.size(), jobs.size());
+        // Split only when it pays: the call's time on one thread, from the
+        // rate of earlier one-thread calls (the first call runs on one to
+        // measure it), against the measured cost of waking the workers.
+        double units = 0; // samples x antennas x taps
+        for (const auto& j : jobs)
+            units += double(j.length) * double(d_m) * double(d_l);
+        std::size_t T = std::min(d_scratch.size(), jobs.size());
+        if (T > 1)
+            T = d_seconds_per_unit > 0
+                    ? d_pool.threads_that_pay(T, units * d_seconds_per_unit)
+                    : 1;
+        const auto t0 = std::chrono::steady_clock::now();
         d_order.resize(jobs.size());
         for (std::size_t j = 0; j < jobs.size(); ++j)
             d_order[j] = j;
@@ -409,6 +421,14 @@ public:
                 correlate_job(antennas, jobs[j], out + j * d_m * d_l, d_scratch[w]);
             }
         });
+        if (T == 1 && units > 0) { // a running average of the one-thread rate
+            const double rate =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                    .count() /
+                units;
+            d_seconds_per_unit =
+                d_seconds_per_unit > 0 ? 0.75 * d_seconds_per_unit + 0.25 * rate : rate;
+        }
     }
 
 private:
@@ -468,6 +488,7 @@ private:
     std::vector<scratch> d_scratch; // one per thread
     std::vector<std::size_t> d_order; // jobs, longest first
     cpu_worker_pool d_pool;         // threads kept between calls
+    double d_seconds_per_unit = 0;  // one thread, per sample x antenna x tap (0: unknown)
 };
 
 } // namespace

@@ -9,13 +9,14 @@
 // the CPU plan; and the block's integration schedule (gnss_schedule.h):
 // integrations start at code epochs and continue each other exactly.
 
-#include "gnss_schedule.h"
 #include "gnss_correlator_impl.h"
+#include "gnss_schedule.h"
+#include "kernels/common/cpu_worker_pool.h"
 #include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/gnss_correlator.h>
 #include <cmath>
-#include <cstring>
 #include <complex>
+#include <cstring>
 
 using namespace gr::gpudsp;
 using kernels::gnss_system;
@@ -139,6 +140,50 @@ BOOST_AUTO_TEST_CASE(tuned_plans_match_float64_definition)
                     reference(x, n, M, jobs, taps, fs),
                     2e-5);
     }
+}
+
+BOOST_AUTO_TEST_CASE(cpu_threads_never_change_results)
+{
+    // Short calls (one thread: waking the others costs more than they
+    // save) and long ones (split), repeated so that the plan's estimate of
+    // a call's time settles and its choice may change between calls: every
+    // thread count gives the same bits every time.
+    const double fs = 4.092e6;
+    const std::vector<double> taps = { 0.5, 0.0, -0.5 };
+    for (const int64_t n : { int64_t(5000), int64_t(60000) }) {
+        const auto x = noise(std::size_t(n) * 2, 7);
+        auto jobs = mixed_jobs(n);
+        for (int k = 0; k < 3; ++k)
+            jobs.insert(jobs.end(), jobs.begin(), jobs.begin() + 5);
+        kernels::gnss_correlator_plan one(
+            2, taps, fs, kernels::gnss_input::complex64, {}, "qa one");
+        const auto want = one.execute_host(x.data(), n, jobs);
+        for (const int threads : { 2, 3, 8 }) {
+            kernels::gnss_correlator_plan many(
+                2, taps, fs, kernels::gnss_input::complex64, {}, "qa many");
+            many.set_cpu_threads(threads);
+            for (int call = 0; call < 6; ++call) {
+                const auto got = many.execute_host(x.data(), n, jobs);
+                BOOST_REQUIRE(std::memcmp(got.data(),
+                                          want.data(),
+                                          want.size() * sizeof(want[0])) == 0);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(threads_only_where_they_pay)
+{
+    kernels::cpu_worker_pool pool;
+    const double w = pool.wake_seconds(2);
+    BOOST_TEST_MESSAGE("waking a worker and waiting for it: " << w * 1e6 << " us");
+    BOOST_CHECK_GT(w, 0);
+    BOOST_CHECK_LT(w, 0.05);
+    BOOST_CHECK_EQUAL(pool.threads_that_pay(4, 0.2 * w), 1u); // less work than a wake-up
+    BOOST_CHECK_EQUAL(pool.threads_that_pay(1, 1.0), 1u);
+    BOOST_CHECK_GT(pool.threads_that_pay(2, 1.0), 1u); // a second of work
+    const std::size_t n = pool.threads_that_pay(8, 1.0);
+    BOOST_CHECK(n == 2 || n == 4 || n == 8);
 }
 
 BOOST_AUTO_TEST_CASE(more_taps_than_one_pass_match_float64_definition)
