@@ -8,7 +8,8 @@ the simulated array and sky of gpudsp_fx_correlator, sent as MeerKAT
 digitiser heaps (timestamp, digitiser_id, digitiser_status, adc_samples:
 10-bit packed, one packet per heap), one stream per antenna and
 polarisation, as katgpucbf's dsim sends them. Antenna a's polarisation p
-goes to PORT + 2a + p of --dest, then one stop heap per stream."""
+goes to PORT + 2a + p of --dest: a descriptor heap, the data heaps, then
+one stop heap per stream."""
 
 import argparse
 import time
@@ -50,6 +51,17 @@ def main():
     txs = [spead.udp_sender([(host, int(port) + 2 * ant + pol) for pol in range(2)],
                             hb + spead.PREAMBLE_BYTES + 64, rate=a.rate)
            for ant in range(a.antennas)]
+    # As katgpucbf's simulator starts: the items' descriptors (10-bit samples), cnt 0.
+    descriptors = spead.descriptor_heap(txs[0].flavour, [
+        (spead.TIMESTAMP_ID, "timestamp", "ADC sample count of the heap's first sample",
+         (), spead.IMMEDIATE),
+        (spead.DIGITISER_ID_ID, "digitiser_id", "digitiser (low bit: polarisation)", (),
+         spead.IMMEDIATE),
+        (spead.DIGITISER_STATUS_ID, "digitiser_status", "saturation flag and count", (),
+         spead.IMMEDIATE),
+        (spead.ADC_SAMPLES_ID, "adc_samples", "ADC samples", (a.heap_samples,), [("i", 10)])])
+    for tx in txs:
+        tx.send([(descriptors, 0, pol) for pol in range(2)], rate=0.0)
     start = time.monotonic()
     for h in range(a.samples // a.heap_samples):
         for ant, tx in enumerate(txs):

@@ -131,6 +131,27 @@ placement in_chunk(std::int64_t* params, std::int64_t raw_chunk, std::int64_t sl
 
 } // namespace
 
+bool heap_has_descriptors(const std::uint8_t* packet, std::size_t size)
+{
+    // Header: magic 0x53, version 4, item pointer width and heap address
+    // width (bytes), 2 reserved, item count (big-endian); then the pointers.
+    if (!packet || size < 8 || packet[0] != 0x53 || packet[1] != 4 ||
+        packet[2] + packet[3] != 8 || packet[3] == 0 || packet[3] >= 8)
+        return false;
+    constexpr std::uint64_t descriptor_id = 0x0005;
+    const int address_bits = 8 * packet[3];
+    const std::uint64_t id_mask = (std::uint64_t(1) << (63 - address_bits)) - 1;
+    const std::size_t n_items = (std::size_t(packet[6]) << 8) | packet[7];
+    for (std::size_t i = 0; i < n_items && 8 + 8 * (i + 1) <= size; ++i) {
+        std::uint64_t pointer = 0;
+        for (int b = 0; b < 8; ++b)
+            pointer = (pointer << 8) | packet[8 + 8 * i + b];
+        if (((pointer >> address_bits) & id_mask) == descriptor_id)
+            return true;
+    }
+    return false;
+}
+
 placement place_digitiser_heap(std::int64_t* params, const std::int64_t* items)
 {
     if (items[dig_item_ctrl] == ctrl_stream_stop)
@@ -184,7 +205,10 @@ void spead2_place_digitiser(void* data, std::size_t size, void* user_data)
     auto* params = static_cast<std::int64_t*>(user_data);
     if (!GPUDSP_HAS_FIELD(size, heap_offset))
         return; // not the spead2 this was built for: chunk_id stays -1, heap dropped
-    const placement p = place_digitiser_heap(params, d->items);
+    const placement p = absent(d->items[dig_item_timestamp]) &&
+                                heap_has_descriptors(d->packet, d->packet_size)
+                            ? drop(c_stat_descriptors)
+                            : place_digitiser_heap(params, d->items);
     const std::uint64_t extra[2] = { std::uint64_t(std::max<std::int64_t>(d->items[dig_item_status], 0)),
                                      std::uint64_t(d->items[dig_item_timestamp]) };
     finish(d, size, params, p, extra, 2);
@@ -196,7 +220,10 @@ void spead2_place_fengine(void* data, std::size_t size, void* user_data)
     auto* params = static_cast<std::int64_t*>(user_data);
     if (!GPUDSP_HAS_FIELD(size, heap_offset))
         return;
-    const placement p = place_fengine_heap(params, d->items);
+    const placement p = absent(d->items[feng_item_timestamp]) &&
+                                heap_has_descriptors(d->packet, d->packet_size)
+                            ? drop(c_stat_descriptors)
+                            : place_fengine_heap(params, d->items);
     const std::uint64_t extra[1] = { std::uint64_t(d->items[feng_item_timestamp]) };
     finish(d, size, params, p, extra, 1);
 }

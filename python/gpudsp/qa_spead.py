@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 import unittest
+import unittest.mock
 
 import numpy as np
 import pmt
@@ -62,6 +63,17 @@ def dig_heaps(flavour, samples, t0, heap_samples, pol, status=0):
         heap.repeat_pointers = True
         out.append((ts, heap))
     return out
+
+
+def dig_descriptor_heap(flavour, heap_samples):
+    """The descriptor heap katgpucbf's digitiser simulator sends every 5 s:
+    its items' descriptors, no values, no timestamp."""
+    ig = spead2.send.ItemGroup(flavour=flavour)
+    for item_id, name in ((S.TIMESTAMP_ID, "timestamp"), (S.DIGITISER_ID_ID, "digitiser_id"),
+                          (S.DIGITISER_STATUS_ID, "digitiser_status")):
+        ig.add_item(item_id, name, "", (), format=[("u", 48)])
+    ig.add_item(S.ADC_SAMPLES_ID, "adc_samples", "", (heap_samples,), format=[("i", 10)])
+    return ig.get_heap(descriptors="all", data="none")
 
 
 class sender:
@@ -368,6 +380,8 @@ class qa_spead_digitiser(gr_unittest.TestCase):
                 seq.append((bad[h], 0))
             if h < 5:
                 seq.append((bytes(self.rng.integers(0, 256, 7 + 13 * h, dtype=np.uint8)), 0))
+            if h == 6:  # longer than any packet the source takes: truncated, dropped
+                seq.append((bytes(20000), 0))
         out, sinks, src = self.receive(seq, [port()], 1)
         np.testing.assert_array_equal(formats.unpack10(out[0]), samples)
         self.assertEqual(tags_of(sinks[0], "gpudsp.missing"), [])
@@ -379,6 +393,54 @@ class qa_spead_digitiser(gr_unittest.TestCase):
         self.assertEqual(st["gpudsp_bad_timestamp"], 1)
         time.sleep(0.2)  # spead2 logs from its own thread
         self.assertGreaterEqual(S.rejected_packets() - rejected0, 1)
+
+
+    def test_descriptor_heaps_are_metadata(self):
+        """Descriptor heaps (katgpucbf's digitiser simulator sends one every
+        5 s) between data heaps: counted as gpudsp_descriptor_heaps, never
+        as malformed, no warning, and the data is unchanged."""
+        n = 12 * self.HS
+        samples = self.rng.integers(-512, 512, n)
+        good = dig_heaps(self.flavour, samples, 0, self.HS, 0)
+        desc = dig_descriptor_heap(self.flavour, self.HS)
+        seq = [(desc, 0)]
+        for h, (ts, heap) in enumerate(good):
+            seq.append((heap, 0))
+            if h % 5 == 4:
+                seq.append((desc, 0))
+        with unittest.mock.patch.object(S, "warn") as warned:
+            out, sinks, src = self.receive(seq, [port()], 1)
+        np.testing.assert_array_equal(formats.unpack10(out[0]), samples)
+        self.assertEqual(tags_of(sinks[0], "gpudsp.missing"), [])
+        st = src.stats()
+        self.assertEqual(st["gpudsp_descriptor_heaps"], 3)
+        self.assertEqual((st["gpudsp_missing_items"], st["gpudsp_bad_size"],
+                          st["gpudsp_bad_timestamp"]), (0, 0, 0))
+        warned.assert_not_called()
+
+    def test_descriptor_detection(self):
+        """heap_has_descriptors reads a first packet's item pointers: a
+        descriptor heap's first packet says yes, a data heap's and junk say
+        no."""
+        tx_port = port()
+        rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        rx.bind(("127.0.0.1", tx_port))
+        rx.settimeout(5)
+        try:
+            tx = sender([("127.0.0.1", tx_port)], packet=9000)
+            tx.send(dig_descriptor_heap(self.flavour, self.HS))
+            tx.send(dig_heaps(self.flavour, np.zeros(self.HS, int), 0, self.HS, 0)[0][1])
+            descriptor_packet, data_packet = rx.recv(9000), rx.recv(9000)
+        finally:
+            rx.close()
+        self.assertTrue(_spead.heap_has_descriptors(descriptor_packet))
+        self.assertFalse(_spead.heap_has_descriptors(data_packet))
+        for junk in (b"", b"\x53\x04\x02\x06", descriptor_packet[:7],
+                     b"\x53\x05" + descriptor_packet[2:], bytes(64)):
+            self.assertFalse(_spead.heap_has_descriptors(junk))
+        # a pointer list cut short is read only as far as it goes (spead2
+        # puts the heap cnt, size, offset and payload length pointers first)
+        self.assertFalse(_spead.heap_has_descriptors(descriptor_packet[:8 + 4 * 8]))
 
 
 def feng_heap(flavour, ts, feng, freq, raw):
@@ -457,9 +519,13 @@ class qa_spead_fengine(gr_unittest.TestCase):
         self.assertEqual((st["gpudsp_bad_frequency"], st["gpudsp_bad_id"]), (1, 1))
 
     def test_sink_heaps_decode_to_the_spectra(self):
-        """spead_fengine_sink -> a plain spead2 receiver per destination: every
-        heap's items as katgpucbf defines them, the spectra back exactly."""
-        A, C, SPH, R = 2, 8, 4, 2
+        """spead_fengine_sink -> a plain spead2 ItemGroup receiver per
+        destination that knows nothing in advance: the descriptor heaps
+        (katgpucbf's four items, shapes and types) come first, every data
+        heap decodes to the spectra exactly, and heap cnts follow
+        katgpucbf's set_cnt_sequence(feng_id, array_size) per F-engine,
+        counting the descriptor heaps."""
+        A, C, SPH, R, F0 = 2, 8, 4, 2, 4
         n = 5 * SPH + 3  # 3 spectra short of a heap at the end: not sent
         x = self.rng.integers(-128, 128, (n, C, A, 2, 2), dtype=np.int8)
         ports = [port(), port()]
@@ -474,48 +540,82 @@ class qa_spead_fengine(gr_unittest.TestCase):
         src.set_data(x.reshape(-1).view(np.uint8).tolist(),
                      [gr.tag_utils.python_to_tag((o, pmt.intern("gpudsp.missing"),
                                                   pmt.from_uint64(c))) for o, c in flagged])
+        array_size = 10
         sink = gpudsp.spead_fengine_sink(",".join(f"127.0.0.1:{q}" for q in ports), n_antennas=A,
-                                         n_channels=C, spectra_per_heap=SPH, first_feng_id=4,
-                                         timestamp0=1000 * SPH * 2 * C, max_packet_size=300)
+                                         n_channels=C, spectra_per_heap=SPH, first_feng_id=F0,
+                                         array_size=array_size, timestamp0=1000 * SPH * 2 * C,
+                                         max_packet_size=300, descriptor_interval=0)
         tb = gr.top_block()
         tb.connect(src, sink)
         tb.run()
+        cps = C // R
         for r, st in enumerate(rxs):
-            got = {}
-            for heap in st:
-                items = {i.id: i for i in heap.get_items()}
-                # immediates: decode by hand (no descriptors are sent)
-                imm = {k: items[k].immediate_value
-                       for k in (S.TIMESTAMP_ID, S.FENG_ID_ID, S.FREQUENCY_ID)}
-                self.assertTrue(all(items[k].is_immediate for k in imm))
-                raw = np.frombuffer(items[S.FENG_RAW_ID], np.int8)
-                got[(imm[S.TIMESTAMP_ID], imm[S.FENG_ID_ID])] = (imm[S.FREQUENCY_ID], raw)
-                if len(got) == 4 * A:
-                    break
+            ig = spead2.ItemGroup()  # no descriptors known in advance
+            got, descriptor_cnts = {}, []
+            for heap in st:  # ends at the sink's stop heap
+                updated = ig.update(heap)
+                if heap.get_descriptors():
+                    self.assertEqual(updated, {})  # descriptors only, no values
+                    descriptor_cnts.append(heap.cnt)
+                    continue
+                self.assertEqual(set(updated), {"timestamp", "feng_id", "frequency", "feng_raw"})
+                raw = ig["feng_raw"].value
+                self.assertEqual((raw.dtype, raw.shape), (np.dtype(np.int8), (cps, SPH, 2, 2)))
+                key = (int(ig["timestamp"].value), int(ig["feng_id"].value))
+                got[key] = (int(ig["frequency"].value), raw.copy(), heap.cnt)
             st.stop()
-            cps = C // R
+            self.assertEqual(ig[S.FENG_RAW_ID].name, "feng_raw")
+            # each F-engine's first heaps are its descriptors, one per destination
+            self.assertEqual(sorted(descriptor_cnts), [F0 + a + r * array_size for a in range(A)])
             want = {}
-            for t in [0, 1, 3, 4]:
+            for b, t in enumerate([0, 1, 3, 4]):  # b: the heap times sent so far
                 for a in range(A):
                     ts = 1000 * SPH * 2 * C + t * SPH * 2 * C
-                    want[(ts, 4 + a)] = (r * cps, x[t * SPH:(t + 1) * SPH, r * cps:(r + 1) * cps, a]
-                                         .transpose(1, 0, 2, 3).reshape(-1))
+                    k = R + b * R + r  # descriptors, then each heap time's R heaps
+                    want[(ts, F0 + a)] = (r * cps, x[t * SPH:(t + 1) * SPH,
+                                                     r * cps:(r + 1) * cps, a]
+                                          .transpose(1, 0, 2, 3), F0 + a + k * array_size)
             self.assertEqual(sorted(got), sorted(want))
             for k in want:
                 self.assertEqual(got[k][0], want[k][0])
                 np.testing.assert_array_equal(got[k][1], want[k][1])
+                self.assertEqual(got[k][2], want[k][2])
         self.assertEqual(sink.counts["heap_times_skipped"], 1)
         self.assertEqual(sink.counts["spectra_dropped_at_end"], 3)
+        self.assertEqual(sink.counts["descriptor_heaps_sent"], A * R)
+
+    def test_sink_refuses_bad_descriptor_interval(self):
+        for bad in (-1, float("nan"), float("inf")):
+            with self.assertRaisesRegex(ValueError, "descriptor_interval"):
+                gpudsp.spead_fengine_sink(f"127.0.0.1:{port()}", descriptor_interval=bad)
+
+
+class slow_dumps(gr.sync_block):
+    """`n` int32 vectors of length `item`, one per work call, `pause` s apart."""
+
+    def __init__(self, item, n, pause):
+        gr.sync_block.__init__(self, "slow_dumps", in_sig=None, out_sig=[(np.int32, item)])
+        self.n, self.pause, self.sent = n, pause, 0
+
+    def work(self, input_items, output_items):
+        if self.sent == self.n:
+            return -1
+        time.sleep(self.pause)
+        output_items[0][0] = self.sent
+        self.sent += 1
+        return 1
 
 
 @needs_spead2
 class qa_spead_xengine(gr_unittest.TestCase):
     def test_sink_heaps_are_katgpucbf_products(self):
         """F-engine spectra -> xengine -> spead_xengine_sink -> a plain spead2
-        receiver: every dump one heap (timestamp, frequency, xeng_raw) whose
-        products, in katgpucbf's order and sign, equal sum x[a1,p1]
+        ItemGroup receiver that knows nothing in advance: a descriptor heap
+        first, then every dump one heap (timestamp, frequency, xeng_raw)
+        whose products, in katgpucbf's order and sign, equal sum x[a1,p1]
         conj(x[a2,p2]) computed here from the spectra in int64 (-128
-        included)."""
+        included); heap cnts sender_index + k x n_senders, k counting the
+        descriptor heap."""
         A, C, n_int, dumps, f0 = 3, 5, 8, 3, 40
         rng = np.random.default_rng(5)
         x = rng.integers(-128, 128, (dumps * n_int, C, A, 2, 2), dtype=np.int8)
@@ -527,24 +627,30 @@ class qa_spead_xengine(gr_unittest.TestCase):
         step, ts0 = n_int * 2 * 1024, 7 * n_int * 2 * 1024
         sink = gpudsp.spead_xengine_sink(f"127.0.0.1:{q}", n_antennas=A, n_channels=C,
                                          first_channel=f0, dump_timestamp_step=step,
-                                         timestamp0=ts0, max_packet_size=512)
+                                         timestamp0=ts0, max_packet_size=512, sender_index=2,
+                                         n_senders=5, descriptor_interval=0)
         tb = gr.top_block()
         tb.connect(blocks.vector_source_b(x.reshape(-1).view(np.uint8).tolist(), False,
                                           C * A * 4),
                    gpudsp.xengine(A, 2, C, n_int, "ci8", backend="cpu"), sink)
         tb.run()
-        got = []
+        got, cnts, ig = [], [], spead2.ItemGroup()
+        nb4 = A * (A + 1) // 2 * 4
         for heap in rx:  # ends at the sink's stop heap
-            items = {i.id: i for i in heap.get_items()}
-            self.assertTrue(items[S.TIMESTAMP_ID].is_immediate)
-            self.assertTrue(items[S.FREQUENCY_ID].is_immediate)
-            got.append((items[S.TIMESTAMP_ID].immediate_value,
-                        items[S.FREQUENCY_ID].immediate_value,
-                        np.frombuffer(items[S.XENG_RAW_ID], np.int32)))
+            updated = ig.update(heap)
+            cnts.append(heap.cnt)
+            if heap.get_descriptors():
+                self.assertEqual((len(got), updated), (0, {}))  # first, and no values
+                continue
+            self.assertEqual(set(updated), {"timestamp", "frequency", "xeng_raw"})
+            raw = ig["xeng_raw"].value
+            self.assertEqual((raw.dtype, raw.shape), (np.dtype(np.int32), (C, nb4, 2)))
+            got.append((int(ig["timestamp"].value), int(ig["frequency"].value), raw.copy()))
         self.assertEqual(len(got), dumps)
+        self.assertEqual(cnts, [2 + 5 * k for k in range(dumps + 1)])
         z = x[..., 0].astype(np.int64) + 1j * x[..., 1].astype(np.int64)  # [s][c][a][p]
         order = katgpucbf_baseline_order(A)
-        self.assertEqual(len(order), A * (A + 1) // 2 * 4)
+        self.assertEqual(len(order), nb4)
         for d, (ts, freq, raw) in enumerate(got):
             self.assertEqual((ts, freq), (ts0 + d * step, f0))
             zd = z[d * n_int:(d + 1) * n_int]
@@ -552,8 +658,55 @@ class qa_spead_xengine(gr_unittest.TestCase):
             for k, (a1, a2, p1, p2) in enumerate(order):
                 v = (zd[:, :, a1, p1] * np.conj(zd[:, :, a2, p2])).sum(axis=0)
                 want[:, k, 0], want[:, k, 1] = v.real, v.imag
-            np.testing.assert_array_equal(raw.reshape(C, len(order), 2), want)
+            np.testing.assert_array_equal(raw, want)
         self.assertEqual(sink.dumps_sent, dumps)
+
+    def test_sink_repeats_descriptors(self):
+        """With descriptor_interval = 20 ms and dumps spread over ~0.5 s, the
+        sink sends descriptors at start-up and again every interval, each
+        taking the next cnt of the sequence: no cnt repeats or is skipped."""
+        A, C, dumps = 1, 2, 50
+        q = port()
+        rx = spead2.recv.Stream(spead2.ThreadPool(), spead2.recv.StreamConfig(max_heaps=4),
+                                spead2.recv.RingStreamConfig(heaps=256))
+        rx.add_udp_reader(q, max_size=9200, buffer_size=4 << 20, bind_hostname="127.0.0.1")
+        item = C * 1 * 4 * 2  # one baseline
+        sink = gpudsp.spead_xengine_sink(f"127.0.0.1:{q}", n_antennas=A, n_channels=C,
+                                         timestamp0=0, sender_index=1, n_senders=3,
+                                         descriptor_interval=0.02)
+        tb = gr.top_block()
+        src = slow_dumps(item, dumps, 0.01)  # 100 dumps/s, each its own work call
+        tb.connect(src, sink)
+        tb.run()
+        cnts, kinds = [], []
+        for heap in rx:
+            cnts.append(heap.cnt)
+            kinds.append("d" if heap.get_descriptors() else "x")
+        self.assertEqual(sorted(cnts), [1 + 3 * k for k in range(len(cnts))])
+        self.assertEqual(kinds.count("x"), dumps)
+        self.assertEqual(kinds[0], "d")
+        self.assertGreaterEqual(kinds.count("d"), 5)  # ~0.5 s / 20 ms
+        self.assertEqual(kinds.count("d"), sink.descriptor_heaps_sent)
+
+    def test_descriptor_clock(self):
+        clock = S.descriptor_clock(0.2)
+        self.assertFalse(clock.due())  # not started
+        t0 = time.monotonic()
+        clock.start()
+        self.assertFalse(clock.due())
+        time.sleep(0.3)
+        self.assertTrue(clock.due())   # due once at 0.3 s...
+        self.assertFalse(clock.due())  # ...and next at 0.4 s on the grid, not 0.5 s
+        time.sleep(max(0.0, t0 + 0.45 - time.monotonic()))
+        self.assertTrue(clock.due())
+        never = S.descriptor_clock(0)
+        never.start()
+        self.assertFalse(never.due())
+
+    def test_sink_refuses_bad_sender_index(self):
+        for idx, n in ((3, 3), (-1, 2)):
+            with self.assertRaisesRegex(ValueError, "sender_index"):
+                gpudsp.spead_xengine_sink(f"127.0.0.1:{port()}", sender_index=idx, n_senders=n)
 
 
 @needs_spead2
@@ -614,6 +767,8 @@ class qa_spead_end_to_end(gr_unittest.TestCase):
                    for a in range(A)]
             heaps = [[dig_heaps(flavour, samples[a, p], t0, HS, p) for p in range(2)]
                      for a in range(A)]
+            for a in range(A):  # as katgpucbf's digitiser simulator starts
+                txs[a].send(dig_descriptor_heap(flavour, HS))
             for h in range(n_samples // HS):
                 for a in range(A):
                     for p in range(2):
@@ -652,6 +807,12 @@ class qa_spead_end_to_end(gr_unittest.TestCase):
             self.assertTrue(np.abs(Vs[0]).sum() > 0)
         for d in digs:
             self.assertEqual(d.stats()["missing_heaps"], [0, 0])
+            st = d.stats()
+            self.assertEqual((st["gpudsp_descriptor_heaps"], st["gpudsp_missing_items"]), (1, 0))
+        for x in xsrcs:  # every F-engine sink's descriptors, at start-up at least
+            st = x.stats()
+            self.assertGreaterEqual(st["gpudsp_descriptor_heaps"], A)
+            self.assertEqual(st["gpudsp_missing_items"], 0)
 
 
 if __name__ == "__main__":

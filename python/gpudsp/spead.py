@@ -24,7 +24,8 @@ import numpy as np
 from .gpudsp_python import _spead
 
 __all__ = ["import_spead2", "SPEAD2_VERSION", "PYDEPS", "DEFAULT_PORT", "parse_endpoints",
-           "chunk_receiver", "new_params", "udp_sender", "rejected_packets"]
+           "chunk_receiver", "new_params", "udp_sender", "rejected_packets", "descriptor_heap",
+           "cnt_sequence", "descriptor_clock", "DESCRIPTOR_INTERVAL"]
 
 SPEAD2_VERSION = "4.5.1"  # pinned: the C layout of chunk_place_data is spead2 4.x's
 # Where scripts/quickstart.sh installs spead2 (pip --target): Debian 12
@@ -117,9 +118,10 @@ def parse_endpoints(spec, default_port=DEFAULT_PORT):
     return out
 
 
-# spead2 drops datagrams that are not SPEAD packets before any stream sees
-# them, logging "packet rejected ..." (at info level) and counting them
-# nowhere: count them here, process-wide, and warn.
+# spead2 drops datagrams that are not SPEAD packets, or longer than a
+# reader's max_size, before any stream sees them, logging "packet rejected
+# ..." or "dropped packet due to truncation" (at info level) and counting
+# them nowhere: count them here, process-wide, and warn.
 _rejected = {"count": 0}
 _rejected_lock = threading.Lock()
 
@@ -127,13 +129,14 @@ _rejected_lock = threading.Lock()
 class _RejectedCounter(logging.Handler):
     def emit(self, record):
         msg = record.getMessage()
-        if "rejected" in msg or "too short" in msg or "malformed" in msg:
+        if any(w in msg for w in ("rejected", "too short", "malformed", "truncation")):
             with _rejected_lock:
                 _rejected["count"] += 1
                 n = _rejected["count"]
             if n & (n - 1) == 0:  # 1, 2, 4, 8...: warn without flooding
                 logging.getLogger("gnuradio.gpudsp.spead").warning(
-                    "dropped a datagram that is not a valid SPEAD packet (%s); %d so far", msg, n)
+                    "dropped a datagram that is not a valid SPEAD packet or is too long "
+                    "(%s); %d so far", msg, n)
 
 
 _handler = None
@@ -165,6 +168,7 @@ _STAT_NAMES = {  # our stat slot -> spead2 stat name
     "c_stat_out_of_window": "gpudsp_out_of_window",
     "c_stat_epochs": "gpudsp_epochs",
     "c_stat_stop_heaps": "gpudsp_stop_heaps",
+    "c_stat_descriptors": "gpudsp_descriptor_heaps",  # metadata: counted, never a warning
 }
 _REPORTED_STATS = ("heaps", "packets", "too_old_heaps", "rejected_heaps",
                    "incomplete_heaps_evicted", "incomplete_heaps_flushed") + \
@@ -306,6 +310,76 @@ def make_heap(flavour, immediates, raw_id=None, raw=None):
     return heap
 
 
+# katgpucbf's engines send their descriptors every 5 s (SPEAD_DESCRIPTOR_INTERVAL_S).
+DESCRIPTOR_INTERVAL = 5.0
+IMMEDIATE = "immediate"  # the kind of an immediate (48-bit unsigned) item descriptor
+
+
+def descriptor_heap(flavour, descriptors):
+    """A heap of descriptors and no values: [(id, name, description, shape,
+    dtype, a spead2 format such as [("i", 10)], or IMMEDIATE)]. Sent at start-up and every few seconds, it lets a
+    receiver that knows nothing in advance (a plain spead2 ItemGroup) decode
+    the data heaps; the names are the MeerKAT ICD's, as katgpucbf sends them."""
+    sp = import_spead2()
+    heap = sp.send.Heap(flavour)
+    for item_id, name, description, shape, kind in descriptors:
+        if kind == IMMEDIATE:
+            item = sp.Item(item_id, name, description, (), format=[("u", FLAVOUR[2])])
+        elif isinstance(kind, list):
+            item = sp.Item(item_id, name, description, tuple(shape), format=kind)
+        else:
+            item = sp.Item(item_id, name, description, tuple(shape), dtype=np.dtype(kind))
+        heap.add_descriptor(item)
+    return heap
+
+
+def check_interval(who, descriptor_interval):
+    """descriptor_interval as a float >= 0 (0: descriptors only at start-up)."""
+    v = float(descriptor_interval)
+    if not v >= 0 or v == float("inf"):
+        raise ValueError(f"{who}: descriptor_interval must be a finite number of seconds >= 0 "
+                         f"(0: only at start-up), got {descriptor_interval}")
+    return v
+
+
+class cnt_sequence:
+    """Heap cnts as katgpucbf numbers them (spead2's set_cnt_sequence(first,
+    step), one sequence per engine): an engine's k-th heap, counting every
+    heap it sends (descriptors included), has cnt first + k x step. Engines
+    with distinct first < step never share a cnt. The sequence continues
+    over a block's runs, so no cnt repeats while the block lives."""
+
+    def __init__(self, first, step):
+        self.first, self.step, self.sent = int(first), int(step), 0
+
+    def next(self):
+        cnt = self.first + self.sent * self.step
+        self.sent += 1
+        return cnt
+
+
+class descriptor_clock:
+    """When a sink sends descriptors: at start-up, then every `interval`
+    seconds (of the wall clock, checked as data is sent; 0: never again)."""
+
+    def __init__(self, interval):
+        self.interval = float(interval)
+        self._next = None
+
+    def start(self):
+        self._next = time.monotonic() + self.interval if self.interval > 0 else float("inf")
+
+    def due(self):
+        """Whether descriptors are due now (and when the next ones are)."""
+        now = time.monotonic()
+        if self._next is None or now < self._next:
+            return False
+        # The next deadline on the fixed grid, so a slow flowgraph does not drift.
+        missed = int((now - self._next) // self.interval) + 1
+        self._next += missed * self.interval
+        return True
+
+
 class udp_sender:
     """A spead2 UDP send stream to `endpoints` (one substream each) with the
     SPEAD-64-48 flavour, sending heaps of immediate items + one array item,
@@ -332,10 +406,12 @@ class udp_sender:
         """A heap of immediate items {id: value} (48-bit) and one array item."""
         return make_heap(self.flavour, immediates, raw_id, raw)
 
-    def send(self, heaps):
-        """Send [(heap, cnt, substream)] as one group, in order."""
+    def send(self, heaps, rate=-1.0):
+        """Send [(heap, cnt, substream)] as one group, in order; rate -1:
+        the stream's rate, 0: as fast as possible (descriptors, as katgpucbf
+        sends them, so they do not delay the data)."""
         sp = self._spead2
-        refs = [sp.send.HeapReference(h, cnt=int(cnt), substream_index=int(s))
+        refs = [sp.send.HeapReference(h, cnt=int(cnt), substream_index=int(s), rate=float(rate))
                 for h, cnt, s in heaps]
         for i in range(0, len(refs), self.GROUP):
             self._stream.send_heaps(refs[i:i + self.GROUP], sp.send.GroupMode.SERIAL)

@@ -74,7 +74,9 @@ class spead_digitiser_source(chunk_source):
                 slots=n_pols * self.H, chunk_bytes=n_pols * self.H * self.hb, extra_words=2,
                 endpoints=endpoints, interface_address=interface_address, max_chunks=max_chunks,
                 ring_chunks=ring_chunks, buffer_size=buffer_size,
-                max_packet_size=self.hb + spead.PREAMBLE_BYTES + 64, stop_heaps=stop_heaps,
+                # room for descriptor heaps too (katgpucbf's simulator sends
+                # them in packets of up to 8872 bytes)
+                max_packet_size=max(self.hb + spead.PREAMBLE_BYTES + 64, 9200), stop_heaps=stop_heaps,
                 jump_chunks=jump_chunks, logger=self.logger))
         self._zeros = np.zeros(self.H * self.hb, np.uint8)
         self.slots_per_chunk, self.slot_ticks, self.slot_items = self.H, self.S, self.hb

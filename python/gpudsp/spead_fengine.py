@@ -33,13 +33,23 @@ class spead_fengine_sink(gr.sync_block):
     As katgpucbf does, a heap time holding a spectrum flagged by
     `gpudsp.missing` is not sent (the receiver flags it); spectra that do
     not fill a last heap are not sent. stop heaps go to every destination
-    when the stream ends (send_stop). Heap cnt = heap time x array_size +
-    feng_id, unique across the array."""
+    when the stream ends (send_stop).
+
+    As katgpucbf's F-engines do, descriptor heaps (the four items' ids,
+    names, shapes and types, no values) go to every destination at
+    start-up, from each F-engine of the block, then every
+    `descriptor_interval` seconds from one of them in turn (0: only at
+    start-up), so a receiver that knows nothing in advance decodes the
+    heaps. Heap cnts are katgpucbf's: F-engine f numbers every heap it sends,
+    descriptors included, f, f + array_size, f + 2 array_size, ... (spead2's
+    set_cnt_sequence(feng_id, n_ants)), unique across an array of
+    array_size F-engines."""
 
     def __init__(self, destinations=f"127.0.0.1:{spead.DEFAULT_PORT}", n_antennas=1,
                  n_channels=1024, spectra_per_heap=256, samples_between_spectra=0,
                  first_feng_id=0, array_size=65536, timestamp0=0, max_packet_size=8192 + 72,
-                 rate=0.0, interface_address="", send_stop=True):
+                 rate=0.0, interface_address="", send_stop=True,
+                 descriptor_interval=spead.DESCRIPTOR_INTERVAL):
         who = "spead_fengine_sink"
         spead.check_positive(who, n_antennas=n_antennas, n_channels=n_channels,
                spectra_per_heap=spectra_per_heap, array_size=array_size)
@@ -60,12 +70,31 @@ class spead_fengine_sink(gr.sync_block):
         self.send_stop = bool(send_stop)
         self._tx = spead.udp_sender(self.dests, int(max_packet_size), rate=float(rate),
                                     interface_address=interface_address)
+        self._descriptors = spead.descriptor_heap(self._tx.flavour, [
+            (spead.TIMESTAMP_ID, "timestamp", "ADC sample count of the heap's first spectrum "
+             "since the digitisers' sync epoch", (), spead.IMMEDIATE),
+            (spead.FENG_ID_ID, "feng_id", "F-engine (antenna) that produced the heap", (),
+             spead.IMMEDIATE),
+            (spead.FREQUENCY_ID, "frequency", "first channel of the heap", (), spead.IMMEDIATE),
+            (spead.FENG_RAW_ID, "feng_raw", "channelised data of both polarisations: "
+             "[channel][spectrum][pol][re, im]", (self.cps, self.SPH, 2, 2), np.int8)])
+        self._cnts = [spead.cnt_sequence(self.feng0 + a, self.array_size)
+                      for a in range(self.A)]
+        self._clock = spead.descriptor_clock(spead.check_interval(who, descriptor_interval))
+        self._next_describer = 0  # the block's F-engine whose turn it is to send descriptors
         self._batch = np.zeros((self.SPH, self.N, self.A, 2, 2), np.int8)
         self._fill = 0         # spectra in the batch
         self._bad = False      # a flagged spectrum in the batch
         self._flag_runs = []   # [start, end) of flagged input items still ahead
-        self.counts = dict(heaps_sent=0, heap_times_skipped=0, spectra_dropped_at_end=0)
+        self.counts = dict(heaps_sent=0, heap_times_skipped=0, spectra_dropped_at_end=0,
+                           descriptor_heaps_sent=0)
         self._stopped = False
+
+    def _send_descriptors(self, engines):
+        heaps = [(self._descriptors, self._cnts[a].next(), r)
+                 for a in engines for r in range(len(self.dests))]
+        self._tx.send(heaps, rate=0.0)
+        self.counts["descriptor_heaps_sent"] += len(heaps)
 
     def _send_batch(self, heap_time):
         ts = self.ts0 + heap_time * self.SPH * self.spacing
@@ -78,7 +107,7 @@ class spead_fengine_sink(gr.sync_block):
                 heaps.append((self._tx.heap({spead.TIMESTAMP_ID: ts, spead.FENG_ID_ID: feng,
                                              spead.FREQUENCY_ID: r * self.cps},
                                             spead.FENG_RAW_ID, raw),
-                              (heap_time + 1) * self.array_size + feng, r))
+                              self._cnts[a].next(), r))
         self._tx.send(heaps)
         self.counts["heaps_sent"] += len(heaps)
 
@@ -86,6 +115,9 @@ class spead_fengine_sink(gr.sync_block):
         x = input_items[0]
         n = len(x)
         start = self.nitems_read(0)
+        if self._clock.due():
+            self._send_descriptors([self._next_describer])
+            self._next_describer = (self._next_describer + 1) % self.A
         for tag in self.get_tags_in_window(0, 0, n, MISSING):
             count = pmt.to_uint64(tag.value) if pmt.is_uint64(tag.value) else \
                 (pmt.to_long(tag.value) if pmt.is_integer(tag.value) else 1)
@@ -113,6 +145,8 @@ class spead_fengine_sink(gr.sync_block):
         # A run again counts items (and so heap times) from 0: a new batch.
         self._stopped = False
         self._fill, self._bad, self._flag_runs = 0, False, []
+        self._send_descriptors(range(self.A))
+        self._clock.start()
         return True
 
     def stop(self):

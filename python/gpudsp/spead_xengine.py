@@ -38,12 +38,20 @@ class spead_xengine_sink(gr.sync_block):
     baseline k = i(i+1)/2 + j (i >= j) with [p][q] = x_(i,p) conj(x_(j,q)) is
     the same index with a1 = j, a2 = i, p1 = q, p2 = p and the value
     conjugated; the X-engine's saturation at +-(2^31 - 1) makes the negation
-    exact. Heap cnt = dump x n_senders + sender_index."""
+    exact.
+
+    As katgpucbf's XB-engines do, a descriptor heap (the three items' ids,
+    names, shapes and types, no values) is sent at start-up and then every
+    `descriptor_interval` seconds (0: only at start-up), so a receiver that
+    knows nothing in advance decodes the dumps; heap cnts are katgpucbf's
+    set_cnt_sequence(sender_index, n_senders): the sink's k-th heap,
+    descriptors included, has cnt sender_index + k x n_senders."""
 
     def __init__(self, destination=f"127.0.0.1:{spead.DEFAULT_PORT}", n_antennas=1,
                  n_channels=1024, first_channel=0, dump_timestamp_step=1, timestamp0=-1,
                  sender_index=0, n_senders=1, max_packet_size=8192 + 64, rate=0.0,
-                 interface_address="", send_stop=True):
+                 interface_address="", send_stop=True,
+                 descriptor_interval=spead.DESCRIPTOR_INTERVAL):
         who = "spead_xengine_sink"
         spead.check_positive(who, n_antennas=n_antennas, n_channels=n_channels,
                dump_timestamp_step=dump_timestamp_step, n_senders=n_senders)
@@ -58,11 +66,27 @@ class spead_xengine_sink(gr.sync_block):
             int(timestamp0)
         self._ts0_given = self.ts0  # < 0: from the first dump's tag, each run
         self.sender, self.n_senders = int(sender_index), int(n_senders)
+        if not 0 <= self.sender < self.n_senders:
+            raise ValueError(f"{who}: sender_index must be in [0, n_senders = {n_senders}), "
+                             f"got {sender_index}")
         self.send_stop = bool(send_stop)
         self._tx = spead.udp_sender(self.dest, int(max_packet_size), rate=float(rate),
                                     interface_address=interface_address)
+        self._descriptors = spead.descriptor_heap(self._tx.flavour, [
+            (spead.TIMESTAMP_ID, "timestamp", "ADC sample count of the dump's start since the "
+             "digitisers' sync epoch", (), spead.IMMEDIATE),
+            (spead.FREQUENCY_ID, "frequency", "first channel of the heap", (), spead.IMMEDIATE),
+            (spead.XENG_RAW_ID, "xeng_raw", "integrated correlation products: "
+             "[channel][baseline x 4][re, im]", (self.C, self.nb * 4, 2), np.int32)])
+        self._cnt = spead.cnt_sequence(self.sender, self.n_senders)
+        self._clock = spead.descriptor_clock(spead.check_interval(who, descriptor_interval))
         self._stopped = False
         self.dumps_sent = 0
+        self.descriptor_heaps_sent = 0
+
+    def _send_descriptors(self):
+        self._tx.send([(self._descriptors, self._cnt.next(), 0)], rate=0.0)
+        self.descriptor_heaps_sent += 1
 
     def work(self, input_items, output_items):
         x = input_items[0]
@@ -70,6 +94,8 @@ class spead_xengine_sink(gr.sync_block):
         if self.ts0 < 0:
             tags = self.get_tags_in_window(0, 0, 1, TIMESTAMP) if first == 0 else []
             self.ts0 = pmt.to_uint64(tags[0].value) if tags else 0
+        if self._clock.due():
+            self._send_descriptors()
         heaps = []
         for i in range(len(x)):
             v = x[i].reshape(self.C, self.nb * 4, 2).copy()
@@ -77,7 +103,7 @@ class spead_xengine_sink(gr.sync_block):
             dump = first + i
             heaps.append((self._tx.heap({spead.TIMESTAMP_ID: self.ts0 + dump * self.step,
                                          spead.FREQUENCY_ID: self.freq}, spead.XENG_RAW_ID, v),
-                          (dump + 1) * self.n_senders + self.sender, 0))
+                          self._cnt.next(), 0))
         self._tx.send(heaps)
         self.dumps_sent += len(heaps)
         return len(x)
@@ -86,6 +112,8 @@ class spead_xengine_sink(gr.sync_block):
         # A run again counts dumps from 0 and takes its first timestamp anew.
         self.ts0 = self._ts0_given
         self._stopped = False
+        self._send_descriptors()
+        self._clock.start()
         return True
 
     def stop(self):

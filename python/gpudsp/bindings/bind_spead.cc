@@ -79,6 +79,16 @@ void bind_spead(py::module& m)
           one(&place_fengine_heap, feng_n_params, feng_n_items),
           "(chunk_id, heap_index, heap_offset, stat slot) of one F-engine heap");
 
+    s.def(
+        "heap_has_descriptors",
+        [](py::bytes packet) {
+            const std::string b = packet;
+            return heap_has_descriptors(reinterpret_cast<const std::uint8_t*>(b.data()),
+                                        b.size());
+        },
+        py::arg("packet"),
+        "whether a heap's first packet (bytes) carries a descriptor item (id 0x5)");
+
     // Parameter slots by name, so Python fills them without repeating the enums.
     py::dict slots;
 #define GPUDSP_SLOT(name) slots[#name] = int(name)
@@ -88,6 +98,7 @@ void bind_spead(py::module& m)
     GPUDSP_SLOT(c_stat_missing_items); GPUDSP_SLOT(c_stat_bad_id);
     GPUDSP_SLOT(c_stat_bad_frequency); GPUDSP_SLOT(c_stat_out_of_window);
     GPUDSP_SLOT(c_stat_epochs); GPUDSP_SLOT(c_stat_stop_heaps);
+    GPUDSP_SLOT(c_stat_descriptors);
     GPUDSP_SLOT(s_newest); GPUDSP_SLOT(s_offset); GPUDSP_SLOT(s_prev_newest);
     GPUDSP_SLOT(s_prev_offset); GPUDSP_SLOT(s_stops); GPUDSP_SLOT(s_terminal);
     GPUDSP_SLOT(s_candidates); GPUDSP_SLOT(s_candidate_min);

@@ -63,24 +63,25 @@ struct spead2_chunk_place_data {
 enum common_param : int {
     c_stop_target = 0, // stop heaps that end the stream (0: never)
     c_window,          // spead2's max_chunks
-    c_jump_chunks,     // a raw chunk id further than this from the newest is out of window
-    c_confirm_heaps,   // out-of-window heaps in a row that start a new epoch
+    c_jump_chunks,   // a raw chunk id further than this from the newest is out of window
+    c_confirm_heaps, // out-of-window heaps in a row that start a new epoch
     c_stat_bad_timestamp, // spead2 stat indices (StreamConfig.add_stat)
     c_stat_bad_size,
     c_stat_missing_items,
-    c_stat_bad_id,     // feng_id / digitiser_id out of range
+    c_stat_bad_id, // feng_id / digitiser_id out of range
     c_stat_bad_frequency,
     c_stat_out_of_window,
     c_stat_epochs,
     c_stat_stop_heaps,
+    c_stat_descriptors, // descriptor heaps (metadata: counted, not placed)
     // state, written by the callback (initialise as shown)
-    s_newest,    // newest chunk id given to spead2 (-1)
-    s_offset,    // chunk id = raw + offset (0)
-    s_prev_newest, // the previous epoch's newest chunk (-1: none)
-    s_prev_offset, // and its offset
-    s_stops,     // stop heaps seen (0)
-    s_terminal,  // the terminal chunk id, once stop_target stop heaps are in (-1)
-    s_candidates,   // out-of-window heaps in a row that agree (0)
+    s_newest,        // newest chunk id given to spead2 (-1)
+    s_offset,        // chunk id = raw + offset (0)
+    s_prev_newest,   // the previous epoch's newest chunk (-1: none)
+    s_prev_offset,   // and its offset
+    s_stops,         // stop heaps seen (0)
+    s_terminal,      // the terminal chunk id, once stop_target stop heaps are in (-1)
+    s_candidates,    // out-of-window heaps in a row that agree (0)
     s_candidate_min, // the smallest raw chunk id among them
     common_n
 };
@@ -129,6 +130,13 @@ enum feng_item : int { feng_item_timestamp = 0, feng_item_id, feng_item_frequenc
 // The placement of one heap from its item values; updates the state in params.
 GPUDSP_API placement place_digitiser_heap(std::int64_t* params, const std::int64_t* items);
 GPUDSP_API placement place_fengine_heap(std::int64_t* params, const std::int64_t* items);
+
+// Whether a heap's first packet (SPEAD header and item pointers) carries a
+// descriptor item (id 0x0005): a descriptor heap, as katgpucbf's engines
+// and its digitiser simulator send every few seconds. They hold no
+// timestamp; the sources count them (gpudsp_descriptor_heaps) instead of
+// dropping them as malformed.
+GPUDSP_API bool heap_has_descriptors(const std::uint8_t* packet, std::size_t size);
 
 // The callbacks given to spead2: void (void *data, size_t size, void *user_data).
 GPUDSP_API void spead2_place_digitiser(void* data, std::size_t size, void* user_data);
