@@ -91,16 +91,6 @@ struct job {
         tune;
 };
 
-std::vector<runtime::tune_result> tune_all(const std::vector<shape_spec>& shapes,
-                                           const job& j,
-                                           const runtime::backend_choice& where)
-{
-    std::vector<runtime::tune_result> out;
-    for (const auto& s : shapes)
-        out.push_back(j.tune(s, where));
-    return out;
-}
-
 const std::map<std::string, job>& jobs()
 {
     static const std::map<std::string, job> table = {

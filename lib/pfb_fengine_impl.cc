@@ -95,7 +95,9 @@ pfb_fengine::sptr pfb_fengine::make(int n_inputs,
                                     bool dither,
                                     const std::string& backend,
                                     int device,
-                                    int max_coarse_delay)
+                                    int max_coarse_delay,
+                                    const std::string& delay_convention,
+                                    const std::string& channel_order)
 {
     const std::string who = "pfb_fengine";
     kernels::fengine_config c;
@@ -115,14 +117,32 @@ pfb_fengine::sptr pfb_fengine::make(int n_inputs,
     if (max_coarse_delay < 0 || max_coarse_delay > (1 << 26))
         throw std::invalid_argument(who + ": max_coarse_delay must lie in 0..2^26, got " +
                                     std::to_string(max_coarse_delay));
+    fengine_delay_convention convention;
+    if (delay_convention == "gpudsp")
+        convention = fengine_delay_convention::gpudsp;
+    else if (delay_convention == "katgpucbf")
+        convention = fengine_delay_convention::katgpucbf;
+    else
+        throw std::invalid_argument(
+            who +
+            ": delay_convention must be \"gpudsp\" or \"katgpucbf\", "
+            "got \"" +
+            delay_convention + "\"");
+    if (channel_order != "natural" && channel_order != "centred")
+        throw std::invalid_argument(
+            who + ": channel_order must be \"natural\" or \"centred\", got \"" +
+            channel_order + "\"");
+    c.centred_channels = channel_order == "centred";
     // Validated before the block exists: its ports' item sizes come from it.
     kernels::fengine_plan::validate(c, who);
     const auto choice = runtime::resolve_backend(backend, device, who);
-    return gnuradio::make_block_sptr<pfb_fengine_impl>(c, max_coarse_delay, choice);
+    return gnuradio::make_block_sptr<pfb_fengine_impl>(
+        c, max_coarse_delay, convention, choice);
 }
 
 pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
                                    int max_coarse_delay,
+                                   fengine_delay_convention convention,
                                    const runtime::backend_choice& choice)
     : gr::sync_decimator(
           "pfb_fengine",
@@ -137,6 +157,7 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
           unsigned(samples_to_items(config.input, config.step()))),
       block_backend(choice),
       d_config(config),
+      d_convention(convention),
       d_plan(config, choice, identifier()),
       d_max_delay((max_coarse_delay + 3) / 4 * 4),
       d_step(config.step()),
@@ -166,6 +187,11 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
 std::vector<double> pfb_fengine_impl::weights() const
 {
     return { d_plan.weights().begin(), d_plan.weights().end() };
+}
+
+std::string pfb_fengine_impl::delay_convention() const
+{
+    return d_convention == fengine_delay_convention::katgpucbf ? "katgpucbf" : "gpudsp";
 }
 
 bool pfb_fengine_impl::start()
@@ -287,6 +313,8 @@ void pfb_fengine_impl::set_delay_model(const std::vector<double>& delays,
         fail("at_sample must be >= 0 (the sample where the model holds)");
     fengine_delay_model m;
     m.at_sample = at_sample;
+    m.convention = d_convention;
+    m.real_input = !d_config.complex_input();
     auto take = [&](const std::vector<double>& v, const char* name, std::vector<double>& out) {
         if (!v.empty() && v.size() != I)
             fail(std::string(name) + " must hold one value per input (" + std::to_string(I) +
@@ -314,7 +342,7 @@ void pfb_fengine_impl::set_delay_model(const std::vector<double>& delays,
     std::vector<double> fine(I), phase(I);
     std::vector<int> coarse(I);
     for (std::size_t i = 0; i < I; ++i) {
-        coarse[i] = int(std::floor(m.delay[i] + 0.5));
+        coarse[i] = int(fengine_coarse(m.delay[i], d_convention));
         fine[i] = m.delay[i] - coarse[i];
         phase[i] = m.phase[i];
     }
@@ -407,6 +435,13 @@ void pfb_fengine_impl::handle_delays_message(const pmt::pmt_t& msg)
 void pfb_fengine_impl::apply_corrections(uint64_t m)
 {
     kernels::fengine_corrections c{ d_applied.gains, d_applied.fine_delays, d_applied.phases };
+    // Constant corrections in the block's convention, as the plan applies them.
+    for (int i = 0; i < d_config.n_inputs; ++i)
+        c.phases[i] = fengine_dc_phase(d_applied.phases[i],
+                                       d_applied.fine_delays[i],
+                                       d_applied.coarse_delays[i],
+                                       d_convention,
+                                       !d_config.complex_input());
     if (d_applied.model.active()) {
         const auto seg = fengine_segment(d_applied.model, m, d_step, d_config.n_taps);
         bool clamped = false;

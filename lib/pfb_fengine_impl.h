@@ -20,11 +20,17 @@ class pfb_fengine_impl : public pfb_fengine, public block_backend
 public:
     pfb_fengine_impl(const kernels::fengine_config& config,
                      int max_coarse_delay,
+                     fengine_delay_convention convention,
                      const runtime::backend_choice& choice);
 
     std::string backend() const override { return runtime::to_string(d_choice.kind); }
     std::string configuration() const override { return d_plan.tuning().describe(); }
     std::vector<double> weights() const override;
+    std::string delay_convention() const override;
+    std::string channel_order() const override
+    {
+        return d_config.centred_channels ? "centred" : "natural";
+    }
 
     void set_gains(const std::vector<std::complex<float>>& gains,
                    int64_t at_sample) override;
@@ -59,6 +65,7 @@ private:
     void apply_corrections(uint64_t m);
 
     kernels::fengine_config d_config;
+    fengine_delay_convention d_convention;
     kernels::fengine_plan d_plan;
     int d_max_delay;      // samples, a multiple of 4
     int64_t d_step;       // samples per spectrum

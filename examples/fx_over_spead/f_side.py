@@ -48,11 +48,14 @@ def main():
     p.add_argument("--rate", type=float, default=0.0, help="send rate, bytes/s (0: max)")
     p.add_argument("--backend", default="auto")
     p.add_argument("--seed", type=int, default=1, help="the simulated array's (dsim.py's) seed")
+    p.add_argument("--delay-convention", choices=("katgpucbf", "gpudsp"), default="katgpucbf",
+                   help="how the F-engine reads the delay model (docs/fengine.md)")
     a = p.parse_args()
 
     # The array and its delay model: the same simulation dsim.py samples.
     sim = fx.simulation.make(fx.fx_params(antennas=a.antennas, channels=a.channels, taps=a.taps,
-                                          seed=a.seed, backend=a.backend, rfi_freq=-1))
+                                          seed=a.seed, backend=a.backend, rfi_freq=-1,
+                                          delay_convention=a.delay_convention))
     tb = gr.top_block("fx_f_side")
     fe = sim.fengine()
     digs = []

@@ -14,6 +14,7 @@ device index). Numpy entry points to the same compute cores are in
 from .gpudsp_python import *  # noqa: F401,F403  (blocks and runtime functions)
 from . import formats  # noqa: F401
 from . import kernels  # noqa: F401
+from . import delay_conventions  # noqa: F401
 from .xengine_helpers import xengine_baseline_index, xengine_to_matrix  # noqa: F401
 from .digitiser import digitiser_source  # noqa: F401
 from . import gnss  # noqa: F401

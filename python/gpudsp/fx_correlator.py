@@ -63,6 +63,7 @@ class fx_params:
     rfi_amplitude: float = 3.0       # 10-bit units
     dither: bool = True
     geometry_engine: str = None      # "astropy", "simple" (None: astropy when installed)
+    delay_convention: str = "katgpucbf"  # the F-engine's (docs/fengine.md): MeerKAT's CBF's
 
     def step(self):
         return 2 * self.channels
@@ -115,7 +116,10 @@ class simulation:
     def fengine_delay_model(self, seconds):
         """The delay model message (docs/fengine.md) valid from the sample at
         `seconds`: the phase centre's delay compensated for every input,
-        emulating a delay of the radio-frequency signal (the zone's turn)."""
+        emulating a delay of the radio-frequency signal. In the katgpucbf
+        convention (as MeerKAT's CAM sends it) the phase is the fringe phase
+        at the band centre, fs/4 below the zone's turn per sample of delay;
+        in the gpudsp convention the phase at DC, the zone's turn."""
         p = self.params
         fs = p.samp_rate
         at = int(round(seconds * fs))
@@ -125,6 +129,8 @@ class simulation:
         delay = (self.offset - d[0]) * fs            # samples, >= 0
         rate = -(d[1] - d[0]) / 1e-3                 # samples per sample
         turn = zone_turn(p.nyquist_zone)
+        if p.delay_convention == "katgpucbf":
+            turn -= 0.5 * math.pi  # the band centre: a quarter turn per sample
         msg = {"delay": np.repeat(delay, 2), "delay_rate": np.repeat(rate, 2),
                "phase": np.repeat(np.remainder(turn * delay, 2 * np.pi), 2),
                "phase_rate": np.repeat(turn * rate, 2)}
@@ -160,7 +166,7 @@ class simulation:
         n_inputs = 2 * p.antennas
         fe = pfb_fengine(n_inputs, p.channels, p.taps, "packed10", output, 1.0, [],
                          p.dither and output == "ci8", p.backend, p.device,
-                         self.max_coarse_delay())
+                         self.max_coarse_delay(), p.delay_convention)
         fe.set_gains([complex(self.fengine_gain())] * (p.channels * n_inputs))
         n = p.n_samples() if n_samples is None else n_samples
         for t in np.arange(0.0, n / p.samp_rate, 1.0):

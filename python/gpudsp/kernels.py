@@ -34,7 +34,8 @@ def fengine(x, n_channels, n_taps=16, input_format="packed10", output_format="cf
             w_cutoff=1.0, weights=None, gains=None, fine_delays=None, phases=None,
             coarse_delays=None, dither=False, backend="auto", device=0,
             dither_seed=0x5EED, first_spectrum=0, return_saturation=False,
-            delay_rates=None, phase_rates=None, reference_spectrum=0):
+            delay_rates=None, phase_rates=None, reference_spectrum=0,
+            centred_channels=False):
     """The F-engine (polyphase filter bank, FFT, corrections, quantisation).
 
     x: [n_inputs, n_samples] of the input format ("packed10": uint8
@@ -47,7 +48,9 @@ def fengine(x, n_channels, n_taps=16, input_format="packed10", output_format="cf
     phase_rates: one per input, samples and radians per spectrum: spectrum m
     (absolute, from first_spectrum) uses fine_delays + delay_rates (m -
     reference_spectrum) and phases + phase_rates (m - reference_spectrum).
-    See docs/fengine.md for the definition."""
+    centred_channels (complex input): channel k holds frequency k - N/2
+    (katgpucbf's order) instead of DC first. See docs/fengine.md for the
+    definition."""
     result = _kernels.fengine(
         x, int(n_channels), int(n_taps), input_format, output_format, float(w_cutoff),
         [] if weights is None else [float(w) for w in weights],
@@ -58,7 +61,8 @@ def fengine(x, n_channels, n_taps=16, input_format="packed10", output_format="cf
         [] if delay_rates is None else [float(r) for r in delay_rates],
         [] if phase_rates is None else [float(r) for r in phase_rates],
         int(reference_spectrum),
-        bool(dither), int(dither_seed), int(first_spectrum), backend, int(device))
+        bool(dither), int(dither_seed), int(first_spectrum), backend, int(device),
+        bool(centred_channels))
     if output_format == "ci8":
         out, sat = result
         return (out, sat) if return_saturation else out

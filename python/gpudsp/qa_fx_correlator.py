@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import tempfile
+import unittest.mock
 
 import numpy as np
 from gnuradio import gr_unittest
@@ -89,6 +90,30 @@ class fx_tests:
         self.assertTrue({"sky model phase", "sky model amplitude"} &
                         failed_checks(mutated(delay_residual)))
         self.assertIn("sky model amplitude", failed_checks(mutated(gain)))
+
+    def test_delay_conventions(self):
+        # The run's F-engine reads the delay model in katgpucbf's convention
+        # (MeerKAT's); the same simulation in the gpudsp convention passes the
+        # same checks with the same visibilities (ci8 rounding aside), and a
+        # katgpucbf model read in the gpudsp convention fails them.
+        self.assertEqual(self.result["params"].delay_convention, "katgpucbf")
+        other = fx.run(small(self.backend, delay_convention="gpudsp"))
+        self.assertEqual(failed_checks(other), set())
+        a = self.result["visibilities"].astype(np.float64)
+        b = other["visibilities"].astype(np.float64)
+        self.assertLess(np.abs(a - b).mean(), 1e-4 * np.abs(a).mean())
+
+        made = fx.simulation.fengine_delay_model
+
+        def katgpucbf_model(sim, seconds):
+            sim.params.delay_convention = "katgpucbf"
+            try:
+                return made(sim, seconds)
+            finally:
+                sim.params.delay_convention = "gpudsp"
+        with unittest.mock.patch.object(fx.simulation, "fengine_delay_model", katgpucbf_model):
+            wrong = fx.run(small(self.backend, delay_convention="gpudsp"))
+        self.assertIn("sky model phase", failed_checks(wrong))
 
     def test_same_visibilities_as_cpu_and_no_host_copies(self):
         if self.backend == "cpu":

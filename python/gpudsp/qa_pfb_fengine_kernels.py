@@ -123,6 +123,27 @@ class fengine_kernel_tests:
                                      phases=phases + phase_rates * d)[s_]
             self.check_close(got, want, f"{fmt} N={N} rates")
 
+    def test_centred_channels_are_the_natural_ones_shifted(self):
+        # Complex input, centred: channel j holds frequency j - N/2 (the FIR's
+        # odd taps negated), so it equals natural channel (j + N/2) mod N,
+        # fine-delay slope, phases, rates and ci8 rounding included (the
+        # corrections follow the frequency, not the position).
+        rng = np.random.default_rng(28)
+        for N, T in [(64, 4), (6, 3), (128, 1)]:
+            n_inputs, n_spectra = 3, 7
+            x, _ = random_input("complex", n_inputs, N * (n_spectra + T - 1), rng)
+            kw = dict(input_format="complex", fine_delays=rng.uniform(-0.5, 0.5, n_inputs),
+                      phases=rng.uniform(-3, 3, n_inputs), coarse_delays=[0, 3, 17],
+                      delay_rates=rng.uniform(-0.01, 0.01, n_inputs),
+                      phase_rates=rng.uniform(-0.5, 0.5, n_inputs), reference_spectrum=2)
+            natural = self.fengine(x, N, T, **kw)
+            centred = self.fengine(x, N, T, centred_channels=True, **kw)
+            shift = (np.arange(N) + N // 2) % N
+            self.check_close(centred, natural[:, shift], f"centred N={N} T={T}")
+        with self.assertRaisesRegex(ValueError, "complex input"):
+            self.fengine(np.zeros((1, 64 * 4), np.float32), 16, 4, input_format="float",
+                         centred_channels=True)
+
     def test_default_window_and_power_of_two_sizes(self):
         rng = np.random.default_rng(21)
         for N in (64, 1024):

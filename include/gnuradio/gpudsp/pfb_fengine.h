@@ -60,6 +60,13 @@ public:
      * \param device CUDA device index
      * \param max_coarse_delay the largest coarse delay, in samples, the
      *        block will accept (sets its history)
+     * \param delay_convention how delays, delay models and phases are read:
+     *        "gpudsp" (model at each spectrum's window centre, phase at DC)
+     *        or "katgpucbf" (MeerKAT's CBF: model at the spectrum's first
+     *        sample, coarse delays rounded half to even, fine delay and
+     *        phase referred to the band centre); docs/fengine.md
+     * \param channel_order complex input: "natural" (DC first) or "centred"
+     *        (katgpucbf's order: DC at n_channels/2); real input: "natural"
      */
     static sptr make(int n_inputs,
                      int n_channels,
@@ -71,7 +78,9 @@ public:
                      bool dither = false,
                      const std::string& backend = "auto",
                      int device = 0,
-                     int max_coarse_delay = 65536);
+                     int max_coarse_delay = 65536,
+                     const std::string& delay_convention = "gpudsp",
+                     const std::string& channel_order = "natural");
 
     virtual std::string backend() const = 0;
     /*! \brief The configuration the block's plan runs and where it came
@@ -79,11 +88,18 @@ public:
      *  (docs/gpu.md, "Tuning"); the block logs it when made. */
     virtual std::string configuration() const = 0;
     virtual std::vector<double> weights() const = 0;
+    /*! \brief "gpudsp" or "katgpucbf" (docs/fengine.md, "Delay conventions"). */
+    virtual std::string delay_convention() const = 0;
+    /*! \brief "natural" or "centred". */
+    virtual std::string channel_order() const = 0;
 
     /*! \brief Complex gains [channel][input] (n_channels x n_inputs values). */
     virtual void set_gains(const std::vector<std::complex<float>>& gains,
                            int64_t at_sample = -1) = 0;
-    /*! \brief Fine delays in samples, |tau| <= 0.5, one per input. */
+    /*! \brief Fine delays in samples, |tau| <= 0.5, one per input. The
+     *  fine delays, phases and coarse delays mean what the block's
+     *  delay_convention says (katgpucbf: the rotation -pi tau (k - N/2) / N
+     *  + phi + pi/2 (D mod 4) for real input). */
     virtual void set_fine_delays(const std::vector<double>& delays,
                                  int64_t at_sample = -1) = 0;
     /*! \brief Phases in radians, one per input. */
@@ -100,7 +116,10 @@ public:
      * phase_rate (n - at_sample) radians (phase_rate per sample) at input
      * sample n, evaluated for every spectrum at the centre of its window and
      * applied as coarse delay (floor(tau + 0.5)), fine delay (the rest) and
-     * phase. From the spectra that set_* with the same at_sample would reach
+     * phase; with delay_convention "katgpucbf", at the spectrum's first
+     * sample, coarse delay rint(tau), and the fine delay and phase referred
+     * to the band centre (docs/fengine.md). From the spectra that set_*
+     * with the same at_sample would reach
      * (at_sample >= 0 is required: it is also where the model holds). Empty
      * rates or phases mean 0. It replaces the fine and coarse delays and the
      * phases until they are set again.

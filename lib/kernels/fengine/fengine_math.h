@@ -205,22 +205,48 @@ GPUDSP_HD int8_t quantise(float v, bool& clamped)
 #endif
 }
 
+/*!
+ * Which frequency each output channel k (0..N-1) holds, as the delay
+ * rotation needs it: the signed channel index k', in channels of the
+ * transform. Real input: k (N channels of a 2N-point FFT, DC first).
+ * Complex input in natural order: k for k < N/2, k - N above (the negative
+ * frequencies). Complex input centred (katgpucbf's order, an fftshift: the
+ * FIR's odd taps are negated, so channel k holds frequency k - N/2): k - N/2.
+ */
+enum class channel_axis : int { real = 0, complex_natural = 1, complex_centred = 2 };
+
+GPUDSP_HD int signed_channel(int k, int n_channels, channel_axis axis)
+{
+    if (axis == channel_axis::complex_centred)
+        return k - n_channels / 2;
+    if (axis == channel_axis::complex_natural && k >= n_channels / 2)
+        return k - n_channels;
+    return k;
+}
+
+/*! The delay phase slope, in half turns per sample of delay and per
+ *  signed channel: -1/N (real input, 2N-point FFT) or -2/N (complex). */
+GPUDSP_HD int delay_slope_halfturns_numerator(channel_axis axis)
+{
+    return axis == channel_axis::real ? 1 : 2;
+}
+
 /*! The extra rotation phase, in half turns (radians / pi), of channel \p k
  *  in spectrum reference + \p d when an input's fine delay changes by
  *  delay_rate samples and its phase by phase_rate half turns per spectrum
- *  (fengine_corrections' rad per spectrum / pi): phase_rate d - tau' k' / N
- *  with tau' = delay_rate d, k' = k for real input (N channels of a 2N-point
- *  FFT), the signed index (k - N for k >= N/2, integer division, as the
- *  rotation table) and 2 tau' k' / N for complex input. Half turns because
- *  the GPU then takes sincospif, whose argument reduction is exact and
- *  needs no local memory (sincosf's large-argument path does). double on
- *  the CPU, float on the GPU (the block keeps d below 2^16 + a chunk). */
+ *  (fengine_corrections' rad per spectrum / pi): phase_rate d - s tau' k' / N
+ *  with tau' = delay_rate d, k' = signed_channel(k) and s = 1 (real input)
+ *  or 2 (complex). Half turns because the GPU then takes sincospif, whose
+ *  argument reduction is exact and needs no local memory (sincosf's
+ *  large-argument path does). double on the CPU, float on the GPU (the
+ *  block keeps d below 2^16 + a chunk). */
 template <typename R>
-GPUDSP_HD R drift_halfturns(
-    R delay_rate, R phase_rate, R d, int k, int n_channels, bool complex_input)
+GPUDSP_HD R
+drift_halfturns(R delay_rate, R phase_rate, R d, int k, int n_channels, channel_axis axis)
 {
-    const R kk = complex_input && k >= n_channels / 2 ? R(k - n_channels) : R(k);
-    return phase_rate * d - (complex_input ? 2 : 1) * (delay_rate * d) * kk / R(n_channels);
+    const R kk = R(signed_channel(k, n_channels, axis));
+    return phase_rate * d - R(delay_slope_halfturns_numerator(axis)) * (delay_rate * d) *
+                                kk / R(n_channels);
 }
 
 } // namespace fmath

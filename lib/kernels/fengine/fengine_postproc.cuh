@@ -28,7 +28,7 @@ struct postproc_params {
     const float2* drift;       // [input] (delay rate, phase rate / pi); null: none
     long long drift_offset;    // first spectrum of the chunk - the reference
     int n_channels, n_inputs;
-    bool complex_input;
+    fmath::channel_axis axis; // how channels map to signed frequencies
     bool dither;
     unsigned long long seed;
     unsigned long long first_spectrum; // absolute index of the chunk's spectrum 0
@@ -50,11 +50,10 @@ postproc_corrected(const postproc_params& p, cuFloatComplex x, int s, int i, int
     if (p.drift) { // delay tracking: the drift since the reference spectrum
         const float2 r = p.drift[i];
         float sn, cs;
-        sincospif(
-            fmath::drift_halfturns<float>(
-                r.x, r.y, float(p.drift_offset + s), k, p.n_channels, p.complex_input),
-            &sn,
-            &cs);
+        sincospif(fmath::drift_halfturns<float>(
+                      r.x, r.y, float(p.drift_offset + s), k, p.n_channels, p.axis),
+                  &sn,
+                  &cs);
         v = cuCmulf(v, make_cuFloatComplex(cs, sn));
     }
     return v;

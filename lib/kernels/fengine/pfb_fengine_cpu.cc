@@ -290,15 +290,23 @@ private:
     const std::complex<float>* drift_phasors(int i, uint64_t m)
     {
         const int N = d_c.n_channels;
-        const bool cplx = d_c.complex_input();
+        const auto axis = channel_axis_of(d_c);
         const double rd = d_drift[2 * i], rp = d_drift[2 * i + 1];
         const double d = double(int64_t(m - d_reference));
-        const std::complex<double> step = std::polar(
-            1.0, M_PI * fmath::drift_halfturns<double>(rd, 0.0, d, 1, N, false) * (cplx ? 2.0 : 1.0));
+        // The phase step from one channel to the next (the signed index
+        // grows by one, except where natural complex order jumps to -N/2).
+        const std::complex<double> step =
+            std::polar(1.0,
+                       M_PI *
+                           fmath::drift_halfturns<double>(
+                               rd, 0.0, d, 1, N, fmath::channel_axis::real) *
+                           fmath::delay_slope_halfturns_numerator(axis));
         std::complex<double> p;
         for (int k = 0; k < N; ++k) {
-            if (k % 64 == 0 || (cplx && k == N / 2))
-                p = std::polar(1.0, M_PI * fmath::drift_halfturns<double>(rd, rp, d, k, N, cplx));
+            if (k % 64 == 0 ||
+                (axis == fmath::channel_axis::complex_natural && k == N / 2))
+                p = std::polar(
+                    1.0, M_PI * fmath::drift_halfturns<double>(rd, rp, d, k, N, axis));
             else
                 p *= step;
             d_phasor[k] = std::complex<float>(p);

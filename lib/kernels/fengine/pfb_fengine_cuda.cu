@@ -387,7 +387,7 @@ public:
         d_fixed.rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
         d_fixed.n_channels = c.n_channels;
         d_fixed.n_inputs = c.n_inputs;
-        d_fixed.complex_input = c.complex_input();
+        d_fixed.axis = channel_axis_of(c);
         d_fixed.dither = c.dither && c.output == fengine_output::ci8;
         d_fixed.seed = c.dither_seed;
         d_fixed.tile = fmath::postproc_tile_for(c.n_inputs);

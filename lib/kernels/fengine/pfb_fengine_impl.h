@@ -9,11 +9,34 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_PFB_FENGINE_IMPL_H
 #define INCLUDED_GPUDSP_KERNELS_PFB_FENGINE_IMPL_H
 
+#include "fengine_math.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 
 namespace gr {
 namespace gpudsp {
 namespace kernels {
+
+/*! How the config's channels map to signed frequencies (fmath::signed_channel). */
+inline fmath::channel_axis channel_axis_of(const fengine_config& c)
+{
+    if (!c.complex_input())
+        return fmath::channel_axis::real;
+    return c.centred_channels ? fmath::channel_axis::complex_centred
+                              : fmath::channel_axis::complex_natural;
+}
+
+/*! The FIR taps a backend runs: the window, with the odd taps negated for
+ *  centred channels ((-1)^j on the FIR output shifts the FFT by N/2, and
+ *  j = i mod N has i's parity for an even N). */
+inline std::vector<float> fir_taps(const fengine_config& c,
+                                   const std::vector<float>& window)
+{
+    std::vector<float> taps = window;
+    if (c.centred_channels)
+        for (std::size_t i = 1; i < taps.size(); i += 2)
+            taps[i] = -taps[i];
+    return taps;
+}
 
 struct fengine_plan::impl {
     virtual ~impl() = default;

@@ -76,13 +76,13 @@ std::vector<std::complex<float>>
 fengine_plan::rotations(const fengine_corrections& c) const
 {
     const int N = d_config.n_channels, I = d_config.n_inputs;
-    const bool cplx = d_config.complex_input();
+    const auto axis = channel_axis_of(d_config);
+    const double slope = fmath::delay_slope_halfturns_numerator(axis);
     std::vector<std::complex<float>> rot(std::size_t(N) * I);
     for (int k = 0; k < N; ++k) {
-        const double kk = cplx && k >= N / 2 ? k - N : k;
+        const double kk = fmath::signed_channel(k, N, axis);
         for (int i = 0; i < I; ++i) {
-            const double ph =
-                -M_PI * (cplx ? 2.0 : 1.0) * c.fine_delays[i] * kk / N + c.phases[i];
+            const double ph = -M_PI * slope * c.fine_delays[i] * kk / N + c.phases[i];
             const std::size_t at = std::size_t(k) * I + i;
             rot[at] = std::complex<float>(std::complex<double>(c.gains[at]) *
                                           std::polar(1.0, ph));
@@ -201,6 +201,11 @@ void fengine_plan::validate(const fengine_config& c, const std::string& who)
     } else if (!std::isfinite(c.w_cutoff) || c.w_cutoff < 0) {
         fail("w_cutoff must be finite and >= 0");
     }
+    if (c.centred_channels && !c.complex_input())
+        fail("centred channels need complex input (real input gives DC to Nyquist)");
+    if (c.centred_channels && c.n_channels % 2 != 0)
+        fail("centred channels need an even n_channels, got " +
+             std::to_string(c.n_channels));
 }
 
 fengine_plan::fengine_plan(const fengine_config& config,
@@ -215,23 +220,22 @@ fengine_plan::fengine_plan(const fengine_config& config,
                                                           d_config.complex_input())
                                             : d_config.weights;
     d_weights.assign(w.begin(), w.end());
+    const std::vector<float> taps = fir_taps(d_config, d_weights);
     if (where.kind == backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA
-        d_impl = make_fengine_cuda(d_config,
-                                   d_weights,
-                                   runtime::device_context::get(where.kind, where.device),
-                                   who);
+        d_impl = make_fengine_cuda(
+            d_config, taps, runtime::device_context::get(where.kind, where.device), who);
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
 #endif
     } else if (where.kind == backend_kind::emulated) {
         d_impl = std::make_unique<fengine_emulated>(
-            make_fengine_cpu(d_config, d_weights),
+            make_fengine_cpu(d_config, taps),
             d_config,
             runtime::device_context::get(where.kind, where.device),
             who);
     } else {
-        d_impl = make_fengine_cpu(d_config, d_weights);
+        d_impl = make_fengine_cpu(d_config, taps);
     }
     set_corrections({});
     tune();

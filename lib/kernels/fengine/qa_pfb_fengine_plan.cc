@@ -365,45 +365,61 @@ BOOST_AUTO_TEST_CASE(fft_runs_cover_every_call_size)
 // the largest rates the block gives (a fine delay that moves 0.5 sample and
 // a phase of 2^10 rad over the interval), they agree to 1e-4 rad per 100 rad
 // of phase (float's resolution; 1e-3 rad at the largest); and the double
-// form is the definition (-pi tau k' / N + phi, k' signed for complex input).
+// form is the definition (-pi tau k' / N + phi for real input, -2 pi tau k'
+// / N for complex, k' the signed frequency: k - N above N/2 in natural
+// order, k - N/2 centred).
 BOOST_AUTO_TEST_CASE(drift_phase_float_matches_double)
 {
     namespace fm = gr::gpudsp::kernels::fmath;
+    using axis_t = fm::channel_axis;
     const double rd = 0.5 / 65536, rp = 1024.0 / 65536;
-    for (bool cplx : { false, true })
+    for (axis_t axis : { axis_t::real, axis_t::complex_natural, axis_t::complex_centred })
         for (int N : { 2, 3, 7, 64, 1000, 4096 })
-            for (double d : { 0.0, 1.0, 17.0, 4097.0, 65535.0, 65536.0 + 8191.0 })
+            for (double d : { 0.0, 1.0, 17.0, 4097.0, 65535.0, 65536.0 + 8191.0 }) {
+                if (axis == axis_t::complex_centred && N % 2)
+                    continue; // centred channels need an even N
+                const bool cplx = axis != axis_t::real;
                 for (int k = 0; k < N; ++k) {
-                    const double kk = cplx && k >= N / 2 ? k - N : k;
+                    const double kk = axis == axis_t::complex_centred ? k - N / 2
+                                      : cplx && k >= N / 2            ? k - N
+                                                                      : k;
                     const double want = rp * d - (cplx ? 2 : 1) * M_PI * rd * d * kk / N;
                     const double got_d =
-                        M_PI * fm::drift_halfturns<double>(rd, rp / M_PI, d, k, N, cplx);
+                        M_PI * fm::drift_halfturns<double>(rd, rp / M_PI, d, k, N, axis);
                     BOOST_REQUIRE_SMALL(got_d - want, 1e-9);
                     // As the GPU: rates uploaded as float (phase rate / pi).
                     const float got_f = fm::drift_halfturns<float>(
-                        float(rd), float(rp / M_PI), float(d), k, N, cplx);
+                        float(rd), float(rp / M_PI), float(d), k, N, axis);
                     const double err = std::remainder(M_PI * double(got_f) - want, 2 * M_PI);
                     BOOST_REQUIRE_SMALL(err, 1e-4 * std::max(1.0, std::fabs(want) / 100));
                 }
+            }
 }
 
 // A delay model's segments: every spectrum of a segment has the coarse delay
-// floor(tau + 0.5) of the model at its window centre, fine = tau - coarse in
-// [-0.5, 0.5), and the segment ends exactly where some input's coarse delay
-// changes (or after the rebase interval). Random models, rates of both
-// signs up to the block's limit, steps of 2 to 2^17 samples.
+// of the model where its convention evaluates it (gpudsp: floor(tau + 0.5)
+// at the window centre; katgpucbf: rint(tau), ties to even, at the window's
+// first sample), fine = tau - coarse, and the segment ends exactly where
+// some input's coarse delay changes (or after the rebase interval). Random
+// models, rates of both signs up to the block's limit, steps of 2 to 2^17
+// samples, and (every fifth trial) delays on half samples.
 BOOST_AUTO_TEST_CASE(delay_model_segments_end_where_coarse_changes)
 {
+    using gr::gpudsp::fengine_delay_convention;
     using gr::gpudsp::fengine_delay_model;
     std::mt19937_64 rng(5);
     std::uniform_real_distribution<double> u(0, 1);
-    for (int trial = 0; trial < 400; ++trial) {
+    for (int trial = 0; trial < 800; ++trial) {
         const int64_t step = int64_t(2) << (trial % 17);
         const int T = 1 + trial % 7;
         fengine_delay_model m;
+        m.convention = trial % 2 ? fengine_delay_convention::katgpucbf
+                                 : fengine_delay_convention::gpudsp;
+        const bool kat = m.convention == fengine_delay_convention::katgpucbf;
         const int I = 1 + trial % 3;
         for (int i = 0; i < I; ++i) {
-            m.delay.push_back(1000 * u(rng));
+            m.delay.push_back(trial % 5 == 1 ? std::floor(1000 * u(rng)) + 0.5
+                                             : 1000 * u(rng));
             m.delay_rate.push_back((u(rng) - 0.5) * 2e-3 * (trial % 5 == 0 ? 1e-4 : 1));
             m.phase.push_back(0);
             m.phase_rate.push_back(0);
@@ -414,25 +430,74 @@ BOOST_AUTO_TEST_CASE(delay_model_segments_end_where_coarse_changes)
             const auto seg = gr::gpudsp::fengine_segment(m, spec, step, T);
             BOOST_REQUIRE_GT(seg.end, spec);
             auto tau = [&](int i, uint64_t mm) {
-                const double dn = 0.5 * double(gr::gpudsp::fengine_centre_offset2(
-                                            mm, step, T, m.at_sample));
+                const double dn = kat ? double((int64_t(mm) - T + 1) * step - m.at_sample)
+                                      : 0.5 * double(gr::gpudsp::fengine_centre_offset2(
+                                                  mm, step, T, m.at_sample));
                 return m.delay[i] + m.delay_rate[i] * dn;
             };
+            // Written out, not fengine_coarse: rint's ties go to the even neighbour.
+            auto coarse = [&](double t) {
+                if (!kat)
+                    return std::floor(t + 0.5);
+                const double f = std::floor(t);
+                if (t - f != 0.5)
+                    return std::floor(t + 0.5);
+                return std::fmod(f, 2.0) == 0 ? f : f + 1;
+            };
             for (int i = 0; i < I; ++i) {
-                BOOST_REQUIRE_EQUAL(seg.coarse[i], int64_t(std::floor(tau(i, spec) + 0.5)));
+                BOOST_REQUIRE_EQUAL(seg.coarse[i], int64_t(coarse(tau(i, spec))));
                 BOOST_REQUIRE_SMALL(seg.fine[i] - (tau(i, spec) - seg.coarse[i]), 1e-9);
+                BOOST_REQUIRE_LE(std::fabs(seg.fine[i]), 0.5);
                 // Inside: the same coarse delay (checked at the ends and a few within).
                 for (uint64_t mm : { spec, (spec + seg.end) / 2, seg.end - 1 })
-                    BOOST_REQUIRE_SMALL(
-                        std::floor(tau(i, mm) + 0.5) - double(seg.coarse[i]), 0.5);
+                    BOOST_REQUIRE_EQUAL(coarse(tau(i, mm)), double(seg.coarse[i]));
             }
             if (seg.end - spec < gr::gpudsp::fengine_rebase_spectra) {
                 bool changed = false;
                 for (int i = 0; i < I; ++i)
-                    changed |= std::floor(tau(i, seg.end) + 0.5) != double(seg.coarse[i]);
+                    changed |= coarse(tau(i, seg.end)) != double(seg.coarse[i]);
                 BOOST_REQUIRE(changed);
             }
             spec = seg.end;
         }
+    }
+}
+
+// katgpucbf's convention as the plan applies it: for real input the phase
+// referred to DC is the model's phase at the spectrum's first sample plus
+// pi/2 (fine + coarse mod 4) (its band-centre terms), and drifts by the
+// model's phase rate plus pi/2 per sample of fine delay; complex input
+// takes the model's phase as it is. Checked against the same arithmetic
+// written out with every coarse delay mod 4.
+BOOST_AUTO_TEST_CASE(katgpucbf_phase_is_referred_to_the_band_centre)
+{
+    using gr::gpudsp::fengine_delay_convention;
+    std::mt19937_64 rng(9);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int trial = 0; trial < 200; ++trial) {
+        gr::gpudsp::fengine_delay_model m;
+        m.convention = fengine_delay_convention::katgpucbf;
+        m.real_input = trial % 3 != 0;
+        const double D = double(trial % 8) + 10; // every D mod 4
+        m.delay = { D + (u(rng) - 0.5) * 0.9 };
+        m.delay_rate = { (u(rng) - 0.5) * 1e-6 };
+        m.phase = { (u(rng) - 0.5) * 6 };
+        m.phase_rate = { (u(rng) - 0.5) * 1e-3 };
+        m.at_sample = trial * 37;
+        const int64_t step = 64;
+        const int T = 4;
+        const uint64_t spec = uint64_t(trial) + 100;
+        const auto seg = gr::gpudsp::fengine_segment(m, spec, step, T);
+        const double t = double((int64_t(spec) - T + 1) * step - m.at_sample);
+        const double tau = m.delay[0] + m.delay_rate[0] * t;
+        BOOST_REQUIRE_EQUAL(seg.coarse[0], int64_t(D));
+        const double phi = std::remainder(m.phase[0] + m.phase_rate[0] * t, 2 * M_PI);
+        const double want =
+            m.real_input ? phi + 0.5 * M_PI * ((tau - D) + double(int64_t(D) % 4)) : phi;
+        BOOST_REQUIRE_SMALL(std::remainder(seg.phase[0] - want, 2 * M_PI), 1e-12);
+        const double want_rate =
+            m.phase_rate[0] * step +
+            (m.real_input ? 0.5 * M_PI * m.delay_rate[0] * step : 0.0);
+        BOOST_REQUIRE_SMALL(seg.phase_rate[0] - want_rate, 1e-15);
     }
 }

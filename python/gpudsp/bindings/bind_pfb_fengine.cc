@@ -35,7 +35,8 @@ py::object fengine_array(py::array x,
                          uint64_t dither_seed,
                          uint64_t first_spectrum,
                          const std::string& backend,
-                         int device)
+                         int device,
+                         bool centred_channels)
 {
     const std::string who = "kernels.fengine";
     kernels::fengine_config c;
@@ -47,6 +48,7 @@ py::object fengine_array(py::array x,
     c.weights = std::move(weights);
     c.dither = dither;
     c.dither_seed = dither_seed;
+    c.centred_channels = centred_channels;
 
     // The input as a C-contiguous [n_inputs, n] array of the format's type.
     py::array a;
@@ -173,8 +175,12 @@ void bind_pfb_fengine(py::module& m, py::module& k)
              py::arg("dither") = false,
              py::arg("backend") = "auto",
              py::arg("device") = 0,
-             py::arg("max_coarse_delay") = 65536)
+             py::arg("max_coarse_delay") = 65536,
+             py::arg("delay_convention") = "gpudsp",
+             py::arg("channel_order") = "natural")
         .def("backend", &pfb_fengine::backend)
+        .def("delay_convention", &pfb_fengine::delay_convention)
+        .def("channel_order", &pfb_fengine::channel_order)
         .def("configuration", &pfb_fengine::configuration)
         .def("weights", &pfb_fengine::weights)
         .def("set_gains",
@@ -242,5 +248,6 @@ void bind_pfb_fengine(py::module& m, py::module& k)
           py::arg("dither_seed"),
           py::arg("first_spectrum"),
           py::arg("backend"),
-          py::arg("device"));
+          py::arg("device"),
+          py::arg("centred_channels") = false);
 }

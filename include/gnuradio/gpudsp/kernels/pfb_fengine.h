@@ -54,6 +54,11 @@ struct GPUDSP_API fengine_config {
     std::vector<double> weights; //!< length step*n_taps; empty: pfb_weights()
     bool dither = false;         //!< uniform +-0.5 LSB before rounding (ci8)
     uint64_t dither_seed = 0x5eed;
+    /*! Complex input only: channels centred (katgpucbf's order, an
+     *  fftshift: channel k holds frequency k - N/2, DC at N/2) instead of
+     *  natural (DC first, k >= N/2 the negative frequencies). Needs an even
+     *  n_channels. */
+    bool centred_channels = false;
 
     bool complex_input() const { return input == fengine_input::complex64; }
     /*! \brief Input samples per spectrum: 2N (real) or N (complex). */
@@ -76,7 +81,8 @@ struct GPUDSP_API fengine_config {
 /*!
  * \brief Per-input corrections applied after the FFT, per channel k:
  * X[k] * g[k][input] * exp(1j (-pi tau k / N + phi)) for real input
- * (-2 pi tau k' / N, k' the signed channel index, for complex input).
+ * (-2 pi tau k' / N for complex input, k' the channel's signed frequency
+ * index: k or k - N in natural order, k - N/2 centred).
  * A fine delay tau (samples, |tau| <= 0.5) delays that input's signal by tau.
  * Coarse delays are whole-sample offsets of each input's read position,
  * chosen by the caller (see fengine_plan::execute).
