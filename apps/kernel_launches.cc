@@ -11,6 +11,7 @@
 
 #include "kernels/ddc/ddc_impl.h"
 #include "kernels/ddc/ddc_tile.h"
+#include "kernels/fengine/fengine_onepass.h"
 #include "kernels/gnss/gnss_correlator_impl.h"
 #include "kernels/ldpc/ldpc5g_impl.h"
 #include "kernels/ldpc/ldpc5g_pair_bg.h"
@@ -170,6 +171,17 @@ int main()
              xtc_threads,
              xdr_smem_bytes,
              limit);
+    // The one-pass F-engine: two buffers of g spectra of N points, at the
+    // largest g its heuristic or its tuner candidates take, every N. The
+    // kernel is the same for every N; clusters (N > 512) only on sm_90.
+    for (int N = onepass::min_channels; N <= onepass::max_channels; N *= 2) {
+        const auto g = onepass::make_geometry(N, 16, 4, 1);
+        emit("^onepass_kernel<",
+             "N = " + std::to_string(N) + ", " + std::to_string(g.per_round) +
+                 " spectra per CTA and round, clusters of " + std::to_string(g.cluster),
+             g.threads,
+             std::size_t(g.smem_bytes()));
+    }
     std::printf("\n]\n");
     return 0;
 }

@@ -19,15 +19,19 @@
 //                theirs in N complex samples: the same bandwidth)
 //   cuda         device-resident (input already in device memory) and
 //                host-fed (pinned upload of the packed bytes on the stream),
-//                the plan's default form (post-processing fused into cuFFT
-//                where it accepts the callbacks: the row says which)
+//                the plan's default form (the one-pass kernel where it runs,
+//                else cuFFT with the post-processing fused into it where it
+//                accepts the callbacks: the row says which)
+//   cuda/cufft   cuFFT's form (GPUDSP_FENGINE_ONEPASS=0), same run
 //   cuda/unfused the post-processing as its own kernel
 //                (GPUDSP_FENGINE_FUSED=0), device-resident, same run
+//                (a form that is the plan's own is not timed twice)
 // GPU roofline: the device copy bandwidth measured in the same run divided
-// by the bytes the pipeline moves per sample: FIR 1.25 in and 4 out, FFT 4
-// in, and then either 1 out (fused: 10.25 B) or 4 out and post-processing
-// 4 in and 1 out (18.25 B); host-fed: pinned host-to-device bandwidth /
-// 1.25 B.
+// by the bytes the form moves per sample: one pass 1.25 in (plus at most
+// 1/8 for each section's priming rows) and 1 out (2.41 B); cuFFT's: FIR
+// 1.25 in and 4 out, FFT 4 in, and then either 1 out (fused: 10.25 B) or 4
+// out and post-processing 4 in and 1 out (18.25 B); host-fed: pinned
+// host-to-device bandwidth / 1.25 B.
 
 #include "bench.h"
 #include <gnuradio/blocks/head.h>
@@ -35,13 +39,14 @@
 #include <gnuradio/blocks/stream_to_streams.h>
 #include <gnuradio/blocks/vector_source.h>
 #include <gnuradio/fft/fft.h>
-#include <gnuradio/filter/pfb_channelizer_ccf.h>
-#include <gnuradio/gpudsp/pfb_fengine.h>
-#include <gnuradio/top_block.h>
 #include <gnuradio/filter/fir_filter.h>
+#include <gnuradio/filter/pfb_channelizer_ccf.h>
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <gnuradio/gpudsp/pfb_fengine.h>
+#include <gnuradio/top_block.h>
 #include <cstdlib>
+#include <memory>
 #include <random>
 
 namespace bench {
@@ -51,6 +56,32 @@ using namespace gr::gpudsp;
 namespace {
 
 constexpr double bytes_per_sample_fused = 10.25, bytes_per_sample_unfused = 18.25;
+// The one-pass kernel: 1.25 B in (plus T - 1 priming rows per section of at
+// least 8 (T - 1) spectra) and 1 B out: at most 1.25 x 1.125 + 1.
+constexpr double bytes_per_sample_onepass = 1.25 * 1.125 + 1.0;
+
+bool is_onepass(const gr::gpudsp::kernels::fengine_plan& plan)
+{
+    return plan.kernel_form().rfind("one pass", 0) == 0;
+}
+
+// A plan made with an environment variable set for its construction only.
+std::unique_ptr<gr::gpudsp::kernels::fengine_plan>
+plan_with(const gr::gpudsp::kernels::fengine_config& c,
+          const gr::gpudsp::runtime::backend_choice& where,
+          const char* name,
+          const char* value)
+{
+    const char* user = std::getenv(name);
+    const std::string saved = user ? user : "";
+    setenv(name, value, 1);
+    auto plan = std::make_unique<gr::gpudsp::kernels::fengine_plan>(c, where, "bench");
+    if (user)
+        setenv(name, saved.c_str(), 1);
+    else
+        unsetenv(name);
+    return plan;
+}
 
 // The host-fed row's pieces: piece k is spectra [spectrum of cut k, of cut
 // k + 1) and uploads bytes [byte of cut k, of cut k + 1) (the last piece
@@ -264,15 +295,12 @@ void run_fengine(const options& opt, report& rep)
             continue;
         runtime::backend_choice gpu;
         gpu.kind = runtime::backend_kind::cuda;
+        // The plan's own choice (the one-pass kernel where it runs), cuFFT
+        // with the post-processing fused into it, and cuFFT unfused: each
+        // against its own bytes, in the same run.
         kernels::fengine_plan plan(c, gpu, "bench");
-        const char* user_fused = std::getenv("GPUDSP_FENGINE_FUSED");
-        const std::string user_fused_value = user_fused ? user_fused : "";
-        setenv("GPUDSP_FENGINE_FUSED", "0", 1);
-        kernels::fengine_plan unfused(c, gpu, "bench");
-        if (user_fused)
-            setenv("GPUDSP_FENGINE_FUSED", user_fused_value.c_str(), 1);
-        else
-            unsetenv("GPUDSP_FENGINE_FUSED");
+        auto cufft = plan_with(c, gpu, "GPUDSP_FENGINE_ONEPASS", "0");
+        auto unfused = plan_with(c, gpu, "GPUDSP_FENGINE_FUSED", "0");
         runtime::device_stream stream(ctx, "bench");
         std::vector<std::unique_ptr<runtime::device_memory>> d_in;
         std::vector<std::unique_ptr<runtime::pinned_memory>> h_in;
@@ -288,21 +316,32 @@ void run_fengine(const options& opt, report& rep)
         runtime::device_memory d_out(ctx, out.size(), "bench");
         runtime::device_memory d_sat(ctx, sat.size() * 4, "bench");
         auto* dsat = reinterpret_cast<uint32_t*>(d_sat.get());
-        for (auto* p : { &plan, &unfused }) {
+        const std::pair<kernels::fengine_plan*, const char*> forms[] = {
+            { &plan, "cuda" },
+            { cufft.get(), "cuda/cufft" },
+            { unfused.get(), "cuda/unfused" }
+        };
+        for (const auto& form : forms) {
+            kernels::fengine_plan* p = form.first;
+            if (p != &plan && p->kernel_form() == plan.kernel_form())
+                continue; // the same form as the plan's row
             const double t_dev = seconds_per_call(
                 [&] { p->execute(d_views, d_out.get(), dsat, spectra, 0, stream.get()); },
                 [&] { stream.synchronize(); },
                 iterations);
-            const bool fused = is_fused(*p);
-            const double bytes =
-                fused ? bytes_per_sample_fused : bytes_per_sample_unfused;
+            const bool onepass = is_onepass(*p), fused = is_fused(*p);
+            const double bytes = onepass ? bytes_per_sample_onepass
+                                 : fused ? bytes_per_sample_fused
+                                         : bytes_per_sample_unfused;
             rep.add({ "fengine",
                       what + ", device-resident",
-                      p == &plan ? "cuda" : "cuda/unfused",
+                      form.second,
                       samples / t_dev / 1e9,
                       "GS/s",
                       hbm / bytes / 1e9,
-                      fused ? "HBM copy / 10.25 B" : "HBM copy / 18.25 B",
+                      onepass ? "HBM copy / 2.41 B"
+                      : fused ? "HBM copy / 10.25 B"
+                              : "HBM copy / 18.25 B",
                       p->kernel_form() });
         }
         // Host-fed as a flowgraph runs it (docs/formats.md): the input

@@ -16,4 +16,13 @@
 #define GPUDSP_HD inline
 #endif
 
+// Loops of constant trip count over per-thread arrays: unrolled on the GPU
+// so that the arrays stay in registers (an index the compiler cannot fold
+// puts them in local memory); nothing on the host.
+#ifdef __CUDA_ARCH__
+#define GPUDSP_UNROLL _Pragma("unroll")
+#else
+#define GPUDSP_UNROLL
+#endif
+
 #endif /* INCLUDED_GPUDSP_KERNELS_HOST_DEVICE_H */

@@ -3,7 +3,9 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
-// The F-engine on CUDA, katgpucbf's shape: (1) a polyphase FIR with the
+// The F-engine on CUDA. Where it can (real input, N = 256 .. 4096, T <= 16;
+// clusters above N = 512 need sm_90), one kernel does everything
+// (fengine_onepass.cu). Otherwise katgpucbf's shape: (1) a polyphase FIR with the
 // decode fused in, one thread per column and input, the window of MAXT taps
 // held right-aligned in registers and slid one spectrum at a time; (2) cuFFT
 // (R2C of 2N points, or C2C of N) over all inputs and spectra of the chunk;
@@ -14,9 +16,10 @@
 // shared-memory tile. Both forms run the same per-value code
 // (fengine_postproc.cuh).
 
+#include "fengine_inputs.cuh"
+#include "fengine_onepass_cuda.h"
 #include "fengine_postproc.cuh"
 #include "pfb_fengine_impl.h"
-#include "kernels/common/sample_load.cuh"
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -148,28 +151,6 @@ private:
 };
 #endif
 
-// The F-engine's input formats as the shared loaders' kinds.
-template <fengine_input F>
-struct kind_of;
-template <>
-struct kind_of<fengine_input::packed10> {
-    static constexpr sample_kind value = sample_kind::packed10;
-};
-template <>
-struct kind_of<fengine_input::int16> {
-    static constexpr sample_kind value = sample_kind::int16;
-};
-template <>
-struct kind_of<fengine_input::float32> {
-    static constexpr sample_kind value = sample_kind::float32;
-};
-template <>
-struct kind_of<fengine_input::complex64> {
-    static constexpr sample_kind value = sample_kind::complex64;
-};
-template <fengine_input F>
-using loader = sample_loader<kind_of<F>::value>;
-
 __device__ __forceinline__ float zero_of(float) { return 0.0f; }
 __device__ __forceinline__ float2 zero_of(float2) { return make_float2(0.0f, 0.0f); }
 __device__ __forceinline__ float fma_w(float w, float x, float acc)
@@ -180,12 +161,6 @@ __device__ __forceinline__ float2 fma_w(float w, float2 x, float2 acc)
 {
     return make_float2(fmaf(w, x.x, acc.x), fmaf(w, x.y, acc.y));
 }
-
-struct input_table {
-    static constexpr int max_inputs = 64; // per launch; more go in several launches
-    const void* data[max_inputs];
-    int64_t first[max_inputs];
-};
 
 constexpr int fir_threads = 128;
 
@@ -373,7 +348,8 @@ public:
                  who),
           d_setup(d_ctx, who),
           d_params(d_ctx, sizeof(postproc_params), who),
-          d_scratch_free(d_ctx, who)
+          d_scratch_free(d_ctx, who),
+          d_multiprocessors(d_ctx->info().multiprocessors)
     {
         d_ctx->copy_async(d_weights.get(),
                           w.data(),
@@ -382,6 +358,7 @@ public:
                           d_setup.get(),
                           who);
         make_plans();
+        setup_onepass();
         d_setup.synchronize();
         // What every chunk's post-processing shares (params() adds the rest).
         d_fixed.rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
@@ -405,19 +382,32 @@ public:
 
     std::string kernel_form() const override
     {
-        return d_fused ? "cuFFT, post-processing fused (LTO store callback)"
+        if (d_onepass)
+            return "one pass: FIR, FFT and post-processing in one kernel (" +
+                   std::to_string(d_onepass_cluster) + " CTA" +
+                   (d_onepass_cluster > 1 ? "s a cluster" : " a section") + ")";
+        const std::string why = d_onepass_refused.empty()
+                                    ? std::string("")
+                                    : "; one pass: " + d_onepass_refused;
+        return d_fused ? "cuFFT, post-processing fused (LTO store callback" + why + ")"
                        : "cuFFT + post-processing kernel (" +
                              (d_refused.empty() ? std::string("chosen by the tuner")
                                                 : "fusion: " + d_refused) +
-                             ")";
+                             why + ")";
     }
 
-    // Forms (post-processing fused into cuFFT where it links, else a kernel
-    // of its own) x the FIR's shortest section, in units of max(T, 16)
-    // spectra (1: the heuristic's; 4: fewer, longer sections).
+    // Forms, the heuristic's first: the one-pass kernel where it runs (x
+    // spectra per CTA and round: the heuristic's and twice that; x sections
+    // 1 or 4 times the heuristic's length), then cuFFT with the
+    // post-processing fused into it where it links, else a kernel of its
+    // own (x the FIR's shortest section, in units of max(T, 16) spectra).
     std::vector<std::string> configurations() const override
     {
         std::vector<std::string> ids;
+        if (d_onepass_refused.empty())
+            for (const int g : onepass_rounds())
+                for (const int sec : { 1, 4 })
+                    ids.push_back(onepass_id(g, sec));
         for (const bool fused : { true, false })
             if (!fused || !d_fused_plans.empty())
                 for (const int sec : { 1, 4 })
@@ -431,9 +421,18 @@ public:
     }
     void use(const std::string& id) override
     {
+        if (d_onepass_refused.empty())
+            for (const int g : onepass_rounds())
+                for (const int sec : { 1, 4 })
+                    if (id == onepass_id(g, sec)) {
+                        d_onepass = true;
+                        d_onepass_per_round = g;
+                        d_section_factor = sec;
+                    }
         for (const bool fused : { true, false })
             for (const int sec : { 1, 4 })
                 if (id == id_of(fused, sec) && (!fused || !d_fused_plans.empty())) {
+                    d_onepass = false;
                     d_fused = fused;
                     d_section_factor = sec;
                 }
@@ -496,13 +495,18 @@ public:
             // the callbacks' parameters) serves every call: a call on
             // another stream starts once the previous chunk is done with it.
             d_ctx->stream_wait_event(stream, d_scratch_free.get(), d_who);
-            launch_fir(views, ns, stream);
-            d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
             uint32_t* sat = saturation ? saturation + s0 * I : nullptr;
             if (sat)
                 d_ctx->memset_async(sat, 0, ns * I * sizeof(uint32_t), stream, d_who);
             const postproc_params p =
                 params(static_cast<char*>(out) + s0 * out_item, sat, first_spectrum + s0);
+            if (d_onepass) {
+                run_onepass(views, ns, p, stream);
+                d_scratch_free.record(stream);
+                continue;
+            }
+            launch_fir(views, ns, stream);
+            d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
             if (d_fused) {
                 // The callbacks read the chunk's parameters from one
                 // device-memory slot, written in stream order by a
@@ -523,6 +527,82 @@ public:
     }
 
 private:
+    static std::string onepass_id(int per_round, int section_factor)
+    {
+        return "onepass g=" + std::to_string(per_round) +
+               " sec=" + std::to_string(section_factor);
+    }
+    // The one-pass candidates' spectra per CTA and round: the heuristic's,
+    // and twice that where a thread still holds at most 16 points.
+    std::vector<int> onepass_rounds() const
+    {
+        const int g = onepass_default_per_round(d_c.n_channels);
+        std::vector<int> out{ g };
+        if (g < 4 &&
+            onepass::make_geometry(d_c.n_channels, d_c.n_taps, 2 * g, 1).per_round ==
+                2 * g)
+            out.push_back(2 * g);
+        return out;
+    }
+
+    // The one-pass kernel's tables (its FFT's twiddles and fold, in float64
+    // rounded once), where it runs; it is then the heuristic's form.
+    void setup_onepass()
+    {
+        const char* env = std::getenv("GPUDSP_FENGINE_ONEPASS");
+        d_onepass_refused = env && std::strcmp(env, "0") == 0
+                                ? std::string("GPUDSP_FENGINE_ONEPASS=0")
+                                : onepass_refusal(d_c, d_ctx->info());
+        if (!d_onepass_refused.empty())
+            return;
+        const auto tw = fft::twiddle_table(d_c.n_channels);
+        const auto fold = fft::fold_table(d_c.n_channels);
+        d_twiddles = std::make_unique<runtime::device_memory>(
+            d_ctx, tw.size() * sizeof(fft::cpx), d_who);
+        d_fold = std::make_unique<runtime::device_memory>(
+            d_ctx, fold.size() * sizeof(fft::cpx), d_who);
+        // The copies are pageable: the host waits for them here, once.
+        d_ctx->copy_async(d_twiddles->get(),
+                          tw.data(),
+                          tw.size() * sizeof(fft::cpx),
+                          runtime::copy_kind::host_to_device,
+                          d_setup.get(),
+                          d_who);
+        d_ctx->copy_async(d_fold->get(),
+                          fold.data(),
+                          fold.size() * sizeof(fft::cpx),
+                          runtime::copy_kind::host_to_device,
+                          d_setup.get(),
+                          d_who);
+        d_onepass = true;
+        d_onepass_per_round = onepass_default_per_round(d_c.n_channels);
+        d_onepass_cluster =
+            onepass::make_geometry(d_c.n_channels, d_c.n_taps, d_onepass_per_round, 1)
+                .cluster;
+    }
+
+    void run_onepass(const std::vector<fengine_input_view>& views,
+                     int ns,
+                     const postproc_params& p,
+                     cudaStream_t stream)
+    {
+        const onepass_tables t{ reinterpret_cast<const float*>(d_weights.get()),
+                                reinterpret_cast<const fft::cpx*>(d_twiddles->get()),
+                                reinterpret_cast<const fft::cpx*>(d_fold->get()) };
+        for (int i0 = 0; i0 < d_c.n_inputs; i0 += input_table::max_inputs) {
+            const int count = std::min(input_table::max_inputs, d_c.n_inputs - i0);
+            input_table tab{};
+            for (int i = 0; i < count; ++i) {
+                tab.data[i] = views[i0 + i].data;
+                tab.first[i] = views[i0 + i].first_sample;
+            }
+            const auto g = onepass_geometry(
+                d_c, ns, count, d_multiprocessors, d_onepass_per_round, d_section_factor);
+            launch_onepass(d_c, g, tab, i0, count, ns, t, p, stream);
+            d_ctx->check_last_error("pfb_fengine one-pass kernel launch", d_who);
+        }
+    }
+
     static std::string id_of(bool fused, int section_factor)
     {
         return std::string(fused ? "fused" : "kernel") +
@@ -783,6 +863,12 @@ private:
     runtime::device_stream d_setup;
     runtime::device_memory d_params;      // the fused form's postproc_params slot
     runtime::device_event d_scratch_free; // after the last chunk's kernels
+    int d_multiprocessors;
+    bool d_onepass = false; // the one-pass kernel runs (else cuFFT and the FIR kernel)
+    std::string d_onepass_refused; // why it cannot (empty: it can)
+    int d_onepass_per_round = 1;   // its spectra per CTA and round
+    int d_onepass_cluster = 1;     // its CTAs per cluster
+    std::unique_ptr<runtime::device_memory> d_twiddles, d_fold; // its tables
     bool d_fused = false;      // the fused plans run (else the plain ones and the kernel)
     std::string d_refused;     // why there are no fused plans (empty: there are)
     int d_section_factor = 1;  // the FIR's shortest section, in max(T, 16) spectra

@@ -129,7 +129,8 @@ std::vector<uint8_t> random_input(fengine_input f, std::size_t n, unsigned seed)
 void compare(const kernels::fengine_config& c,
              unsigned seed,
              const std::vector<std::size_t>& calls,
-             const std::function<void(const kernels::fengine_plan&)>& inspect = nullptr)
+             const std::function<void(const kernels::fengine_plan&)>& inspect = nullptr,
+             const std::function<void(kernels::fengine_corrections&)>& tweak = nullptr)
 {
     const std::size_t n_spectra = 37;
     const std::size_t n = c.samples_for(n_spectra) + 11;
@@ -156,6 +157,8 @@ void compare(const kernels::fengine_config& c,
         corr.fine_delays.push_back(u(rng));
         corr.phases.push_back(6 * u(rng));
     }
+    if (tweak)
+        tweak(corr);
     cpu.set_corrections(corr);
     dev.set_corrections(corr);
 
@@ -276,6 +279,7 @@ BOOST_AUTO_TEST_CASE(split_is_bit_identical_on_the_device)
 BOOST_AUTO_TEST_CASE(cuda_post_processing_is_fused)
 {
     const qa::env_setting unset("GPUDSP_FENGINE_FUSED", nullptr);
+    const qa::env_setting no_onepass("GPUDSP_FENGINE_ONEPASS", "0"); // else it is chosen
     const auto c = config(fengine_input::packed10, fengine_output::ci8, 2, 1024, 16);
     kernels::fengine_plan dev(c, qa::test_device(), "qa_device");
     const std::string form = dev.kernel_form();
@@ -291,6 +295,62 @@ BOOST_AUTO_TEST_CASE(cuda_post_processing_is_fused)
 #else
     BOOST_CHECK_EQUAL(form, "");
 #endif
+}
+
+// The one-pass kernel (fengine_onepass.cu: FIR, FFT and post-processing in
+// one kernel; clusters above N = 512) against the CPU: every N it takes,
+// 5 and 16 taps, every real input format, windows starting mid-group, ci8
+// with dither and saturation and cf32, calls split anywhere, more inputs
+// than one launch takes, delay tracking (drift). On CUDA it is the form
+// chosen (at N <= 512 on every GPU, above on sm_90, else it says why).
+BOOST_AUTO_TEST_CASE(onepass_matches_the_cpu)
+{
+    const qa::env_setting unset("GPUDSP_FENGINE_ONEPASS", nullptr);
+    unsigned seed = 500;
+    auto form_is_onepass = [](int N) {
+        return [N](const kernels::fengine_plan& p) {
+            const std::string form = p.kernel_form();
+            BOOST_TEST_MESSAGE("N = " << N << ": " << form);
+#ifdef GPUDSP_TEST_CUDA
+            if (N <= 512)
+                BOOST_CHECK_MESSAGE(form.rfind("one pass", 0) == 0, form);
+            else
+                BOOST_CHECK_MESSAGE(form.rfind("one pass", 0) == 0 ||
+                                        form.find("needs clusters") != std::string::npos,
+                                    form);
+#else
+            (void)form;
+#endif
+        };
+    };
+    for (int N : { 256, 512, 1024, 2048, 4096 })
+        for (int T : { 5, 16 }) {
+            auto c = config(fengine_input::packed10, fengine_output::ci8, 3, N, T);
+            c.dither = N == 1024;
+            compare(c, seed++, { 37 }, form_is_onepass(N));
+        }
+    compare(
+        config(fengine_input::int16, fengine_output::cf32, 2, 512, 16), seed++, { 37 });
+    compare(
+        config(fengine_input::float32, fengine_output::cf32, 2, 2048, 8), seed++, { 37 });
+    compare(config(fengine_input::packed10, fengine_output::ci8, 2, 1024, 16),
+            seed++,
+            { 1, 17, 19 },
+            form_is_onepass(1024));
+    compare(config(fengine_input::packed10, fengine_output::ci8, 70, 256, 16),
+            seed++,
+            { 37 });
+    // Delay tracking: rates per spectrum from a reference before the call.
+    compare(config(fengine_input::packed10, fengine_output::ci8, 2, 4096, 16),
+            seed++,
+            { 20, 17 },
+            nullptr,
+            [](kernels::fengine_corrections& corr) {
+                corr.delay_rates = { 1e-3, -2e-3 };
+                corr.phase_rates = { 0.01, -0.03 };
+                corr.fine_delays = { 0.2, -0.3 };
+                corr.reference_spectrum = 0;
+            });
 }
 
 // The post-processing as its own kernel (GPUDSP_FENGINE_FUSED=0, the form
