@@ -20,9 +20,10 @@
 //   cuda         device-resident (input already in device memory) and
 //                host-fed (pinned upload of the packed bytes on the stream),
 //                the plan's default form (the one-pass kernel where it runs,
-//                else cuFFT with the post-processing fused into it where it
-//                accepts the callbacks: the row says which)
-//   cuda/cufft   cuFFT's form (GPUDSP_FENGINE_ONEPASS=0), same run
+//                else cuFFT and the post-processing kernel: the row says)
+//   cuda/cufft   cuFFT with the post-processing fused into it as LTO
+//                callbacks (GPUDSP_FENGINE_ONEPASS=0 GPUDSP_FENGINE_FUSED=1;
+//                where cuFFT refuses them, the unfused form, not repeated)
 //   cuda/unfused the post-processing as its own kernel
 //                (GPUDSP_FENGINE_FUSED=0), device-resident, same run
 //                (a form that is the plan's own is not timed twice)
@@ -65,21 +66,25 @@ bool is_onepass(const gr::gpudsp::kernels::fengine_plan& plan)
     return plan.kernel_form().rfind("one pass", 0) == 0;
 }
 
-// A plan made with an environment variable set for its construction only.
+// A plan made with environment variables set for its construction only.
 std::unique_ptr<gr::gpudsp::kernels::fengine_plan>
 plan_with(const gr::gpudsp::kernels::fengine_config& c,
           const gr::gpudsp::runtime::backend_choice& where,
-          const char* name,
-          const char* value)
+          const std::vector<std::pair<const char*, const char*>>& env)
 {
-    const char* user = std::getenv(name);
-    const std::string saved = user ? user : "";
-    setenv(name, value, 1);
+    std::vector<std::pair<bool, std::string>> saved;
+    for (const auto& e : env) {
+        const char* user = std::getenv(e.first);
+        saved.emplace_back(user != nullptr, user ? user : "");
+        setenv(e.first, e.second, 1);
+    }
     auto plan = std::make_unique<gr::gpudsp::kernels::fengine_plan>(c, where, "bench");
-    if (user)
-        setenv(name, saved.c_str(), 1);
-    else
-        unsetenv(name);
+    for (std::size_t k = 0; k < env.size(); ++k) {
+        if (saved[k].first)
+            setenv(env[k].first, saved[k].second.c_str(), 1);
+        else
+            unsetenv(env[k].first);
+    }
     return plan;
 }
 
@@ -299,8 +304,14 @@ void run_fengine(const options& opt, report& rep)
         // with the post-processing fused into it, and cuFFT unfused: each
         // against its own bytes, in the same run.
         kernels::fengine_plan plan(c, gpu, "bench");
-        auto cufft = plan_with(c, gpu, "GPUDSP_FENGINE_ONEPASS", "0");
-        auto unfused = plan_with(c, gpu, "GPUDSP_FENGINE_FUSED", "0");
+        auto cufft = plan_with(
+            c,
+            gpu,
+            { { "GPUDSP_FENGINE_ONEPASS", "0" }, { "GPUDSP_FENGINE_FUSED", "1" } });
+        auto unfused = plan_with(
+            c,
+            gpu,
+            { { "GPUDSP_FENGINE_ONEPASS", "0" }, { "GPUDSP_FENGINE_FUSED", "0" } });
         runtime::device_stream stream(ctx, "bench");
         std::vector<std::unique_ptr<runtime::device_memory>> d_in;
         std::vector<std::unique_ptr<runtime::pinned_memory>> h_in;

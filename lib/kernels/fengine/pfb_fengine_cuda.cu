@@ -391,7 +391,7 @@ public:
                                     : "; one pass: " + d_onepass_refused;
         return d_fused ? "cuFFT, post-processing fused (LTO store callback" + why + ")"
                        : "cuFFT + post-processing kernel (" +
-                             (d_refused.empty() ? std::string("chosen by the tuner")
+                             (d_refused.empty() ? std::string("fusion: a tuner candidate")
                                                 : "fusion: " + d_refused) +
                              why + ")";
     }
@@ -399,8 +399,11 @@ public:
     // Forms, the heuristic's first: the one-pass kernel where it runs (x
     // spectra per CTA and round: the heuristic's and twice that; x sections
     // 1 or 4 times the heuristic's length), then cuFFT with the
-    // post-processing fused into it where it links, else a kernel of its
-    // own (x the FIR's shortest section, in units of max(T, 16) spectra).
+    // post-processing as a kernel of its own (x the FIR's shortest section,
+    // in units of max(T, 16) spectra), then, as candidates only, cuFFT with
+    // the post-processing fused into it (LTO callbacks, linked by cuFFT at
+    // run time: made when first used, so a plan that never runs them never
+    // links them).
     std::vector<std::string> configurations() const override
     {
         std::vector<std::string> ids;
@@ -408,8 +411,8 @@ public:
             for (const int g : onepass_rounds())
                 for (const int sec : { 1, 4 })
                     ids.push_back(onepass_id(g, sec));
-        for (const bool fused : { true, false })
-            if (!fused || !d_fused_plans.empty())
+        for (const bool fused : { false, true })
+            if (!fused || d_refused.empty())
                 for (const int sec : { 1, 4 })
                     ids.push_back(id_of(fused, sec));
         return ids;
@@ -417,7 +420,11 @@ public:
     std::string forced_configuration() const override
     {
         const char* env = std::getenv("GPUDSP_FENGINE_FUSED");
-        return env && std::strcmp(env, "0") == 0 ? id_of(false, 1) : "";
+        if (env && std::strcmp(env, "0") == 0)
+            return id_of(false, 1);
+        if (env && std::strcmp(env, "1") == 0)
+            return id_of(true, 1);
+        return "";
     }
     void use(const std::string& id) override
     {
@@ -428,14 +435,19 @@ public:
                         d_onepass = true;
                         d_onepass_per_round = g;
                         d_section_factor = sec;
+                        return;
                     }
-        for (const bool fused : { true, false })
+        for (const bool fused : { false, true })
             for (const int sec : { 1, 4 })
-                if (id == id_of(fused, sec) && (!fused || !d_fused_plans.empty())) {
+                if (id == id_of(fused, sec)) {
+                    if (fused)
+                        make_fused_plans(); // throws, with the reason, if cuFFT refuses
                     d_onepass = false;
                     d_fused = fused;
                     d_section_factor = sec;
+                    return;
                 }
+        throw std::invalid_argument(d_who + ": no F-engine configuration \"" + id + "\"");
     }
     std::size_t tuning_spectra() const override { return std::size_t(d_chunk); }
 
@@ -692,7 +704,8 @@ private:
         }
     }
 
-    // Why the post-processing cannot be fused into cuFFT here; empty: it can.
+    // Why the post-processing cannot be fused into cuFFT here, as far as is
+    // known before cuFFT tries to link it; empty: it may be.
     std::string fusion_refused() const
     {
 #ifndef GPUDSP_HAVE_FENGINE_CALLBACK
@@ -711,33 +724,49 @@ private:
     // One cuFFT plan per power of two up to the chunk, made now, sharing one
     // work area this plan owns: execute() then plans and allocates nothing,
     // and a call of any size is at most log2(chunk) + 1 transforms
-    // (fmath::fft_runs over the spectrum-major scratch). Two sets: with the
-    // post-processing fused in where cuFFT accepts the callbacks (it
-    // JIT-links them into its kernels here, so a refusal shows now), and
-    // without, for the post-processing kernel; the tuner chooses.
+    // (fmath::fft_runs over the spectrum-major scratch). These are for the
+    // post-processing kernel; the fused set (make_fused_plans) is made only
+    // when the tuner or GPUDSP_FENGINE_FUSED=1 asks for it.
     void make_plans()
     {
         d_refused = fusion_refused();
-        std::size_t work_bytes = 0;
-        if (d_refused.empty()) {
-            try {
-                work_bytes = make_plan_set(true, d_fused_plans);
-                d_fused = true;
-            } catch (const device_error& e) {
-                for (cufftHandle h : d_fused_plans)
-                    cufftDestroy(h);
-                d_fused_plans.clear();
-                d_refused = e.what();
+        set_work_area(make_plan_set(false, d_plain_plans));
+    }
+
+    // The plans with the post-processing fused in (cuFFT JIT-links the
+    // callbacks into its kernels here, so a refusal shows now, once: it is
+    // kept, and a later call throws it again without another attempt).
+    void make_fused_plans()
+    {
+        if (!d_fused_plans.empty())
+            return;
+        if (!d_refused.empty())
+            throw device_error(d_who +
+                               ": post-processing fused into cuFFT: " + d_refused);
+        try {
+            set_work_area(make_plan_set(true, d_fused_plans));
+        } catch (const device_error& e) {
+            for (cufftHandle h : d_fused_plans)
+                cufftDestroy(h);
+            d_fused_plans.clear();
+            d_refused = e.what();
 #ifdef GPUDSP_HAVE_FENGINE_CALLBACK
-                const std::string everywhere = cufft_lto::probe_after(d_refused);
-                if (!everywhere.empty())
-                    d_refused = everywhere;
+            const std::string everywhere = cufft_lto::probe_after(d_refused);
+            if (!everywhere.empty())
+                d_refused = everywhere;
 #endif
-            }
+            throw device_error(d_who +
+                               ": post-processing fused into cuFFT: " + d_refused);
         }
-        work_bytes = std::max(work_bytes, make_plan_set(false, d_plain_plans));
-        d_work = std::make_unique<runtime::device_memory>(
-            d_ctx, std::max<std::size_t>(work_bytes, 1), d_who);
+    }
+
+    // One work area for every plan made so far, at least \p bytes.
+    void set_work_area(std::size_t bytes)
+    {
+        if (!d_work || d_work_bytes < bytes) {
+            d_work_bytes = std::max<std::size_t>(bytes, 1);
+            d_work = std::make_unique<runtime::device_memory>(d_ctx, d_work_bytes, d_who);
+        }
         for (const auto* set : { &d_fused_plans, &d_plain_plans })
             for (cufftHandle h : *set)
                 check_cufft(
@@ -875,6 +904,7 @@ private:
     postproc_params d_fixed{}; // the chunk-independent post-processing parameters
     std::vector<cufftHandle> d_fused_plans, d_plain_plans; // [k]: 2^k spectra
     std::unique_ptr<runtime::device_memory> d_work;
+    std::size_t d_work_bytes = 0;
     std::vector<cuFloatComplex> d_rot_host;
     std::vector<float> d_drift_host; // [input] (delay rate, phase rate); empty: none
     uint64_t d_reference = 0;

@@ -325,7 +325,16 @@ void fengine_plan::tune()
               } });
     d_tuning = runtime::autotune(
         p, runtime::device_context::get(d_where.kind, d_where.device), d_who);
-    d_impl->use(d_tuning.chosen);
+    try {
+        d_impl->use(d_tuning.chosen);
+    } catch (const std::exception& e) {
+        // A cached or forced choice this machine cannot run now (cuFFT
+        // refusing the fused form's callbacks): the heuristic's, and why.
+        d_tuning.notes.push_back("\"" + d_tuning.chosen + "\" cannot run: " + e.what() +
+                                 "; running \"" + ids[0] + "\"");
+        d_tuning.chosen = ids[0];
+        d_impl->use(ids[0]);
+    }
 }
 
 fengine_plan::~fengine_plan() = default;
