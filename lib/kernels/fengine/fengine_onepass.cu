@@ -36,6 +36,7 @@ struct onepass_args {
     const float* weights;     // [tap][2N]
     const fft::cpx* twiddles; // exp(-2 pi i q / N)
     const fft::cpx* fold;     // exp(-i pi k / N)
+    const fft::cpx* rotations; // [input][channel]: gain x delay phasor
 };
 
 // The CTA's rank in its cluster, an owner's buffers, and the round's
@@ -94,6 +95,12 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
     const int j0 = g.first_column(q, t);
     const int64_t first = a.in.first[i] + j0; // column j0 of row 0
 
+    // The input's rotations into shared memory, once per section (read
+    // after the first round's barrier).
+    fft::cpx* const rot = smem + g.rotation_point();
+    for (int k = t; k < g.n_channels; k += g.threads)
+        rot[k] = a.rotations[int64_t(input) * g.n_channels + k];
+
     // The taps once per section, the window primed with the rows before it.
     onepass::fir_state<MAXT> st;
     onepass::load_taps(st, a.weights, a.step, g.taps, j0);
@@ -142,7 +149,11 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
 
         // Fold, correct, quantise, write each channel once. A warp's 32
         // channels are of one spectrum (N >= 256, P a multiple of 32): its
-        // clamped values are counted with one ballot and one atomic.
+        // clamped values are counted with one ballot and one atomic. The
+        // drift of delay tracking, linear in the channel, is a phasor: one
+        // sincos for a thread's first channel of a spectrum and one for its
+        // step of P channels, then a product per channel.
+        cuFloatComplex drift = make_cuFloatComplex(1.0f, 0.0f), drift_step = drift;
         GPUDSP_UNROLL
         for (int v = 0; v < onepass::max_values; ++v) {
             if (v < g.channels_per_thread()) {
@@ -150,8 +161,30 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
                 const fft::cpx X = onepass::fold_at(g, buf, a.fold, t, v, sigma, k);
                 const int s = r0 + sigma * C + q;
                 if (s < s_end) { // the same for the whole warp
-                    const cuFloatComplex val = postproc_corrected(
-                        p, make_cuFloatComplex(X.re, X.im), s, input, k);
+                    cuFloatComplex val =
+                        cuCmulf(make_cuFloatComplex(X.re, X.im),
+                                make_cuFloatComplex(rot[k].re, rot[k].im));
+                    if (p.drift) {
+                        if (((v << g.log2p) & (g.n_channels - 1)) == 0) { // k == t
+                            const float2 r = p.drift[input];
+                            const float d = float(p.drift_offset + s);
+                            const auto real = fmath::channel_axis::real;
+                            float sn, cs;
+                            sincospif(fmath::drift_halfturns<float>(
+                                          r.x, r.y, d, k, g.n_channels, real),
+                                      &sn,
+                                      &cs);
+                            drift = make_cuFloatComplex(cs, sn);
+                            sincospif(fmath::drift_halfturns<float>(
+                                          r.x, 0.0f, d, g.threads, g.n_channels, real),
+                                      &sn,
+                                      &cs);
+                            drift_step = make_cuFloatComplex(cs, sn);
+                        } else {
+                            drift = cuCmulf(drift, drift_step);
+                        }
+                        val = cuCmulf(val, drift);
+                    }
                     const int64_t o =
                         (int64_t(s) * g.n_channels + k) * p.n_inputs + input;
                     if (CI8) {
@@ -351,6 +384,7 @@ void launch_onepass(const fengine_config& c,
     a.weights = t.weights;
     a.twiddles = t.twiddles;
     a.fold = t.fold;
+    a.rotations = t.rotations;
     const int sections = (n_spectra + g.section - 1) / g.section;
     const dim3 grid(unsigned(g.cluster * sections), unsigned(count));
     const bool wide = onepass::window_for(c.n_taps) > 8;

@@ -67,9 +67,12 @@ struct geometry {
     //! Complex points of a spectrum buffer: column j (0 .. 2N - 1) is point
     //! j / 2, real part for even j: a thread's 4 columns are 2 whole points.
     GPUDSP_HD int point_of(int column) const { return column / 2; }
-    //! Floats of shared memory: two buffers of g spectra of N points.
+    //! Points of one buffer: g spectra of N points.
     GPUDSP_HD int buffer_points() const { return per_round * n_channels; }
-    GPUDSP_HD int smem_bytes() const { return 2 * buffer_points() * 8; }
+    //! Shared memory: two buffers, then the input's N rotations (gain x
+    //! delay phasor, staged once per section).
+    GPUDSP_HD int rotation_point() const { return 2 * buffer_points(); }
+    GPUDSP_HD int smem_bytes() const { return (2 * buffer_points() + n_channels) * 8; }
     //! FFT butterflies per thread in a pass of radix r (g N / r / P, >= 1).
     GPUDSP_HD int butterflies_per_thread(int r) const
     {

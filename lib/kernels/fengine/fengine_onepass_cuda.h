@@ -22,11 +22,15 @@ namespace gpudsp {
 namespace kernels {
 
 //! Device tables the kernel reads: the FIR's taps [tap][2N], the FFT's
-//! twiddles exp(-2 pi i q / N) and the real fold's exp(-i pi k / N).
+//! twiddles exp(-2 pi i q / N), the real fold's exp(-i pi k / N), and the
+//! rotations (gain x delay phasor) by input, [input][channel] (the
+//! post-processing's table transposed, so that a CTA reads its input's
+//! rotations as one contiguous run).
 struct onepass_tables {
     const float* weights;
     const fft::cpx* twiddles;
     const fft::cpx* fold;
+    const fft::cpx* rotations;
 };
 
 /*! Why the one-pass kernel cannot compute \p c on this device ("" when it

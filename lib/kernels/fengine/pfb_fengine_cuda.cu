@@ -458,6 +458,13 @@ public:
         d_rot_host.resize(rot.size());
         for (std::size_t j = 0; j < rot.size(); ++j)
             d_rot_host[j] = make_cuFloatComplex(rot[j].real(), rot[j].imag());
+        if (d_rot_by_input) { // the one-pass kernel's copy, [input][channel]
+            const std::size_t N = d_c.n_channels, I = d_c.n_inputs;
+            d_rot_by_input_host.resize(rot.size());
+            for (std::size_t k = 0; k < N; ++k)
+                for (std::size_t i = 0; i < I; ++i)
+                    d_rot_by_input_host[i * N + k] = d_rot_host[k * I + i];
+        }
         d_rot_dirty = true;
     }
     void set_drift(const std::vector<float>& rates, uint64_t reference) override
@@ -489,6 +496,13 @@ public:
                               runtime::copy_kind::host_to_device,
                               stream,
                               d_who);
+            if (d_rot_by_input)
+                d_ctx->copy_async(d_rot_by_input->get(),
+                                  d_rot_by_input_host.data(),
+                                  d_rot_by_input_host.size() * sizeof(cuFloatComplex),
+                                  runtime::copy_kind::host_to_device,
+                                  stream,
+                                  d_who);
             if (!d_drift_host.empty())
                 d_ctx->copy_async(d_drift.get(),
                                   d_drift_host.data(),
@@ -571,6 +585,8 @@ private:
         const auto fold = fft::fold_table(d_c.n_channels);
         d_twiddles = std::make_unique<runtime::device_memory>(
             d_ctx, tw.size() * sizeof(fft::cpx), d_who);
+        d_rot_by_input = std::make_unique<runtime::device_memory>(
+            d_ctx, std::size_t(d_c.n_channels) * d_c.n_inputs * sizeof(fft::cpx), d_who);
         d_fold = std::make_unique<runtime::device_memory>(
             d_ctx, fold.size() * sizeof(fft::cpx), d_who);
         // The copies are pageable: the host waits for them here, once.
@@ -600,7 +616,9 @@ private:
     {
         const onepass_tables t{ reinterpret_cast<const float*>(d_weights.get()),
                                 reinterpret_cast<const fft::cpx*>(d_twiddles->get()),
-                                reinterpret_cast<const fft::cpx*>(d_fold->get()) };
+                                reinterpret_cast<const fft::cpx*>(d_fold->get()),
+                                reinterpret_cast<const fft::cpx*>(
+                                    d_rot_by_input->get()) };
         for (int i0 = 0; i0 < d_c.n_inputs; i0 += input_table::max_inputs) {
             const int count = std::min(input_table::max_inputs, d_c.n_inputs - i0);
             input_table tab{};
@@ -898,6 +916,8 @@ private:
     int d_onepass_per_round = 1;   // its spectra per CTA and round
     int d_onepass_cluster = 1;     // its CTAs per cluster
     std::unique_ptr<runtime::device_memory> d_twiddles, d_fold; // its tables
+    std::unique_ptr<runtime::device_memory> d_rot_by_input;     // [input][channel]
+    std::vector<cuFloatComplex> d_rot_by_input_host;
     bool d_fused = false;      // the fused plans run (else the plain ones and the kernel)
     std::string d_refused;     // why there are no fused plans (empty: there are)
     int d_section_factor = 1;  // the FIR's shortest section, in max(T, 16) spectra
