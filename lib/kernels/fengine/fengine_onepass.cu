@@ -73,6 +73,25 @@ __device__ __forceinline__ void round_barrier(int cluster)
     __syncthreads();
 }
 
+// A thread's 4 columns of one row (samples n .. n + 3), or zeros: the packed
+// format's 5 or 6 bytes read once (packed10_four), the others' samples.
+template <fengine_input F>
+__device__ __forceinline__ void
+load_columns(const void* src, int64_t n, bool present, float* x)
+{
+    if (!present) {
+        GPUDSP_UNROLL
+        for (int c = 0; c < onepass::cols_per_thread; ++c)
+            x[c] = 0.0f;
+    } else if constexpr (F == fengine_input::packed10) {
+        packed10_four(static_cast<const uint8_t*>(src), n, x);
+    } else {
+        GPUDSP_UNROLL
+        for (int c = 0; c < onepass::cols_per_thread; ++c)
+            x[c] = loader<F>::load(src, n + c);
+    }
+}
+
 // One CTA: input blockIdx.y, section blockIdx.x / C, columns of cluster rank
 // q; one round after another: the FIR of the round's C g spectra into their
 // owners' buffers, the cluster barrier, the FFT of its own g, the fold,
@@ -83,7 +102,6 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
 {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     auto* smem = reinterpret_cast<fft::cpx*>(smem_raw);
-    using L = loader<F>;
     const onepass::geometry& g = a.geo;
     const int C = g.cluster;
     const int q = cta_rank(C);
@@ -107,10 +125,11 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
     GPUDSP_UNROLL
     for (int tt = 1; tt < MAXT; ++tt) {
         const int row = onepass::warm_row(s_begin, g.taps, MAXT, tt);
+        float x[onepass::cols_per_thread];
+        load_columns<F>(src, first + int64_t(row) * a.step, row >= 0, x);
         GPUDSP_UNROLL
         for (int c = 0; c < onepass::cols_per_thread; ++c)
-            st.x[c][tt] =
-                row >= 0 ? L::load(src, first + int64_t(row) * a.step + c) : 0.0f;
+            st.x[c][tt] = x[c];
     }
 
     const int per_round = g.spectra_per_round();
@@ -123,9 +142,7 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
             const int s = r0 + u;
             const int64_t at = first + int64_t(s + g.taps - 1) * a.step;
             float row[onepass::cols_per_thread];
-            GPUDSP_UNROLL
-            for (int c = 0; c < onepass::cols_per_thread; ++c)
-                row[c] = s < s_end ? L::load(src, at + c) : 0.0f;
+            load_columns<F>(src, at, s < s_end, row);
             onepass::slide(st, row);
             const float4 y = make_float4(onepass::fir_column(st, 0),
                                          onepass::fir_column(st, 1),

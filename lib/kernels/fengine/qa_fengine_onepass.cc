@@ -15,8 +15,10 @@
 // corrections and quantiser against its int8 output.
 
 #include "fengine_onepass.h"
+#include "kernels/common/packed10.h"
 #include "pfb_fengine_impl.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
+#include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <boost/test/unit_test.hpp>
 #include <algorithm>
 #include <cmath>
@@ -59,6 +61,26 @@ double rms(const std::vector<cd>& v)
 }
 
 } // namespace
+
+// The kernel's packed decode: 4 samples from the 5 or 6 bytes they span,
+// equal to packed10_sample at every start (every bit offset), up to the
+// stream's last group (reading nothing past it: the sanitizer build checks).
+BOOST_AUTO_TEST_CASE(packed10_four_equals_four_samples)
+{
+    std::mt19937_64 rng(7);
+    for (int64_t n : { 4, 5, 8, 12, 64, 1001 }) {
+        std::vector<uint8_t> bytes(std::size_t(packed10_bytes(n)));
+        for (auto& b : bytes)
+            b = uint8_t(rng());
+        const std::vector<uint8_t> stream(bytes); // exactly the stream's bytes
+        for (int64_t i = 0; i + 4 <= n; ++i) {
+            float got[4];
+            packed10_four(stream.data(), i, got);
+            for (int m = 0; m < 4; ++m)
+                BOOST_REQUIRE_EQUAL(got[m], float(packed10_sample(stream.data(), i + m)));
+        }
+    }
+}
 
 BOOST_AUTO_TEST_CASE(fft_matches_float64_for_every_size_and_radix)
 {
