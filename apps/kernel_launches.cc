@@ -171,16 +171,18 @@ int main()
              xtc_threads,
              xdr_smem_bytes,
              limit);
-    // The one-pass F-engine: two buffers of g spectra of N points, at the
-    // largest g its heuristic or its tuner candidates take, every N. The
-    // kernel is the same for every N; clusters (N > 512) only on sm_90.
+    // The one-pass F-engine: two buffers of g spectra of N points and the
+    // input's N rotations, at the largest g its heuristic or its tuner
+    // candidates take, every N. The kernel is the same for every N;
+    // clusters (N > 512) run only on sm_90 (its 227 KiB a block).
     for (int N = onepass::min_channels; N <= onepass::max_channels; N *= 2) {
         const auto g = onepass::make_geometry(N, 16, 4, 1);
         emit("^onepass_kernel<",
              "N = " + std::to_string(N) + ", " + std::to_string(g.per_round) +
                  " spectra per CTA and round, clusters of " + std::to_string(g.cluster),
              g.threads,
-             std::size_t(g.smem_bytes()));
+             std::size_t(g.smem_bytes()),
+             g.cluster > 1 ? std::size_t(232448) : 0);
     }
     std::printf("\n]\n");
     return 0;

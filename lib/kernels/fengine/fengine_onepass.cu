@@ -225,6 +225,25 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
     // barrier: none can reach a CTA that has exited.
 }
 
+// A launch of \p grid CTAs of \p threads in clusters of \p cluster (none
+// for 1), with \p smem bytes of dynamic shared memory: the configuration
+// the launch and the occupancy query share (\p attr must outlive it).
+cudaLaunchConfig_t
+launch_config(dim3 grid, int threads, int cluster, int smem, cudaLaunchAttribute& attr)
+{
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(threads);
+    cfg.dynamicSmemBytes = std::size_t(smem);
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = unsigned(cluster);
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = cluster > 1 ? 1 : 0;
+    return cfg;
+}
+
 template <int MAXT, fengine_input F, bool CI8>
 void launch(const onepass_args& a,
             const postproc_params& p,
@@ -237,18 +256,9 @@ void launch(const onepass_args& a,
     auto* kernel = onepass_kernel<MAXT, F, CI8>;
     if (smem > 48 * 1024)
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = std::size_t(smem);
+    cudaLaunchAttribute attr;
+    cudaLaunchConfig_t cfg = launch_config(grid, threads, cluster, smem, attr);
     cfg.stream = stream;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = unsigned(cluster);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = cluster > 1 ? 1 : 0;
     cudaLaunchKernelEx(&cfg, kernel, a, p);
 }
 
@@ -356,17 +366,9 @@ std::string onepass_refusal(const fengine_config& c, const runtime::device_info&
             kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes());
     int fits = 0;
     if (g.cluster > 1) {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(g.cluster);
-        cfg.blockDim = dim3(g.threads);
-        cfg.dynamicSmemBytes = std::size_t(g.smem_bytes());
-        cudaLaunchAttribute at[1];
-        at[0].id = cudaLaunchAttributeClusterDimension;
-        at[0].val.clusterDim.x = unsigned(g.cluster);
-        at[0].val.clusterDim.y = 1;
-        at[0].val.clusterDim.z = 1;
-        cfg.attrs = at;
-        cfg.numAttrs = 1;
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg =
+            launch_config(dim3(g.cluster), g.threads, g.cluster, g.smem_bytes(), attr);
         if (cudaOccupancyMaxActiveClusters(&fits, kernel, &cfg) != cudaSuccess)
             fits = 0;
     } else if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(

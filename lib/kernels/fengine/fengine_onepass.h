@@ -204,10 +204,28 @@ GPUDSP_HD int dest_point(const geometry& g, int u, int parity, int j0)
     return (parity * g.per_round + g.slot(u)) * g.n_channels + g.point_of(j0);
 }
 
-/*! FFT pass of radix R = 2^LR after sub-transforms of 2^lns points, thread
- *  t, up to the barrier: its butterflies' inputs read from \p buf (g
- *  spectra of N points) and computed into v. Butterfly beta = t + k P of
- *  the g N / R is butterfly beta mod (N / R) of spectrum slot beta / (N / R). */
+/*! Thread t's butterflies in a pass of radix R = 2^LR after sub-transforms
+ *  of 2^lns points: f(k, slot, bf) for each, k its place in the thread's
+ *  values (v[k R .. k R + R)). Butterfly beta = t + k P of the g N / R is
+ *  butterfly beta mod (N / R) of spectrum slot beta / (N / R). */
+template <int LR, class F>
+GPUDSP_HD void for_my_butterflies(const geometry& g, int lns, int t, F&& f)
+{
+    constexpr int R = 1 << LR;
+    const int lnb = g.log2n - LR, total = g.per_round << lnb;
+    const int count = g.butterflies_per_thread(R);
+    GPUDSP_UNROLL
+    for (int k = 0; k < max_values / R; ++k) {
+        const int beta = t + k * g.threads;
+        if (k < count && beta < total)
+            f(k,
+              beta >> lnb,
+              fft::butterfly{ g.log2n, LR, lns, beta & ((1 << lnb) - 1) });
+    }
+}
+
+/*! A pass up to the barrier: thread t's butterflies' inputs read from \p
+ *  buf (g spectra of N points) and computed into v. */
 template <int LR>
 GPUDSP_HD void fft_pass_compute(const geometry& g,
                                 int lns,
@@ -217,20 +235,13 @@ GPUDSP_HD void fft_pass_compute(const geometry& g,
                                 fft::cpx* v)
 {
     constexpr int R = 1 << LR;
-    const int lnb = g.log2n - LR, total = g.per_round << lnb;
-    const int count = g.butterflies_per_thread(R);
-    GPUDSP_UNROLL
-    for (int k = 0; k < max_values / R; ++k) {
-        const int beta = t + k * g.threads;
-        if (k >= count || beta >= total)
-            continue;
-        const fft::butterfly bf{ g.log2n, LR, lns, beta & ((1 << lnb) - 1) };
-        const fft::cpx* in = buf + ((beta >> lnb) << g.log2n);
+    for_my_butterflies<LR>(g, lns, t, [&](int k, int slot, const fft::butterfly& bf) {
+        const fft::cpx* in = buf + (slot << g.log2n);
         GPUDSP_UNROLL
         for (int e = 0; e < R; ++e)
             v[k * R + e] = in[bf.in(e)];
         fft::butterfly_compute<R>(bf, v + k * R, table);
-    }
+    });
 }
 
 /*! The same pass after the barrier: the results stored in place. */
@@ -239,19 +250,12 @@ GPUDSP_HD void
 fft_pass_store(const geometry& g, int lns, int t, fft::cpx* buf, const fft::cpx* v)
 {
     constexpr int R = 1 << LR;
-    const int lnb = g.log2n - LR, total = g.per_round << lnb;
-    const int count = g.butterflies_per_thread(R);
-    GPUDSP_UNROLL
-    for (int k = 0; k < max_values / R; ++k) {
-        const int beta = t + k * g.threads;
-        if (k >= count || beta >= total)
-            continue;
-        const fft::butterfly bf{ g.log2n, LR, lns, beta & ((1 << lnb) - 1) };
-        fft::cpx* out = buf + ((beta >> lnb) << g.log2n);
+    for_my_butterflies<LR>(g, lns, t, [&](int k, int slot, const fft::butterfly& bf) {
+        fft::cpx* out = buf + (slot << g.log2n);
         GPUDSP_UNROLL
         for (int e = 0; e < R; ++e)
             out[bf.out(e)] = v[k * R + e];
-    }
+    });
 }
 
 /*! Pass \p p of the geometry's plan, either half (the radix as a template

@@ -590,18 +590,14 @@ private:
         d_fold = std::make_unique<runtime::device_memory>(
             d_ctx, fold.size() * sizeof(fft::cpx), d_who);
         // The copies are pageable: the host waits for them here, once.
-        d_ctx->copy_async(d_twiddles->get(),
-                          tw.data(),
-                          tw.size() * sizeof(fft::cpx),
-                          runtime::copy_kind::host_to_device,
-                          d_setup.get(),
-                          d_who);
-        d_ctx->copy_async(d_fold->get(),
-                          fold.data(),
-                          fold.size() * sizeof(fft::cpx),
-                          runtime::copy_kind::host_to_device,
-                          d_setup.get(),
-                          d_who);
+        for (const auto& t : { std::make_pair(d_twiddles.get(), &tw),
+                               std::make_pair(d_fold.get(), &fold) })
+            d_ctx->copy_async(t.first->get(),
+                              t.second->data(),
+                              t.second->size() * sizeof(fft::cpx),
+                              runtime::copy_kind::host_to_device,
+                              d_setup.get(),
+                              d_who);
         d_onepass = true;
         d_onepass_per_round = onepass_default_per_round(d_c.n_channels);
         d_onepass_cluster =

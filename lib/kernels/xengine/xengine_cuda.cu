@@ -91,22 +91,44 @@ __global__ void __launch_bounds__(xfp_threads, 2)
             sum[u][v] = make_float2(0.0f, 0.0f);
     const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
 
+    // The sums into the partials a row of the register tile at a time: its
+    // pairs' old values loaded first (in flight together: the pairs are
+    // distinct), then its sums stored, so the read-modify-writes cost 4
+    // round trips, not 16 (a whole tile at once would spill at 2 blocks per
+    // SM).
+    auto pair_at =
+        [&](int u, int v, long long& k) { // the pair's index, if below the diagonal
+            const int a = a0 + xfp_row(ty, u), b = b0 + xfp_col(tx, v);
+            k = ((long long)c * pairs + tri(a, b)) * 2;
+            return a < n_inputs && b <= a;
+        };
     auto flush = [&]() {
-        for (int u = 0; u < xfp_regs; ++u)
+#pragma unroll
+        for (int u = 0; u < xfp_regs; ++u) {
+            int2 old_i[xfp_regs];
+            float2 old_f[xfp_regs];
+            long long k;
+#pragma unroll
+            for (int v = 0; v < xfp_regs; ++v)
+                if (pair_at(u, v, k)) {
+                    if (CI8)
+                        old_i[v] = *reinterpret_cast<const int2*>(part + k);
+                    else
+                        old_f[v] = *reinterpret_cast<const float2*>(acc32 + k);
+                }
+#pragma unroll
             for (int v = 0; v < xfp_regs; ++v) {
-                const int a = a0 + xfp_row(ty, u), b = b0 + xfp_col(tx, v);
-                if (a < n_inputs && b <= a) {
-                    const long long k = ((long long)c * pairs + tri(a, b)) * 2;
-                    if (CI8) {
-                        part[k] += int(sum[u][v].x);
-                        part[k + 1] += int(sum[u][v].y);
-                    } else {
-                        acc32[k] += sum[u][v].x;
-                        acc32[k + 1] += sum[u][v].y;
-                    }
+                if (pair_at(u, v, k)) {
+                    if (CI8)
+                        *reinterpret_cast<int2*>(part + k) = make_int2(
+                            old_i[v].x + int(sum[u][v].x), old_i[v].y + int(sum[u][v].y));
+                    else
+                        *reinterpret_cast<float2*>(acc32 + k) = make_float2(
+                            old_f[v].x + sum[u][v].x, old_f[v].y + sum[u][v].y);
                 }
                 sum[u][v] = make_float2(0.0f, 0.0f);
             }
+        }
     };
     float2 next[xfp_loads];
     auto fetch = [&](int t0) {
@@ -253,21 +275,39 @@ __device__ __forceinline__ void add_warp_square(int I,
                                                 ColumnIm column_im)
 {
     const int lane = threadIdx.x % 32;
+    // Two columns of the square (8 pairs) at a time: their old values and
+    // column sums loaded first (in flight together: the pairs are
+    // distinct), then the sums stored, so the read-modify-writes cost 4
+    // round trips, not 32 (the addresses kept, not recomputed: recomputing
+    // them spills at the 128 registers of 512 threads).
 #pragma unroll
-    for (int m = 0; m < 2; ++m)
+    for (int q = 0; q < 4; ++q) {
+        const int m = q / 2;
+        int2 old[8];
+        int2* at[8];
+        int col[8];
 #pragma unroll
-        for (int n = 0; n < 4; ++n)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                int a, b;
-                xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
-                if (a < n_inputs && b <= a) {
-                    const long long k =
-                        xtc_pair_addresses(c, 0, a, b, n_inputs, 0).partial;
-                    part[k] += re[m][n][r];
-                    part[k + 1] += im[m][n][r] + column_im(b);
-                }
+        for (int j = 0; j < 8; ++j) {
+            const int n = 2 * (q % 2) + j / 4, r = j % 4;
+            int a, b;
+            xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
+            at[j] = a < n_inputs && b <= a
+                        ? reinterpret_cast<int2*>(
+                              part + xtc_pair_addresses(c, 0, a, b, n_inputs, 0).partial)
+                        : nullptr;
+            if (at[j]) {
+                old[j] = *at[j];
+                col[j] = column_im(b);
             }
+        }
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            const int n = 2 * (q % 2) + j / 4, r = j % 4;
+            if (at[j])
+                *at[j] =
+                    make_int2(old[j].x + re[m][n][r], old[j].y + im[m][n][r] + col[j]);
+        }
+    }
 }
 
 __global__ void __launch_bounds__(xtc_threads, 1)
@@ -396,13 +436,25 @@ __global__ void __launch_bounds__(32 * tc_warps)
     wmma::store_matrix_sync(&out[warp][0][0], re, tc_tile, wmma::mem_row_major);
     wmma::store_matrix_sync(&out[warp][1][0], im, tc_tile, wmma::mem_row_major);
     __syncwarp();
-    for (int e = lane; e < tc_tile * tc_tile; e += 32) {
+    // Every pair's old value loaded first (8 a lane, in flight together),
+    // then the sums stored: one round trip, not eight.
+    constexpr int per_lane = tc_tile * tc_tile / 32;
+    int2 old[per_lane];
+#pragma unroll
+    for (int j = 0; j < per_lane; ++j) {
+        const int e = lane + 32 * j;
         const int a = I * tc_tile + e / tc_tile, b = J * tc_tile + e % tc_tile;
-        if (a < n_inputs && b <= a) {
-            const long long k = ((long long)c * pairs + tri(a, b)) * 2;
-            part[k] += out[warp][0][e];
-            part[k + 1] += out[warp][1][e];
-        }
+        if (a < n_inputs && b <= a)
+            old[j] = *reinterpret_cast<const int2*>(
+                part + ((long long)c * pairs + tri(a, b)) * 2);
+    }
+#pragma unroll
+    for (int j = 0; j < per_lane; ++j) {
+        const int e = lane + 32 * j;
+        const int a = I * tc_tile + e / tc_tile, b = J * tc_tile + e % tc_tile;
+        if (a < n_inputs && b <= a)
+            *reinterpret_cast<int2*>(part + ((long long)c * pairs + tri(a, b)) * 2) =
+                make_int2(old[j].x + out[warp][0][e], old[j].y + out[warp][1][e]);
     }
 }
 
