@@ -132,6 +132,10 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
             st.x[c][tt] = x[c];
     }
 
+    // Every CTA of the cluster running before any writes into another's
+    // shared memory (CUDA's rule for distributed shared memory).
+    round_barrier(C);
+
     const int per_round = g.spectra_per_round();
     int round = 0;
     for (int r0 = s_begin; r0 < s_end; r0 += per_round, ++round) {
