@@ -152,19 +152,20 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
                                          onepass::fir_column(st, 1),
                                          onepass::fir_column(st, 2),
                                          onepass::fir_column(st, 3));
-            fft::cpx* dst = owner_buffers(smem, g.owner(u), C) +
-                            onepass::dest_point(g, u, parity, j0);
+            fft::cpx* dst =
+                owner_buffers(smem, g.owner(u), C) +
+                onepass::geometry::phys(onepass::dest_point(g, u, parity, j0));
             *reinterpret_cast<float4*>(dst) = y;
         }
         round_barrier(C);
 
         // This CTA's g spectra: the FFT passes in place.
-        fft::cpx* buf = smem + parity * g.buffer_points();
+        const int lbase = parity * g.buffer_points();
         for (int pass = 0; pass < g.radices.passes; ++pass) {
             fft::cpx v[onepass::max_values];
-            onepass::fft_pass_compute_at(g, pass, t, buf, a.twiddles, v);
+            onepass::fft_pass_compute_at(g, pass, t, smem, lbase, a.twiddles, v);
             __syncthreads();
-            onepass::fft_pass_store_at(g, pass, t, buf, v);
+            onepass::fft_pass_store_at(g, pass, t, smem, lbase, v);
             __syncthreads();
         }
 
@@ -179,7 +180,8 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
         for (int v = 0; v < onepass::max_values; ++v) {
             if (v < g.channels_per_thread()) {
                 int sigma, k;
-                const fft::cpx X = onepass::fold_at(g, buf, a.fold, t, v, sigma, k);
+                const fft::cpx X =
+                    onepass::fold_at(g, smem, lbase, a.fold, t, v, sigma, k);
                 const int s = r0 + sigma * C + q;
                 if (s < s_end) { // the same for the whole warp
                     cuFloatComplex val =
@@ -315,15 +317,6 @@ const void* kernel_for(const fengine_config& c)
 
 } // namespace
 
-int onepass_default_per_round(int n_channels)
-{
-    // The fewest (1, 2, 4) with g N / 8 butterflies >= the threads.
-    const auto g1 = onepass::make_geometry(n_channels, 1, 1, 1);
-    int g = 1;
-    while (g < 4 && g * n_channels / 8 < g1.threads)
-        g *= 2;
-    return g;
-}
 
 onepass::geometry onepass_geometry(const fengine_config& c,
                                    int n_spectra,
@@ -353,7 +346,7 @@ std::string onepass_refusal(const fengine_config& c, const runtime::device_info&
                std::to_string(onepass::min_channels) + ".." +
                std::to_string(onepass::max_channels) + " and T <= 16)";
     const auto g = onepass::make_geometry(
-        c.n_channels, c.n_taps, onepass_default_per_round(c.n_channels), 1);
+        c.n_channels, c.n_taps, onepass::default_per_round(c.n_channels), 1);
     if (g.cluster > 1 && device.compute_major < 9)
         return "N = " + std::to_string(c.n_channels) + " needs clusters of " +
                std::to_string(g.cluster) + " CTAs (sm_90; this GPU is sm_" +

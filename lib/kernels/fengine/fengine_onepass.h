@@ -69,10 +69,16 @@ struct geometry {
     GPUDSP_HD int point_of(int column) const { return column / 2; }
     //! Points of one buffer: g spectra of N points.
     GPUDSP_HD int buffer_points() const { return per_round * n_channels; }
-    //! Shared memory: two buffers, then the input's N rotations (gain x
-    //! delay phasor, staged once per section).
-    GPUDSP_HD int rotation_point() const { return 2 * buffer_points(); }
-    GPUDSP_HD int smem_bytes() const { return (2 * buffer_points() + n_channels) * 8; }
+    //! Where logical point m of the two buffers (buffer, slot, point in
+    //! order) sits in shared memory: 2 points of padding after every 32,
+    //! so that the FFT's strided stores (the first passes write 8 points
+    //! apart) and the FIR's 16-byte stores spread over the banks, and a
+    //! thread's pair of points (2t, 2t + 1) stays whole and 16-byte aligned.
+    GPUDSP_HD static int phys(int m) { return m + 2 * (m >> 5); }
+    //! Shared memory: the two buffers (padded), then the input's N rotations
+    //! (gain x delay phasor, staged once per section).
+    GPUDSP_HD int rotation_point() const { return phys(2 * buffer_points()); }
+    GPUDSP_HD int smem_bytes() const { return (rotation_point() + n_channels) * 8; }
     //! FFT butterflies per thread in a pass of radix r (g N / r / P, >= 1).
     GPUDSP_HD int butterflies_per_thread(int r) const
     {
@@ -128,6 +134,18 @@ GPUDSP_HD geometry make_geometry(int n_channels,
     g.log2n = fft::log2_of(n_channels);
     g.log2c = fft::log2_of(g.cluster);
     g.log2p = fft::log2_of(g.threads);
+    return g;
+}
+
+/*! The heuristic's spectra per CTA and round for N channels: the fewest
+ *  (1, 2, 4) whose g N / 8 radix-8 butterflies keep every thread busy. The
+ *  tuner also times twice that. */
+GPUDSP_HD int default_per_round(int n_channels)
+{
+    const int threads = make_geometry(n_channels, 1, 1, 1).threads;
+    int g = 1;
+    while (g < 4 && g * n_channels / 8 < threads)
+        g *= 2;
     return g;
 }
 
@@ -198,7 +216,8 @@ GPUDSP_HD void slide(fir_state<MAXT>& st, const float* row)
 }
 
 /*! Where thread column j0's two points of the round's spectrum u go: the
- *  point index in its owner's buffers (buffer \p parity of 2, slot(u)). */
+ *  logical point index in its owner's buffers (buffer \p parity of 2,
+ *  slot(u)); geometry::phys places it in shared memory. */
 GPUDSP_HD int dest_point(const geometry& g, int u, int parity, int j0)
 {
     return (parity * g.per_round + g.slot(u)) * g.n_channels + g.point_of(j0);
@@ -224,37 +243,39 @@ GPUDSP_HD void for_my_butterflies(const geometry& g, int lns, int t, F&& f)
     }
 }
 
-/*! A pass up to the barrier: thread t's butterflies' inputs read from \p
- *  buf (g spectra of N points) and computed into v. */
+/*! A pass up to the barrier: thread t's butterflies' inputs read from the
+ *  buffer at logical point \p lbase of \p buf (the padded buffers' base; g
+ *  spectra of N points) and computed into v. */
 template <int LR>
 GPUDSP_HD void fft_pass_compute(const geometry& g,
                                 int lns,
                                 int t,
                                 const fft::cpx* buf,
+                                int lbase,
                                 const fft::cpx* table,
                                 fft::cpx* v)
 {
     constexpr int R = 1 << LR;
     for_my_butterflies<LR>(g, lns, t, [&](int k, int slot, const fft::butterfly& bf) {
-        const fft::cpx* in = buf + (slot << g.log2n);
+        const int base = lbase + (slot << g.log2n);
         GPUDSP_UNROLL
         for (int e = 0; e < R; ++e)
-            v[k * R + e] = in[bf.in(e)];
+            v[k * R + e] = buf[geometry::phys(base + bf.in(e))];
         fft::butterfly_compute<R>(bf, v + k * R, table);
     });
 }
 
 /*! The same pass after the barrier: the results stored in place. */
 template <int LR>
-GPUDSP_HD void
-fft_pass_store(const geometry& g, int lns, int t, fft::cpx* buf, const fft::cpx* v)
+GPUDSP_HD void fft_pass_store(
+    const geometry& g, int lns, int t, fft::cpx* buf, int lbase, const fft::cpx* v)
 {
     constexpr int R = 1 << LR;
     for_my_butterflies<LR>(g, lns, t, [&](int k, int slot, const fft::butterfly& bf) {
-        fft::cpx* out = buf + (slot << g.log2n);
+        const int base = lbase + (slot << g.log2n);
         GPUDSP_UNROLL
         for (int e = 0; e < R; ++e)
-            out[bf.out(e)] = v[k * R + e];
+            buf[geometry::phys(base + bf.out(e))] = v[k * R + e];
     });
 }
 
@@ -264,34 +285,37 @@ GPUDSP_HD void fft_pass_compute_at(const geometry& g,
                                    int p,
                                    int t,
                                    const fft::cpx* buf,
+                                   int lbase,
                                    const fft::cpx* table,
                                    fft::cpx* v)
 {
     const int lr = g.radices.radix_bits(p), lns = g.radices.stride_bits(p);
     if (lr == 3)
-        fft_pass_compute<3>(g, lns, t, buf, table, v);
+        fft_pass_compute<3>(g, lns, t, buf, lbase, table, v);
     else if (lr == 2)
-        fft_pass_compute<2>(g, lns, t, buf, table, v);
+        fft_pass_compute<2>(g, lns, t, buf, lbase, table, v);
     else
-        fft_pass_compute<1>(g, lns, t, buf, table, v);
+        fft_pass_compute<1>(g, lns, t, buf, lbase, table, v);
 }
-GPUDSP_HD void
-fft_pass_store_at(const geometry& g, int p, int t, fft::cpx* buf, const fft::cpx* v)
+GPUDSP_HD void fft_pass_store_at(
+    const geometry& g, int p, int t, fft::cpx* buf, int lbase, const fft::cpx* v)
 {
     const int lr = g.radices.radix_bits(p), lns = g.radices.stride_bits(p);
     if (lr == 3)
-        fft_pass_store<3>(g, lns, t, buf, v);
+        fft_pass_store<3>(g, lns, t, buf, lbase, v);
     else if (lr == 2)
-        fft_pass_store<2>(g, lns, t, buf, v);
+        fft_pass_store<2>(g, lns, t, buf, lbase, v);
     else
-        fft_pass_store<1>(g, lns, t, buf, v);
+        fft_pass_store<1>(g, lns, t, buf, lbase, v);
 }
 
 /*! Thread t's v-th channel of the round (v < channels_per_thread()):
  *  spectrum slot \p sigma, channel \p k, and its value of the 2N-point real
- *  FFT folded from the slot's transformed buffer. */
+ *  FFT folded from the slot's transformed points (the buffer at logical
+ *  point \p lbase of the padded buffers \p buf). */
 GPUDSP_HD fft::cpx fold_at(const geometry& g,
                            const fft::cpx* buf,
+                           int lbase,
                            const fft::cpx* fold,
                            int t,
                            int v,
@@ -301,8 +325,10 @@ GPUDSP_HD fft::cpx fold_at(const geometry& g,
     const int idx = t + v * g.threads, mask = g.n_channels - 1;
     sigma = idx >> g.log2n;
     k = idx & mask;
-    const fft::cpx* z = buf + (sigma << g.log2n);
-    return fft::real_fold(z[k], z[(g.n_channels - k) & mask], fold[k]);
+    const int base = lbase + (sigma << g.log2n);
+    return fft::real_fold(buf[geometry::phys(base + k)],
+                          buf[geometry::phys(base + ((g.n_channels - k) & mask))],
+                          fold[k]);
 }
 
 /*! Bytes moved per input sample (10-bit input, ci8 output) for sections of

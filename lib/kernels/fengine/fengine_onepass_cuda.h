@@ -51,9 +51,6 @@ onepass::geometry onepass_geometry(const fengine_config& c,
                                    int per_round,
                                    int section_factor);
 
-//! The heuristic's spectra per CTA and round for N channels.
-int onepass_default_per_round(int n_channels);
-
 /*! Spectra [0, n_spectra) of inputs tab (plan inputs input_offset ..
  *  input_offset + count - 1) into p.out (and p.sat), on \p stream. */
 void launch_onepass(const fengine_config& c,

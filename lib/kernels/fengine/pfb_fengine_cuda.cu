@@ -562,7 +562,7 @@ private:
     // and twice that where a thread still holds at most 16 points.
     std::vector<int> onepass_rounds() const
     {
-        const int g = onepass_default_per_round(d_c.n_channels);
+        const int g = onepass::default_per_round(d_c.n_channels);
         std::vector<int> out{ g };
         if (g < 4 &&
             onepass::make_geometry(d_c.n_channels, d_c.n_taps, 2 * g, 1).per_round ==
@@ -599,7 +599,7 @@ private:
                               d_setup.get(),
                               d_who);
         d_onepass = true;
-        d_onepass_per_round = onepass_default_per_round(d_c.n_channels);
+        d_onepass_per_round = onepass::default_per_round(d_c.n_channels);
         d_onepass_cluster =
             onepass::make_geometry(d_c.n_channels, d_c.n_taps, d_onepass_per_round, 1)
                 .cluster;

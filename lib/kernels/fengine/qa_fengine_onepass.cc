@@ -277,6 +277,120 @@ BOOST_AUTO_TEST_CASE(geometry_covers_everything_once)
 
 namespace {
 
+// Shared memory's cost of one warp instruction: each group of lanes that
+// the hardware serves together (16 lanes for 8-byte accesses, 8 for
+// 16-byte ones: 128 bytes) takes as many wavefronts as the most distinct
+// 4-byte words any of the 32 banks holds; 1 is conflict-free.
+int wavefronts(const std::vector<int>& first_words, int words_per_lane)
+{
+    const int group = 32 / words_per_lane * 1; // lanes whose words fill 128 bytes
+    const int per = 128 / (4 * words_per_lane);
+    int worst = 0;
+    for (std::size_t g0 = 0; g0 < first_words.size(); g0 += std::size_t(per)) {
+        std::vector<std::vector<int>> bank(32);
+        for (std::size_t l = g0; l < std::min(first_words.size(), g0 + std::size_t(per));
+             ++l)
+            for (int w = 0; w < words_per_lane; ++w) {
+                const int word = first_words[l] + w;
+                auto& b = bank[std::size_t(word % 32)];
+                if (std::find(b.begin(), b.end(), word) == b.end())
+                    b.push_back(word);
+            }
+        for (const auto& b : bank)
+            worst = std::max(worst, int(b.size()));
+    }
+    (void)group;
+    return worst;
+}
+
+} // namespace
+
+// The buffers' padding (geometry::phys): a one-to-one map that keeps a
+// thread's pair of points whole and 16-byte aligned, and that spreads the
+// FFT's strided stores, its loads, the fold's reads and the FIR's 16-byte
+// stores over the banks: at most 2 wavefronts per 128 bytes (1 is
+// conflict-free) in every geometry the plan runs (the heuristic's g and
+// the tuner's 2g), where without it the first passes' stores take 8.
+BOOST_AUTO_TEST_CASE(shared_memory_accesses_spread_over_the_banks)
+{
+    using onepass::geometry;
+    int worst_padded = 0, worst_plain = 0;
+    for (int N = onepass::min_channels; N <= onepass::max_channels; N *= 2)
+        for (int per_round :
+             { onepass::default_per_round(N), 2 * onepass::default_per_round(N) }) {
+            const auto g = onepass::make_geometry(N, 16, per_round, 1);
+            const int total = 2 * g.buffer_points();
+            for (int m = 0; m < total; ++m) {
+                BOOST_REQUIRE_LT(geometry::phys(m), g.rotation_point());
+                if (m)
+                    BOOST_REQUIRE_GT(geometry::phys(m), geometry::phys(m - 1));
+                if (m % 2 == 0) {
+                    BOOST_REQUIRE_EQUAL(geometry::phys(m) % 2, 0); // 16-byte aligned pair
+                    BOOST_REQUIRE_EQUAL(geometry::phys(m + 1), geometry::phys(m) + 1);
+                }
+            }
+            auto words = [](int point, bool padded) {
+                return 2 * (padded ? geometry::phys(point) : point);
+            };
+            for (const bool padded : { true, false }) {
+                int worst = 0;
+                for (int w = 0; w < g.threads / 32; ++w) {
+                    // The FFT: each pass's loads and stores, one instruction
+                    // per (butterfly k, input e) across the warp's lanes.
+                    for (int p = 0; p < g.radices.passes; ++p) {
+                        const int lr = g.radices.radix_bits(p),
+                                  lns = g.radices.stride_bits(p);
+                        const int R = 1 << lr, nb = N / R;
+                        for (int k = 0; k < g.butterflies_per_thread(R); ++k)
+                            for (int e = 0; e < R; ++e) {
+                                std::vector<int> in, out;
+                                for (int lane = 0; lane < 32; ++lane) {
+                                    const int beta = 32 * w + lane + k * g.threads;
+                                    const fft::butterfly bf{
+                                        g.log2n, lr, lns, beta % nb
+                                    };
+                                    const int base = (beta / nb) * N;
+                                    in.push_back(words(base + bf.in(e), padded));
+                                    out.push_back(words(base + bf.out(e), padded));
+                                }
+                                worst = std::max(
+                                    { worst, wavefronts(in, 2), wavefronts(out, 2) });
+                            }
+                    }
+                    // The fold's two reads per channel.
+                    for (int v = 0; v < g.channels_per_thread(); ++v) {
+                        std::vector<int> a, b;
+                        for (int lane = 0; lane < 32; ++lane) {
+                            const int idx = 32 * w + lane + v * g.threads;
+                            const int base = (idx / N) * N, k = idx % N;
+                            a.push_back(words(base + k, padded));
+                            b.push_back(words(base + (N - k) % N, padded));
+                        }
+                        worst = std::max({ worst, wavefronts(a, 2), wavefronts(b, 2) });
+                    }
+                    // The FIR's 16-byte stores into an owner's buffer.
+                    for (int q = 0; q < g.cluster; ++q) {
+                        std::vector<int> st;
+                        for (int lane = 0; lane < 32; ++lane)
+                            st.push_back(
+                                words(onepass::dest_point(
+                                          g, 0, 1, g.first_column(q, 32 * w + lane)),
+                                      padded));
+                        worst = std::max(worst, wavefronts(st, 4));
+                    }
+                }
+                (padded ? worst_padded : worst_plain) =
+                    std::max(padded ? worst_padded : worst_plain, worst);
+            }
+        }
+    BOOST_TEST_MESSAGE("most wavefronts per 128 bytes: " << worst_padded << " padded, "
+                                                         << worst_plain << " without");
+    BOOST_REQUIRE_LE(worst_padded, 2);
+    BOOST_REQUIRE_GT(worst_plain, worst_padded);
+}
+
+namespace {
+
 // ---------------------------------------------------------------------------
 // The kernel, emulated: what each thread of each CTA of each cluster does,
 // phase by phase, a barrier being the end of a phase for every thread.
@@ -304,7 +418,7 @@ std::vector<cpx> emulate(const onepass::geometry& g,
             std::vector<std::vector<onepass::fir_state<MAXT>>> st(
                 g.cluster, std::vector<onepass::fir_state<MAXT>>(g.threads));
             std::vector<std::vector<cpx>> smem(
-                g.cluster, std::vector<cpx>(2 * g.buffer_points(), cpx{ NAN, NAN }));
+                g.cluster, std::vector<cpx>(g.rotation_point(), cpx{ NAN, NAN }));
             for (int q = 0; q < g.cluster; ++q)
                 for (int t = 0; t < g.threads; ++t) {
                     const int j0 = g.first_column(q, t);
@@ -331,31 +445,33 @@ std::vector<cpx> emulate(const onepass::geometry& g,
                             for (int c = 0; c < onepass::cols_per_thread; ++c)
                                 y[c] = onepass::fir_column(st[q][t], c);
                             cpx* dst = smem[g.owner(u)].data() +
-                                       onepass::dest_point(g, u, parity, j0);
+                                       onepass::geometry::phys(
+                                           onepass::dest_point(g, u, parity, j0));
                             dst[0] = { y[0], y[1] };
                             dst[1] = { y[2], y[3] };
                         }
                 }
                 // (cluster barrier) Phase 2: each CTA's FFT passes.
                 for (int q = 0; q < g.cluster; ++q) {
-                    cpx* buf = smem[q].data() + parity * g.buffer_points();
+                    cpx* buf = smem[q].data();
+                    const int lbase = parity * g.buffer_points();
                     for (int p = 0; p < g.radices.passes; ++p) {
                         std::vector<std::vector<cpx>> v(
                             g.threads, std::vector<cpx>(onepass::max_values));
                         for (int t = 0; t < g.threads; ++t)
                             onepass::fft_pass_compute_at(
-                                g, p, t, buf, table.data(), v[t].data());
+                                g, p, t, buf, lbase, table.data(), v[t].data());
                         // (barrier)
                         for (int t = 0; t < g.threads; ++t)
-                            onepass::fft_pass_store_at(g, p, t, buf, v[t].data());
+                            onepass::fft_pass_store_at(g, p, t, buf, lbase, v[t].data());
                         // (barrier)
                     }
                     // Phase 3: fold and write each channel.
                     for (int t = 0; t < g.threads; ++t)
                         for (int v = 0; v < g.channels_per_thread(); ++v) {
                             int sigma, k;
-                            const cpx X =
-                                onepass::fold_at(g, buf, fold.data(), t, v, sigma, k);
+                            const cpx X = onepass::fold_at(
+                                g, buf, lbase, fold.data(), t, v, sigma, k);
                             const int s = r0 + sigma * g.cluster + q;
                             if (s < s_end)
                                 out[(std::size_t(s) * N + k) * I + i] = X;
