@@ -19,8 +19,10 @@
 //                theirs in N complex samples: the same bandwidth)
 //   cuda         device-resident (input already in device memory) and
 //                host-fed (pinned upload of the packed bytes on the stream),
-//                the plan's default form (the one-pass kernel where it runs,
-//                else cuFFT and the post-processing kernel: the row says)
+//                the plan's form (tuned, else its heuristic's: cuFFT and
+//                the post-processing kernel; the row says which)
+//   cuda/onepass the one-pass kernel (GPUDSP_FENGINE_ONEPASS=1) where it
+//                runs, device-resident
 //   cuda/cufft   cuFFT with the post-processing fused into it as LTO
 //                callbacks (GPUDSP_FENGINE_ONEPASS=0 GPUDSP_FENGINE_FUSED=1;
 //                where cuFFT refuses them, the unfused form, not repeated)
@@ -300,10 +302,12 @@ void run_fengine(const options& opt, report& rep)
             continue;
         runtime::backend_choice gpu;
         gpu.kind = runtime::backend_kind::cuda;
-        // The plan's own choice (the one-pass kernel where it runs), cuFFT
+        // The plan's own choice (tuned, or its heuristic: cuFFT and the
+        // post-processing kernel), the one-pass kernel where it runs, cuFFT
         // with the post-processing fused into it, and cuFFT unfused: each
         // against its own bytes, in the same run.
         kernels::fengine_plan plan(c, gpu, "bench");
+        auto onepass_plan = plan_with(c, gpu, { { "GPUDSP_FENGINE_ONEPASS", "1" } });
         auto cufft = plan_with(
             c,
             gpu,
@@ -329,6 +333,7 @@ void run_fengine(const options& opt, report& rep)
         auto* dsat = reinterpret_cast<uint32_t*>(d_sat.get());
         const std::pair<kernels::fengine_plan*, const char*> forms[] = {
             { &plan, "cuda" },
+            { onepass_plan.get(), "cuda/onepass" },
             { cufft.get(), "cuda/cufft" },
             { unfused.get(), "cuda/unfused" }
         };
@@ -336,6 +341,9 @@ void run_fengine(const options& opt, report& rep)
             kernels::fengine_plan* p = form.first;
             if (p != &plan && p->kernel_form() == plan.kernel_form())
                 continue; // the same form as the plan's row
+            if (p == onepass_plan.get() && !is_onepass(*p))
+                continue; // the one-pass kernel does not run here (the plan's row says
+                          // why)
             const double t_dev = seconds_per_call(
                 [&] { p->execute(d_views, d_out.get(), dsat, spectra, 0, stream.get()); },
                 [&] { stream.synchronize(); },

@@ -266,6 +266,8 @@ public:
     {
         const auto t0 = steady::now();
         device_stream stream(d_sp, d_who + " (tuner)");
+        if (d_p.prepare)
+            d_p.prepare();
         try {
             allocate(stream);
         } catch (const device_error& e) {
@@ -306,6 +308,9 @@ public:
                                           " rejected: its output differs from " +
                                           d_p.heuristic + "'s (" + why + ")");
                     }
+                } catch (const candidate_unavailable& e) {
+                    t.status = std::string("unavailable: ") + e.what();
+                    stream.synchronize();
                 } catch (const std::exception& e) {
                     // A launch the device refuses (resources) is skipped; a
                     // device left unusable (a sticky error) ends tuning.

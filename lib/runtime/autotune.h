@@ -30,6 +30,16 @@ namespace gr {
 namespace gpudsp {
 namespace runtime {
 
+/*! \brief What a candidate's run throws when it finds, only by trying, that
+ *  this machine cannot run it for any problem (cuFFT refusing every LTO
+ *  callback, say): the tuner records the candidate as unavailable, as if
+ *  the plan had said so when listing it, not as a failure (a defect). */
+class candidate_unavailable : public device_error
+{
+public:
+    using device_error::device_error;
+};
+
 /*! \brief One configuration a plan can run. */
 struct tune_candidate {
     std::string id; //!< e.g. "wgmma" or "per_thread=8": what the cache stores
@@ -61,6 +71,11 @@ struct tune_problem {
      *  batches are timed on the host clock, not by events on the tuner's
      *  stream. */
     bool host_timed = false;
+    /*! Called once before the first candidate runs, only when the tuner
+     *  times (never for off, cached or shipped results): where a plan makes
+     *  inputs of its own (host-fed plans' large host arrays), so that a plan
+     *  that is not tuned does not pay for them. */
+    std::function<void()> prepare;
     /*! Fills a host copy of one input (seeded; never zeros). Default: random
      *  bytes, which suit integer and packed formats only. */
     std::function<void(void* host, std::size_t bytes, uint64_t seed)> fill;

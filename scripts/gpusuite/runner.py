@@ -198,6 +198,7 @@ class suite:
         self.t0 = time.monotonic()
         budget = a.budget or (FOCUS_BUDGET if self.focus else DEFAULT_BUDGET)
         self.deadline = self.t0 + budget
+        self.total_budget = budget
         # The tuned configurations, for the benchmark and the apps.
         self.tuning_cache = self.root.parent / "tuning-cache"
         self.tuned_env = {}
@@ -237,7 +238,10 @@ class suite:
         keys = list(BUDGETS)
         later = sum(BUDGETS[k][1] for k in keys[keys.index(key) + 1:])
         left = self.deadline - time.monotonic() - later
-        return max(5.0, min(BUDGETS[key][0], left))
+        # A run given more than the default (--budget) lets every step
+        # take its share of the extra.
+        scale = max(1.0, self.total_budget / DEFAULT_BUDGET)
+        return max(5.0, min(BUDGETS[key][0] * scale, left))
 
     def run(self, cmd, log, timeout, env=None, cwd=None):
         """Runs cmd with its output in log; (exit code, seconds, timed out)."""
@@ -449,7 +453,9 @@ class suite:
         winners, in a cache of their own, serve the benchmark and the apps."""
         s = step("tune")
         tune = shutil.which("gpudsp_tune") or str(self.root / "bin" / "gpudsp_tune")
-        names = self.chosen("tune", ["unpack10", "fengine", "xengine", "ddc", "gnss", "ldpc"])
+        # The X-engine last: its grid takes longest (its checks copy back
+        # and compare every candidate's visibilities: ~45 s on an H200).
+        names = self.chosen("tune", ["unpack10", "fengine", "ddc", "gnss", "ldpc", "xengine"])
         out = self.out / "tuning.json"
         if not names:
             s.status = "not selected"
@@ -471,20 +477,43 @@ class suite:
                                if ":" in l and not l.startswith("$")]))
         per = max(0.1, min(1.0, 0.4 * seconds / problems))
         shutil.rmtree(self.tuning_cache, ignore_errors=True)
-        cmd = [tune] + names + ["--budget", f"{per:.2f}", "--cache-dir", self.tuning_cache,
-                                "--json", out]
-        rc, secs, timed_out = self.run(cmd, "tune/gpudsp_tune.log", seconds)
-        text = self.log_text("tune/gpudsp_tune.log")
-        try:
-            self.tuning = json.loads(out.read_text())
-        except (OSError, ValueError):
-            self.tuning = {}
+        # One process a job, each writing its own table: a job cut at the
+        # step's end loses only its own results (the first H200 run,
+        # 2026-11-26, lost all six jobs' to one process killed in the
+        # X-engine's grid).
+        end = t + seconds
+        self.tuning = {}
+        ran = {}
+        for name in names:
+            left = end - time.monotonic()
+            if left < 3:
+                ran[name] = (None, 0.0, True)
+                continue
+            js = self.logs / "tune" / f"{name}.json"
+            cmd = [tune, name, "--budget", f"{per:.2f}", "--cache-dir", self.tuning_cache,
+                   "--json", js]
+            ran[name] = self.run(cmd, f"tune/{name}.log", left)
+            try:
+                part = json.loads(js.read_text())
+            except (OSError, ValueError):
+                continue
+            if not self.tuning:
+                self.tuning = dict(part, results=[], entries=[], seconds=0.0)
+            for key in ("results", "entries"):
+                self.tuning[key] += part.get(key, [])
+            self.tuning["seconds"] += part.get("seconds", 0.0)
+        if self.tuning:
+            out.write_text(json.dumps(self.tuning, indent=1) + "\n")
         by_kernel = {}
         for r in self.tuning.get("results", []):
             by_kernel.setdefault(r["kernel"], []).append(r)
+        timed_out = False
         for name in names:
             rs = by_kernel.get(name, [])
-            it = item(name)
+            rc, secs, cut = ran[name]
+            timed_out |= cut
+            text = self.log_text(f"tune/{name}.log") if rc is not None else ""
+            it = item(name, seconds=secs)
             errors = [r for r in rs if "error" in r]
             rejected = [f"{r['shape']}: {c['id']} {c['status']}" for r in rs
                         for c in r.get("candidates", [])
@@ -500,14 +529,17 @@ class suite:
                 it.status = "passed"
                 it.note = (f"{len(rs)} shapes, {sum(r.get('saved', False) for r in rs)} saved;"
                            f" {len(moved)} choose other than the heuristic")
-            elif timed_out:
+            elif rc is None:
                 it.status, it.note = "not run", NO_TIME
+            elif cut:
+                it.status = CUT
             else:
                 it.status = "failed"
                 it.note = f"exit {rc}: no result; " + failure_lines(text)
             s.items.append(it)
         if timed_out:
-            s.note = f"stopped after {secs:.0f} s (step budget); later shapes not tuned"
+            s.note = (f"stopped after {time.monotonic() - t:.0f} s (step budget);"
+                      " later jobs not tuned")
         # The benchmark and the apps run the tuned configurations (the
         # cache; a shape not tuned runs its heuristic).
         self.tuned_env = {"GPUDSP_AUTOTUNE": "cache", "GPUDSP_AUTOTUNE_DIR": str(self.tuning_cache)}

@@ -20,6 +20,7 @@
 #include "fengine_onepass_cuda.h"
 #include "fengine_postproc.cuh"
 #include "pfb_fengine_impl.h"
+#include "runtime/autotune.h"
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -396,29 +397,35 @@ public:
                              why + ")";
     }
 
-    // Forms, the heuristic's first: the one-pass kernel where it runs (x
-    // spectra per CTA and round: the heuristic's and twice that; x sections
-    // 1 or 4 times the heuristic's length), then cuFFT with the
-    // post-processing as a kernel of its own (x the FIR's shortest section,
-    // in units of max(T, 16) spectra), then, as candidates only, cuFFT with
-    // the post-processing fused into it (LTO callbacks, linked by cuFFT at
-    // run time: made when first used, so a plan that never runs them never
+    // Forms, the heuristic's first: cuFFT with the post-processing as a
+    // kernel of its own (x the FIR's shortest section, in units of
+    // max(T, 16) spectra); then the one-pass kernel where it runs (x spectra
+    // per CTA and round: the heuristic's and twice that; x sections 1 or 4
+    // times the heuristic's length), a candidate only: on an H200
+    // (2026-11-26) it ran 2.6-4.3x slower than cuFFT and the kernel
+    // (docs/fengine.md); then, as candidates only, cuFFT with the
+    // post-processing fused into it (LTO callbacks, linked by cuFFT at run
+    // time: made when first used, so a plan that never runs them never
     // links them).
     std::vector<std::string> configurations() const override
     {
         std::vector<std::string> ids;
+        for (const int sec : { 1, 4 })
+            ids.push_back(id_of(false, sec));
         if (d_onepass_refused.empty())
             for (const int g : onepass_rounds())
                 for (const int sec : { 1, 4 })
                     ids.push_back(onepass_id(g, sec));
-        for (const bool fused : { false, true })
-            if (!fused || d_refused.empty())
-                for (const int sec : { 1, 4 })
-                    ids.push_back(id_of(fused, sec));
+        if (d_refused.empty())
+            for (const int sec : { 1, 4 })
+                ids.push_back(id_of(true, sec));
         return ids;
     }
     std::string forced_configuration() const override
     {
+        const char* one = std::getenv("GPUDSP_FENGINE_ONEPASS");
+        if (one && std::strcmp(one, "1") == 0 && d_onepass_refused.empty())
+            return onepass_id(onepass::default_per_round(d_c.n_channels), 1);
         const char* env = std::getenv("GPUDSP_FENGINE_FUSED");
         if (env && std::strcmp(env, "0") == 0)
             return id_of(false, 1);
@@ -572,7 +579,8 @@ private:
     }
 
     // The one-pass kernel's tables (its FFT's twiddles and fold, in float64
-    // rounded once), where it runs; it is then the heuristic's form.
+    // rounded once), where it runs (a candidate; GPUDSP_FENGINE_ONEPASS=1
+    // forces it, =0 leaves it out).
     void setup_onepass()
     {
         const char* env = std::getenv("GPUDSP_FENGINE_ONEPASS");
@@ -598,7 +606,6 @@ private:
                               runtime::copy_kind::host_to_device,
                               d_setup.get(),
                               d_who);
-        d_onepass = true;
         d_onepass_per_round = onepass::default_per_round(d_c.n_channels);
         d_onepass_cluster =
             onepass::make_geometry(d_c.n_channels, d_c.n_taps, d_onepass_per_round, 1)
@@ -754,9 +761,11 @@ private:
     {
         if (!d_fused_plans.empty())
             return;
+        // Refused before trying (the probe, the environment or the scratch
+        // size): the form cannot run here, which is no defect.
         if (!d_refused.empty())
-            throw device_error(d_who +
-                               ": post-processing fused into cuFFT: " + d_refused);
+            throw runtime::candidate_unavailable(
+                d_who + ": post-processing fused into cuFFT: " + d_refused);
         try {
             set_work_area(make_plan_set(true, d_fused_plans));
         } catch (const device_error& e) {
@@ -766,8 +775,14 @@ private:
             d_refused = e.what();
 #ifdef GPUDSP_HAVE_FENGINE_CALLBACK
             const std::string everywhere = cufft_lto::probe_after(d_refused);
-            if (!everywhere.empty())
+            if (!everywhere.empty()) {
+                // cuFFT links no callback at all in this process: the
+                // machine's libraries, not this plan (a plan-specific
+                // refusal stays a failure).
                 d_refused = everywhere;
+                throw runtime::candidate_unavailable(
+                    d_who + ": post-processing fused into cuFFT: " + d_refused);
+            }
 #endif
             throw device_error(d_who +
                                ": post-processing fused into cuFFT: " + d_refused);

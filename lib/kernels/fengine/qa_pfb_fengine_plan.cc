@@ -272,9 +272,8 @@ BOOST_AUTO_TEST_CASE(split_is_bit_identical_on_the_device)
 
 // The post-processing fused into cuFFT (LTO store callbacks, linked by cuFFT
 // at run time) is only ever a tuner candidate, or what GPUDSP_FENGINE_FUSED=1
-// forces: the plan's own form is the one-pass kernel where it runs, else
-// cuFFT and the post-processing kernel. Forced, it runs and matches the
-// CPU, or (cuFFT refusing the callbacks: an nvJitLink older than cuFFT, a
+// forces: the plan's own form is cuFFT and the post-processing kernel. Forced, it runs
+// and matches the CPU, or (cuFFT refusing the callbacks: an nvJitLink older than cuFFT, a
 // build without them) the plan runs its heuristic's form and says why.
 BOOST_AUTO_TEST_CASE(fused_form_is_only_a_candidate)
 {
@@ -314,10 +313,11 @@ BOOST_AUTO_TEST_CASE(fused_form_is_only_a_candidate)
 // 5 and 16 taps, every real input format, windows starting mid-group, ci8
 // with dither and saturation and cf32, calls split anywhere, more inputs
 // than one launch takes, delay tracking (drift). On CUDA it is the form
-// chosen (at N <= 512 on every GPU, above on sm_90, else it says why).
+// GPUDSP_FENGINE_ONEPASS=1 forces (at N <= 512 on every GPU, above on
+// sm_90, else the plan says why).
 BOOST_AUTO_TEST_CASE(onepass_matches_the_cpu)
 {
-    const qa::env_setting unset("GPUDSP_FENGINE_ONEPASS", nullptr);
+    const qa::env_setting force("GPUDSP_FENGINE_ONEPASS", "1");
     unsigned seed = 500;
     auto form_is_onepass = [](int N) {
         return [N](const kernels::fengine_plan& p) {

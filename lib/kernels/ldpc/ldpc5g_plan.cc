@@ -192,8 +192,12 @@ void ldpc5g_decoder_plan::tune()
         return;
     const int batch = int(std::clamp<std::size_t>(
         (std::size_t(64) << 20) / (std::size_t(d_p.E) * sizeof(float)), 256, 2048));
-    auto llrs = std::make_shared<std::vector<float>>(std::size_t(batch) * d_p.E);
-    {
+    // Made only when the tuner times (prepare): 64 MiB of Gaussian draws
+    // cost ~0.5 s, which a plan built with the tuner off (every test) or
+    // served from the cache must not pay.
+    auto llrs = std::make_shared<std::vector<float>>();
+    auto make_llrs = [this, batch, llrs] {
+        llrs->resize(std::size_t(batch) * d_p.E);
         const double rate = double(d_p.K) / d_p.E;
         const double sigma = std::sqrt(1.0 / (2 * rate * std::pow(10.0, 0.3)));
         std::mt19937_64 rng(11);
@@ -201,15 +205,13 @@ void ldpc5g_decoder_plan::tune()
         const double sign = d_c.positive_is_zero ? 1 : -1;
         for (auto& l : *llrs)
             l = float(sign * 2 * (1 + noise(rng)) / (sigma * sigma));
-    }
+    };
     const std::size_t bits_bytes = std::size_t(batch) * d_p.K;
     struct outputs {
         std::vector<uint8_t> bits_ok;
         std::vector<int32_t> its;
     };
     auto out_host = std::make_shared<outputs>();
-    out_host->bits_ok.resize(bits_bytes + batch);
-    out_host->its.resize(std::size_t(batch));
     auto run = [this, batch, llrs, out_host, bits_bytes](const std::string& id) {
         d_impl->use(id);
         d_impl->decode(llrs->data(),
@@ -227,6 +229,11 @@ void ldpc5g_decoder_plan::tune()
     p.input_bytes = 1;   // (the LLRs are the plan's own host array)
     p.output_bytes = bits_bytes + batch;
     p.heuristic = ids[0];
+    p.prepare = [make_llrs, out_host, bits_bytes, batch] {
+        make_llrs();
+        out_host->bits_ok.resize(bits_bytes + batch);
+        out_host->its.resize(std::size_t(batch));
+    };
     for (const auto& id : ids)
         p.candidates.push_back(
             { id,
