@@ -439,6 +439,45 @@ int run(int argc, char** argv)
     value entries = value::array(), results = value::array();
     int failed = 0;
     const auto t0 = std::chrono::steady_clock::now();
+    auto seconds = [&t0] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+    };
+    // The table is rewritten after every problem (a temporary file renamed
+    // into place), so that a sweep stopped part way (a time limit, say)
+    // keeps what it measured: the GPU suite's first H200 run lost a whole
+    // sweep to one kill.
+    auto write_table = [&](bool complete) {
+        if (json_path.empty())
+            return;
+        value doc = value::object();
+        doc.set("schema", 1);
+        value d = value::object();
+        d.set("name", dev.name);
+        d.set("compute_capability",
+              std::to_string(dev.compute_major) + "." +
+                  std::to_string(dev.compute_minor));
+        d.set("multiprocessors", dev.multiprocessors);
+        d.set("l2_bytes", dev.l2_bytes);
+        d.set("driver", dev.driver_version);
+        d.set("runtime", dev.runtime_version);
+        doc.set("device", std::move(d));
+        doc.set("seconds", seconds());
+        if (!complete)
+            doc.set("status", "incomplete");
+        doc.set("entries", entries);
+        doc.set("results", results);
+        const std::string tmp = json_path + ".part";
+        {
+            std::ofstream f(tmp);
+            f << runtime::json::dump(doc, 1) << "\n";
+            if (!f)
+                throw std::runtime_error("cannot write " + tmp);
+        }
+        if (std::rename(tmp.c_str(), json_path.c_str()) != 0)
+            throw std::runtime_error("cannot write " + json_path);
+    };
+    write_table(false);
     for (const auto& name : names) {
         const job& j = jobs().at(name);
         for (const auto& s : asked.count(name) ? asked.at(name) : j.grid) {
@@ -460,44 +499,25 @@ int run(int argc, char** argv)
                 v.set("error", e.what());
                 results.push(std::move(v));
                 ++failed;
+                write_table(false);
                 continue;
             }
             print_result(r);
             std::printf("\n");
+            std::fflush(stdout);
             results.push(result_json(r));
             value e;
             if (entry_json(r, e))
                 entries.push(std::move(e));
+            write_table(false);
         }
     }
-    const double spent =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("gpudsp_tune: %zu problems in %.1f s, %zu saved, %d failed\n",
                 results.as_array("results").size(),
-                spent,
+                seconds(),
                 entries.as_array("entries").size(),
                 failed);
-    if (!json_path.empty()) {
-        value doc = value::object();
-        doc.set("schema", 1);
-        value d = value::object();
-        d.set("name", dev.name);
-        d.set("compute_capability",
-              std::to_string(dev.compute_major) + "." +
-                  std::to_string(dev.compute_minor));
-        d.set("multiprocessors", dev.multiprocessors);
-        d.set("l2_bytes", dev.l2_bytes);
-        d.set("driver", dev.driver_version);
-        d.set("runtime", dev.runtime_version);
-        doc.set("device", std::move(d));
-        doc.set("seconds", spent);
-        doc.set("entries", std::move(entries));
-        doc.set("results", std::move(results));
-        std::ofstream f(json_path);
-        f << runtime::json::dump(doc, 1) << "\n";
-        if (!f)
-            throw std::runtime_error("cannot write " + json_path);
-    }
+    write_table(true);
     return failed ? 1 : 0;
 }
 

@@ -26,43 +26,23 @@ GPUDSP_HD int packed10_sample(const uint8_t* p, int64_t i)
     return (raw ^ 0x200) - 0x200;
 }
 
-/*! The bits of samples i .. i + 3 of a packed 10-bit stream, as read: the
- *  5 or 6 bytes they span (6 only where they start mid-byte, so that the
- *  last group of a stream reads nothing past it) in a 48-bit word, and
- *  where the first sample starts in it. Fetching apart from decoding lets a
- *  kernel issue a round's reads before the work that hides their latency. */
-struct packed10_bits {
-    uint64_t v = 0; //!< the first sample's MSB at bit 47 - off
-    int off = 0;    //!< 0, 2, 4 or 6
-};
-
-GPUDSP_HD packed10_bits packed10_fetch(const uint8_t* p, int64_t i)
+/*! Samples \p i .. i + 3 of a packed 10-bit stream into \p out: the 5 or
+ *  6 bytes they span read once (6 only where they start mid-byte, so that
+ *  the last group of a stream reads nothing past it), then shifts: what
+ *  packed10_sample does four times with two reads each. */
+GPUDSP_HD void packed10_four(const uint8_t* p, int64_t i, float* out)
 {
     const int64_t bit = 10 * i;
     const uint8_t* b = p + (bit >> 3);
-    packed10_bits r;
-    r.off = int(bit & 7);
+    const int off = int(bit & 7); // 0, 2, 4 or 6
+    uint64_t v = 0;
     for (int k = 0; k < 5; ++k)
-        r.v = (r.v << 8) | b[k];
-    r.v = (r.v << 8) | (r.off ? b[5] : 0u);
-    return r;
-}
-
-/*! The four samples of fetched bits (all zero bits decode as zeros). */
-GPUDSP_HD void packed10_decode(const packed10_bits& r, float* out)
-{
+        v = (v << 8) | b[k];
+    v = (v << 8) | (off ? b[5] : 0u); // 48 bits, the first sample's MSB at bit 47 - off
     for (int m = 0; m < 4; ++m) {
-        const int raw = int((r.v >> (38 - r.off - 10 * m)) & 0x3FF);
+        const int raw = int((v >> (38 - off - 10 * m)) & 0x3FF);
         out[m] = float((raw ^ 0x200) - 0x200);
     }
-}
-
-/*! Samples \p i .. i + 3 of a packed 10-bit stream into \p out: the 5 or
- *  6 bytes they span read once, then shifts: what packed10_sample does four
- *  times with two reads each. */
-GPUDSP_HD void packed10_four(const uint8_t* p, int64_t i, float* out)
-{
-    packed10_decode(packed10_fetch(p, i), out);
 }
 
 } // namespace kernels

@@ -73,43 +73,22 @@ __device__ __forceinline__ void round_barrier(int cluster)
     __syncthreads();
 }
 
-// A thread's 4 columns of one row (samples n .. n + 3) as read, or zeros:
-// the packed format's 5 or 6 bytes (packed10_fetch), the others' samples.
-// Fetched a round ahead and decoded when the FIR uses them, so that a
-// round's reads are in flight during the previous round's FFT.
+// A thread's 4 columns of one row (samples n .. n + 3), or zeros: the packed
+// format's 5 or 6 bytes read once (packed10_four), the others' samples.
 template <fengine_input F>
-struct raw_row {
-    float x[onepass::cols_per_thread];
-};
-template <>
-struct raw_row<fengine_input::packed10> {
-    packed10_bits b;
-};
-
-template <fengine_input F>
-__device__ __forceinline__ raw_row<F> fetch_row(const void* src, int64_t n, bool present)
+__device__ __forceinline__ void
+load_columns(const void* src, int64_t n, bool present, float* x)
 {
-    raw_row<F> r;
-    if constexpr (F == fengine_input::packed10) {
-        if (present)
-            r.b = packed10_fetch(static_cast<const uint8_t*>(src), n);
+    if (!present) {
+        GPUDSP_UNROLL
+        for (int c = 0; c < onepass::cols_per_thread; ++c)
+            x[c] = 0.0f;
+    } else if constexpr (F == fengine_input::packed10) {
+        packed10_four(static_cast<const uint8_t*>(src), n, x);
     } else {
         GPUDSP_UNROLL
         for (int c = 0; c < onepass::cols_per_thread; ++c)
-            r.x[c] = present ? loader<F>::load(src, n + c) : 0.0f;
-    }
-    return r;
-}
-
-template <fengine_input F>
-__device__ __forceinline__ void decode_row(const raw_row<F>& r, float* x)
-{
-    if constexpr (F == fengine_input::packed10) {
-        packed10_decode(r.b, x);
-    } else {
-        GPUDSP_UNROLL
-        for (int c = 0; c < onepass::cols_per_thread; ++c)
-            x[c] = r.x[c];
+            x[c] = loader<F>::load(src, n + c);
     }
 }
 
@@ -147,7 +126,7 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
     for (int tt = 1; tt < MAXT; ++tt) {
         const int row = onepass::warm_row(s_begin, g.taps, MAXT, tt);
         float x[onepass::cols_per_thread];
-        decode_row<F>(fetch_row<F>(src, first + int64_t(row) * a.step, row >= 0), x);
+        load_columns<F>(src, first + int64_t(row) * a.step, row >= 0, x);
         GPUDSP_UNROLL
         for (int c = 0; c < onepass::cols_per_thread; ++c)
             st.x[c][tt] = x[c];
@@ -157,44 +136,28 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
     // shared memory (CUDA's rule for distributed shared memory).
     round_barrier(C);
 
-    const int per_round = g.spectra_per_round(); // <= max_rows_per_round
-    // A round's new rows (one per spectrum), fetched during the round
-    // before's FFT: every row's reads in flight at once, their latency
-    // hidden, instead of one row's read after another's use.
-    raw_row<F> rows[onepass::max_rows_per_round];
-    auto fetch_round = [&](int r0) {
-        GPUDSP_UNROLL
-        for (int u = 0; u < onepass::max_rows_per_round; ++u)
-            if (u < per_round) {
-                const int s = r0 + u;
-                rows[u] = fetch_row<F>(
-                    src, first + int64_t(s + g.taps - 1) * a.step, s < s_end);
-            }
-    };
-    fetch_round(s_begin);
+    const int per_round = g.spectra_per_round();
     int round = 0;
     for (int r0 = s_begin; r0 < s_end; r0 += per_round, ++round) {
         const int parity = round & 1;
         // The FIR of the round's spectra, each to its owner: one new row per
         // spectrum, 4 columns = 2 complex points = one 16-byte store.
-        GPUDSP_UNROLL
-        for (int u = 0; u < onepass::max_rows_per_round; ++u) {
-            if (u < per_round) {
-                float row[onepass::cols_per_thread];
-                decode_row<F>(rows[u], row);
-                onepass::slide(st, row);
-                const float4 y = make_float4(onepass::fir_column(st, 0),
-                                             onepass::fir_column(st, 1),
-                                             onepass::fir_column(st, 2),
-                                             onepass::fir_column(st, 3));
-                fft::cpx* dst =
-                    owner_buffers(smem, g.owner(u), C) +
-                    onepass::geometry::phys(onepass::dest_point(g, u, parity, j0));
-                *reinterpret_cast<float4*>(dst) = y;
-            }
+        for (int u = 0; u < per_round; ++u) {
+            const int s = r0 + u;
+            const int64_t at = first + int64_t(s + g.taps - 1) * a.step;
+            float row[onepass::cols_per_thread];
+            load_columns<F>(src, at, s < s_end, row);
+            onepass::slide(st, row);
+            const float4 y = make_float4(onepass::fir_column(st, 0),
+                                         onepass::fir_column(st, 1),
+                                         onepass::fir_column(st, 2),
+                                         onepass::fir_column(st, 3));
+            fft::cpx* dst =
+                owner_buffers(smem, g.owner(u), C) +
+                onepass::geometry::phys(onepass::dest_point(g, u, parity, j0));
+            *reinterpret_cast<float4*>(dst) = y;
         }
         round_barrier(C);
-        fetch_round(r0 + per_round); // the next round's rows (none past the section)
 
         // This CTA's g spectra: the FFT passes in place.
         const int lbase = parity * g.buffer_points();

@@ -38,9 +38,6 @@ constexpr int max_taps = 16;       //!< taps held in registers (right-aligned)
 constexpr int max_cols_per_cta = 1024;
 constexpr int max_cluster = 8; //!< the portable cluster size
 constexpr int max_values = 16; //!< most points a thread holds in an FFT pass: g N / P
-/*! Most spectra of a round (C g), so most new rows a thread reads a round:
- *  C g <= C max_values P / N = max_values (2N / C / 4) C / N = max_values / 2. */
-constexpr int max_rows_per_round = max_values / 2;
 constexpr int min_channels = 256, max_channels = max_cluster * max_cols_per_cta / 2;
 
 struct geometry {

@@ -44,6 +44,17 @@ namespace {
 
 using runtime::device_error;
 
+// One launch's inputs: views[i0 .. i0 + count) (count <= max_inputs).
+input_table table_of(const std::vector<fengine_input_view>& views, int i0, int count)
+{
+    input_table tab{};
+    for (int i = 0; i < count; ++i) {
+        tab.data[i] = views[i0 + i].data;
+        tab.first[i] = views[i0 + i].first_sample;
+    }
+    return tab;
+}
+
 const char* cufft_error_name(cufftResult r)
 {
     switch (r) {
@@ -624,11 +635,7 @@ private:
                                     d_rot_by_input->get()) };
         for (int i0 = 0; i0 < d_c.n_inputs; i0 += input_table::max_inputs) {
             const int count = std::min(input_table::max_inputs, d_c.n_inputs - i0);
-            input_table tab{};
-            for (int i = 0; i < count; ++i) {
-                tab.data[i] = views[i0 + i].data;
-                tab.first[i] = views[i0 + i].first_sample;
-            }
+            const input_table tab = table_of(views, i0, count);
             const auto g = onepass_geometry(
                 d_c, ns, count, d_multiprocessors, d_onepass_per_round, d_section_factor);
             launch_onepass(d_c, g, tab, i0, count, ns, t, p, stream);
@@ -703,11 +710,7 @@ private:
     {
         for (int i0 = 0; i0 < d_c.n_inputs; i0 += input_table::max_inputs) {
             const int count = std::min(input_table::max_inputs, d_c.n_inputs - i0);
-            input_table tab{};
-            for (int i = 0; i < count; ++i) {
-                tab.data[i] = views[i0 + i].data;
-                tab.first[i] = views[i0 + i].first_sample;
-            }
+            const input_table tab = table_of(views, i0, count);
             switch (d_c.input) {
             case fengine_input::packed10:
                 fir_for<fengine_input::packed10>(tab, i0, count, ns, stream);

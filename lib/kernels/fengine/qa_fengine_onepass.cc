@@ -80,22 +80,6 @@ BOOST_AUTO_TEST_CASE(packed10_four_equals_four_samples)
                 BOOST_REQUIRE_EQUAL(got[m], float(packed10_sample(stream.data(), i + m)));
         }
     }
-    // What the kernel decodes for a row it does not read (past a section).
-    float zeros[4] = { 1, 1, 1, 1 };
-    packed10_decode(packed10_bits{}, zeros);
-    for (float z : zeros)
-        BOOST_CHECK_EQUAL(z, 0.0f);
-}
-
-// The kernel fetches a round's rows into max_rows_per_round registers'
-// worth: no geometry's round is longer, at any N, T or spectra per round.
-BOOST_AUTO_TEST_CASE(rounds_fit_the_fetched_rows)
-{
-    for (int N = onepass::min_channels; N <= onepass::max_channels; N *= 2)
-        for (int g : { 1, 2, 4 }) {
-            const auto geo = onepass::make_geometry(N, 16, g, 1);
-            BOOST_CHECK_LE(geo.spectra_per_round(), onepass::max_rows_per_round);
-        }
 }
 
 BOOST_AUTO_TEST_CASE(fft_matches_float64_for_every_size_and_radix)
