@@ -99,6 +99,18 @@ double seconds_per_call(const std::function<void()>& fn,
                         const std::function<void()>& sync,
                         int iterations);
 
+/*! \brief Best (shortest) seconds per launch of \p launch, enqueued
+ *  \p launches times back to back on \p stream between two timing events
+ *  (no host synchronisation between them), over \p iterations such batches
+ *  after one warm-up launch: the rate a stream of launches sustains, which a
+ *  host-timed single call (seconds_per_call) understates by the launch and
+ *  synchronisation latency. */
+double seconds_per_launch(const gr::gpudsp::runtime::device_context::sptr& ctx,
+                          gr::gpudsp::runtime::stream_handle stream,
+                          const std::function<void()>& launch,
+                          int launches,
+                          int iterations);
+
 /*! \brief "2.51x <whom> (same run)": how many times faster \p ours ran
  *  than \p theirs (seconds each). */
 std::string times_faster(double ours, double theirs, const std::string& whom);

@@ -290,6 +290,36 @@ double seconds_per_call(const std::function<void()>& fn,
     return best;
 }
 
+double seconds_per_launch(const device_context::sptr& ctx,
+                          stream_handle stream,
+                          const std::function<void()>& launch,
+                          int launches,
+                          int iterations)
+{
+    struct timer {
+        const device_context::sptr& ctx;
+        event_handle e;
+        explicit timer(const device_context::sptr& c)
+            : ctx(c), e(c->timer_create("bench"))
+        {
+        }
+        ~timer() { ctx->event_destroy(e); }
+    } start(ctx), end(ctx);
+    launch(); // warm-up: first-touch, plan caches, clocks
+    ctx->stream_synchronize(stream, "bench");
+    double best = 1e30;
+    for (int i = 0; i < std::max(1, iterations); ++i) {
+        ctx->event_record(start.e, stream, "bench");
+        for (int k = 0; k < std::max(1, launches); ++k)
+            launch();
+        ctx->event_record(end.e, stream, "bench");
+        ctx->event_synchronize(end.e, "bench");
+        best = std::min(
+            best, ctx->elapsed_seconds(start.e, end.e, "bench") / std::max(1, launches));
+    }
+    return best;
+}
+
 double host_memcpy_bandwidth(std::size_t bytes, int iterations)
 {
     std::vector<char> a(bytes, 1), b(bytes, 2);

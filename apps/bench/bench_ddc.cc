@@ -20,7 +20,12 @@
 //    rate (source -> head -> null sink) as its roofline;
 //  - CUDA kernel rows, device-resident, against the nominal FP32 peak (10-bit
 //    input also as a bank of 8 outputs reading each input tile once, against
-//    the same 8 run alone, same run); for
+//    the same 8 run alone, same run): launches of 2^26 input samples (the
+//    CPU rows' random input repeated; several waves deep, as each row
+//    says), 10 timed back to back with events; the same launch timed alone
+//    from the host, with its launch and synchronisation, is the "per call"
+//    row (the H100 and H200 figures of 2026-11-24/26 were such calls of
+//    2^22 samples: under one wave, at most ~24% of peak for any kernel); for
 //    complex input also against min(memory, FP32) roofline: the device copy
 //    bandwidth measured in the same run over 8 + 8/D bytes per input
 //    sample, or the FP32 peak over the 8 T / D flops per input sample,
@@ -40,6 +45,8 @@
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/top_block.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -164,6 +171,8 @@ void run_ddc(const options& opt, report& rep)
 {
     const int iterations = int(opt.size("iterations", 3));
     const std::size_t n_in = opt.size("samples", std::size_t(1) << 22);
+    const std::size_t n_gpu = opt.size("gpu-samples", std::size_t(1) << 26);
+    const int launches = int(opt.size("launches", 10));
     const std::size_t n_flowgraph = opt.size("flowgraph-samples", std::size_t(1) << 25);
     const auto decims = opt.sizes("decimations", { 16, 8, 64 });
     const auto tapss = opt.sizes("taps", { 256, 128, 1024 });
@@ -244,26 +253,53 @@ void run_ddc(const options& opt, report& rep)
             kernels::ddc_plan gpu(
                 c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
             runtime::device_stream stream(ctx, "bench");
-            runtime::device_memory d_in(ctx, bytes, "bench");
-            runtime::device_memory d_out(ctx, n_out * 8, "bench");
-            ctx->copy_async(d_in.get(),
-                            in.data(),
-                            bytes,
-                            runtime::copy_kind::host_to_device,
-                            stream.get(),
-                            "bench");
-            const double t = seconds_per_call(
-                [&] { gpu.execute(d_in.get(), 0, 0, n_out, d_out.get(), stream.get()); },
-                [&] { stream.synchronize(); },
-                iterations);
+            const std::size_t g_out = (std::max<std::size_t>(n_gpu, 2 * T) - T) / D;
+            const std::size_t g_span = (g_out - 1) * D + T;
+            const std::size_t g_bytes =
+                cplx ? g_span * 8 : kernels::packed10_bytes(g_span) + 8;
+            const double g_flops = double(g_out) * T * (cplx ? 8 : 4);
+            runtime::device_memory d_in(ctx, g_bytes, "bench");
+            runtime::device_memory d_out(ctx, g_out * 8, "bench");
+            // The CPU rows' random input, repeated (never zeros).
+            for (std::size_t o = 0; o < g_bytes; o += bytes)
+                ctx->copy_async(d_in.get() + o,
+                                in.data(),
+                                std::min(bytes, g_bytes - o),
+                                runtime::copy_kind::host_to_device,
+                                stream.get(),
+                                "bench");
+            auto launch = [&] {
+                gpu.execute(d_in.get(), 0, 0, g_out, d_out.get(), stream.get());
+            };
+            const double t =
+                seconds_per_launch(ctx, stream.get(), launch, launches, iterations);
+            const double t_call = seconds_per_call(
+                launch, [&] { stream.synchronize(); }, iterations);
+            char shape[160];
+            std::snprintf(
+                shape,
+                sizeof shape,
+                "%.4g GS/s in; 2^%d samples a launch, %.1f waves, %d back to back",
+                g_span / t / 1e9,
+                int(std::lround(std::log2(double(g_span)))),
+                gpu.launch_waves(g_out),
+                launches);
             rep.add({ "ddc",
                       what + ", device-resident",
                       "cuda",
-                      flops / t / 1e12,
+                      g_flops / t / 1e12,
                       "TFLOP/s",
                       peak / 1e12,
                       "FP32 peak (nominal)",
-                      std::to_string(span / t / 1e9).substr(0, 7) + " GS/s in" });
+                      shape });
+            rep.add({ "ddc",
+                      what + ", device-resident, per call",
+                      "cuda",
+                      g_flops / t_call / 1e12,
+                      "TFLOP/s",
+                      peak / 1e12,
+                      "FP32 peak (nominal)",
+                      "one launch timed from the host, with its synchronisation" });
             if (!cplx) {
                 // A bank of 8 outputs (other centre frequencies, same D and
                 // T) reading each input tile once, against the 8 run alone.
@@ -271,33 +307,38 @@ void run_ddc(const options& opt, report& rep)
                 std::vector<std::unique_ptr<kernels::ddc_plan>> plans;
                 std::vector<kernels::ddc_plan*> raw;
                 std::vector<void*> outs;
-                runtime::device_memory d_bank(ctx, bank * n_out * 8, "bench");
+                runtime::device_memory d_bank(ctx, bank * g_out * 8, "bench");
                 for (int i = 0; i < bank; ++i) {
                     auto ci = c;
                     ci.center_freq = fc + 1e4 * i;
                     plans.push_back(std::make_unique<kernels::ddc_plan>(
                         ci, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench"));
                     raw.push_back(plans.back().get());
-                    outs.push_back(d_bank.get() + i * n_out * 8);
+                    outs.push_back(d_bank.get() + i * g_out * 8);
                 }
-                const double t_bank = seconds_per_call(
+                const double t_bank = seconds_per_launch(
+                    ctx,
+                    stream.get(),
                     [&] {
                         kernels::ddc_plan::execute_together(
-                            raw, d_in.get(), 0, 0, n_out, outs, stream.get());
+                            raw, d_in.get(), 0, 0, g_out, outs, stream.get());
                     },
-                    [&] { stream.synchronize(); },
+                    launches,
                     iterations);
-                const double t_alone = seconds_per_call(
+                const double t_alone = seconds_per_launch(
+                    ctx,
+                    stream.get(),
                     [&] {
                         for (int i = 0; i < bank; ++i)
-                            raw[i]->execute(d_in.get(), 0, 0, n_out, outs[i], stream.get());
+                            raw[i]->execute(
+                                d_in.get(), 0, 0, g_out, outs[i], stream.get());
                     },
-                    [&] { stream.synchronize(); },
+                    launches,
                     iterations);
                 rep.add({ "ddc",
                           what + ", 8 outputs from one read, device-resident",
                           "cuda",
-                          bank * flops / t_bank / 1e12,
+                          bank * g_flops / t_bank / 1e12,
                           "TFLOP/s",
                           peak / 1e12,
                           "FP32 peak (nominal)",
@@ -307,7 +348,7 @@ void run_ddc(const options& opt, report& rep)
                 rep.add({ "ddc",
                           what + ", device-resident, memory",
                           "cuda",
-                          span / t / 1e9,
+                          g_span / t / 1e9,
                           "GS/s",
                           std::min(hbm / (8.0 + 8.0 / D), peak / (8.0 * T / D)) / 1e9,
                           "min(memory, FP32) roofline",

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 using namespace gr::gpudsp::runtime;
 
@@ -283,6 +284,47 @@ BOOST_AUTO_TEST_CASE(a_noisy_result_is_used_but_not_saved)
     for (const auto& n : r.notes)
         said |= n.find("too spread to trust") != std::string::npos;
     BOOST_CHECK(said);
+}
+
+// The budget is the timing rounds': checks that take longer than five
+// budgets (an X-engine problem's visibilities copied back and compared, on
+// the H200 5-10 s against 0.5) still leave the rounds a result worth saving.
+BOOST_AUTO_TEST_CASE(slow_checks_leave_the_rounds_their_budget)
+{
+    temp_dir dir;
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    tune_problem p = test_problem(ctx);
+    p.candidates.resize(2); // copy, twice
+    p.result = [](const tune_candidate& c, const void* in, void* out, stream_handle s) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        c.run(in, out, s);
+    };
+    const tune_options o = options(dir.path); // 0.05 s: the checks take 8 budgets
+    const tune_result r = autotune(p, ctx, "qa", o);
+    BOOST_CHECK(r.source == tune_source::tuned);
+    BOOST_CHECK_EQUAL(r.chosen, "twice");
+    BOOST_CHECK_GE(timing_of(r, "copy")->samples, 3);
+    BOOST_CHECK(exists(dir.path + "/" + tune_key::of(p, ctx->info()).file_name()));
+}
+
+// A candidate that learns only by trying that this machine cannot run it
+// (cuFFT refusing every LTO callback) is unavailable, like one that says so
+// when listed: not a failure, no note, never chosen.
+BOOST_AUTO_TEST_CASE(unavailable_found_by_trying)
+{
+    temp_dir dir;
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    tune_problem p = test_problem(ctx);
+    p.candidates.resize(2);
+    p.candidates.push_back({ "unlinkable", "", 1, [](const void*, void*, stream_handle) {
+                                throw candidate_unavailable(
+                                    "qa: links no callback in this process");
+                            } });
+    const tune_result r = autotune(p, ctx, "qa", options(dir.path));
+    BOOST_CHECK_EQUAL(r.chosen, "twice");
+    BOOST_CHECK_EQUAL(timing_of(r, "unlinkable")->status,
+                      "unavailable: qa: links no callback in this process");
+    BOOST_CHECK(r.notes.empty());
 }
 
 BOOST_AUTO_TEST_CASE(keys_separate_devices_kernels_and_versions)

@@ -55,7 +55,10 @@ TARGETS = [
            "64 MeerKAT antennas in real time"),
     target("fx", "cuda", r"flowgraph \(device-resident\)", "ratio", 0.80,
            ">= 80% of the kernel chain (issue 16)"),
-    target("ddc", "cuda", r"D=16 T=256 10-bit", "ratio", 0.50, ">= 50% of FP32 peak"),
+    # Back-to-back launches only (issue 52): the "per call" rows carry the
+    # host's launch and synchronisation latency.
+    target("ddc", "cuda", r"D=16 T=256 10-bit in, .*device-resident$", "ratio", 0.50,
+           ">= 50% of FP32 peak"),
     target("ddc", "cuda", r"complex in, device-resident, memory", "ratio", 0.80,
            ">= 80% of the min(memory, FP32) roofline (issue 18)"),
     target("gnss", "cuda", r"E1B 16sat/100K .*kernels only", "max", 10.0, "<= 10 us"),

@@ -137,6 +137,22 @@ class suite_jobs(unittest.TestCase):
         self.assertEqual([t for t in TESTS if pattern.search(t)], ["qa_ldpc5g_cuda"])
 
 
+class targets_match(unittest.TestCase):
+    def test_ddc_targets_take_back_to_back_rows_only(self):
+        import targets
+
+        def texts(case):
+            row = {"job": "ddc", "backend": "cuda", "case": case, "value": 40.0,
+                   "roofline": 66.9}
+            return [t for t, _ in targets.evaluate(row)]
+        self.assertEqual(texts("D=16 T=256 10-bit in, device-resident"),
+                         [">= 50% of FP32 peak"])
+        self.assertEqual(texts("D=16 T=256 10-bit in, 8 outputs from one read, "
+                               "device-resident"), [">= 50% of FP32 peak"])
+        self.assertEqual(texts("D=16 T=256 10-bit in, device-resident, per call"), [])
+        self.assertEqual(texts("D=8 T=128 10-bit in, device-resident"), [])
+
+
 class pack_layout(unittest.TestCase):
     def test_python_folder_from_the_install_tree(self):
         # A prefix Debian's Python knows installs to dist-packages, any

@@ -241,6 +241,30 @@ public:
             1, (std::size_t(1) << 24) / std::size_t(d_c.decimation));
     }
 
+    // Blocks of one launch over n outputs (the tile kernel's or the simple
+    // one's) over SMs x the blocks the CUDA runtime says fit on one.
+    double launch_waves(std::size_t n) const override
+    {
+        int per_sm = 0;
+        std::size_t blocks = 0;
+        if (d_shape.A) {
+            blocks = (n + d_shape.M - 1) / d_shape.M;
+            for_kernel(d_shape, [&](auto kernel) {
+                (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, kernel, d_shape.threads(), d_smem);
+            });
+        } else {
+            blocks = (n + threads - 1) / threads;
+            for_simple_kernel([&](auto kernel) {
+                (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, kernel, threads, d_smem);
+            });
+        }
+        cudaGetLastError(); // a refused query leaves nothing behind
+        const int sms = d_ctx->info().multiprocessors;
+        return per_sm > 0 && sms > 0 ? double(blocks) / (double(per_sm) * sms) : 0;
+    }
+
     // A quarter of L2: a chunk and its outputs stay there among the other
     // traffic (the taps, other streams' kernels) from one launch to the next.
     std::size_t cache_chunk_bytes() const override { return d_l2 / 4; }
@@ -406,6 +430,27 @@ private:
             GPUDSP_DDC_TILE(sample_kind::complex64);
         }
 #undef GPUDSP_DDC_TILE
+    }
+
+    // fn(the simple kernel instance for this plan's sample format and taps
+    // placement).
+    template <class Fn>
+    void for_simple_kernel(Fn fn) const
+    {
+        const bool shared = d_smem > 0;
+#define GPUDSP_DDC_SIMPLE(KIND) \
+    return shared ? fn(ddc_kernel<KIND, true>) : fn(ddc_kernel<KIND, false>)
+        switch (kind_of(d_c.input)) {
+        case sample_kind::packed10:
+            GPUDSP_DDC_SIMPLE(sample_kind::packed10);
+        case sample_kind::int16:
+            GPUDSP_DDC_SIMPLE(sample_kind::int16);
+        case sample_kind::float32:
+            GPUDSP_DDC_SIMPLE(sample_kind::float32);
+        case sample_kind::complex64:
+            GPUDSP_DDC_SIMPLE(sample_kind::complex64);
+        }
+#undef GPUDSP_DDC_SIMPLE
     }
 
     // The simple kernel (filters too long for a tile): taps in shared

@@ -58,6 +58,12 @@ struct ddc_plan::impl {
     virtual void use(const std::string& id) { (void)id; }
     /*! Outputs per timed call: enough to fill the device several waves deep. */
     virtual std::size_t tuning_outputs() const { return 0; }
+    /*! Waves of the launch over \p n outputs (0: no kernels). */
+    virtual double launch_waves(std::size_t n) const
+    {
+        (void)n;
+        return 0;
+    }
 };
 
 /*! The CPU implementation, its vectors at most \p max_lanes floats wide

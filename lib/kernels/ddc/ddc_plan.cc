@@ -296,6 +296,11 @@ void ddc_plan::restart()
     retune(d_config.center_freq, 0);
 }
 
+double ddc_plan::launch_waves(std::size_t n_outputs) const
+{
+    return d_impl->launch_waves(n_outputs);
+}
+
 std::size_t ddc_plan::input_bytes(std::size_t n) const
 {
     switch (d_config.input) {

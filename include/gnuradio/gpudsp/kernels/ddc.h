@@ -143,6 +143,12 @@ public:
 
     std::size_t input_bytes(std::size_t n_samples) const;
 
+    /*! \brief Waves of the kernel launch that computes \p n_outputs: its
+     *  blocks over the blocks the GPU holds at once (SMs x blocks resident
+     *  per SM). Below 1 the GPU is not full; a benchmark's figure means
+     *  little under a few. 0 on the CPU and the emulated device. */
+    double launch_waves(std::size_t n_outputs) const;
+
     /*! \brief The configuration that runs (CUDA: the tile shape; the
      *  emulated device: the CPU's vector width) and where it came from
      *  (docs/gpu.md, "Tuning"). */
