@@ -253,7 +253,9 @@ void run_ddc(const options& opt, report& rep)
             kernels::ddc_plan gpu(
                 c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
             runtime::device_stream stream(ctx, "bench");
-            const std::size_t g_out = (std::max<std::size_t>(n_gpu, 2 * T) - T) / D;
+            // At least one output (a window of T samples), whatever the sizes asked.
+            const std::size_t g_out =
+                std::max<std::size_t>(1, (std::max<std::size_t>(n_gpu, T) - T) / D);
             const std::size_t g_span = (g_out - 1) * D + T;
             const std::size_t g_bytes =
                 cplx ? g_span * 8 : kernels::packed10_bytes(g_span) + 8;

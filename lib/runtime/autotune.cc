@@ -265,9 +265,9 @@ public:
     std::vector<candidate_timing> run()
     {
         device_stream stream(d_sp, d_who + " (tuner)");
-        if (d_p.prepare)
-            d_p.prepare();
         try {
+            if (d_p.prepare)
+                d_p.prepare();
             allocate(stream);
         } catch (const device_error& e) {
             throw not_tuned(e.what());

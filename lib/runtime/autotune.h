@@ -34,7 +34,7 @@ namespace runtime {
  *  this machine cannot run it for any problem (cuFFT refusing every LTO
  *  callback, say): the tuner records the candidate as unavailable, as if
  *  the plan had said so when listing it, not as a failure (a defect). */
-class candidate_unavailable : public device_error
+class GPUDSP_API candidate_unavailable : public device_error
 {
 public:
     using device_error::device_error;

@@ -71,8 +71,8 @@ BENCH = {
     "unpack10": ([], ["--samples", "4096", "--iterations", "1"]),
     "buffer": ([], ["--items", "100000"]),
     "fengine": ([], ["--channels", "64", "--samples", "4096", "--iterations", "1"]),
-    "ddc": ([], ["--decimations", "4", "--taps", "16", "--samples", "4096", "--iterations",
-                 "1"]),
+    "ddc": ([], ["--decimations", "4", "--taps", "16", "--samples", "4096", "--gpu-samples",
+                 "65536", "--iterations", "1"]),
     "gnss": (["--no-peer"], ["--samples", "2000", "--iterations", "1", "--no-peer"]),
     "ldpc": (["--no-peer", "--cpu-frames", "8", "--batches", "1,1024"],
              ["--small", "--batches", "2", "--cpu-frames", "2", "--iterations", "1",
@@ -93,7 +93,7 @@ NCU = {
     "xengine": ["--stations", "512", "--iterations", "1", "--cpu-stations", "2",
                 "--cpu-channels", "1"],
     "fx": ["--antennas", "16", "--spectra", "64", "--cpu-antennas", "1", "--iterations", "1"],
-    "ddc": ["--decimations", "16", "--taps", "256", "--iterations", "1"],
+    "ddc": ["--decimations", "16", "--taps", "256", "--iterations", "1", "--launches", "1"],
     "gnss": ["--iterations", "1", "--no-peer", "--no-cpu"],
     "ldpc": ["--only", "R=0.79", "--batches", "1024", "--cpu-frames", "1", "--iterations",
              "1", "--no-peer"],
@@ -490,7 +490,7 @@ class suite:
         for name in names:
             left = end - time.monotonic()
             if left < 3:
-                ran[name] = (None, 0.0, True)
+                ran[name] = (None, 0.0, False)  # never started
                 continue
             js = self.logs / "tune" / f"{name}.json"
             cmd = [tune, name, "--budget", f"{per:.2f}", "--cache-dir", self.tuning_cache,
@@ -508,6 +508,8 @@ class suite:
             for key in ("results", "entries"):
                 self.tuning[key] += part.get(key, [])
             self.tuning["seconds"] += part.get("seconds", 0.0)
+        if self.tuning and any(rc is None or cut for rc, _, cut in ran.values()):
+            self.tuning["status"] = "incomplete"  # jobs missing or cut short
         if self.tuning:
             out.write_text(json.dumps(self.tuning, indent=1) + "\n")
         by_kernel = {}
@@ -517,7 +519,7 @@ class suite:
         for name in names:
             rs = by_kernel.get(name, [])
             rc, secs, cut = ran[name]
-            timed_out |= cut
+            timed_out |= cut or rc is None
             text = self.log_text(f"tune/{name}.log") if rc is not None else ""
             it = item(name, seconds=secs)
             errors = [r for r in rs if "error" in r]
@@ -530,21 +532,22 @@ class suite:
                 it.status = "failed"
                 it.note = "; ".join([f"{r['shape']}: {r['error']}" for r in errors] +
                                     rejected)[:600]
+            elif rc is None:
+                it.status, it.note = "not run", NO_TIME
             elif cut:
                 # gpudsp_tune rewrites its table after every problem: what
                 # it finished before the cut is kept (and in tuning.json).
                 it.status = CUT
                 it.note = f"{len(rs)} shapes tuned before it"
-            elif rs:
+            elif rc != 0 or not rs:
+                # A crash part way leaves an incomplete table: never a pass.
+                it.status = "failed"
+                it.note = (f"exit {rc}: {len(rs)} shapes before it; " + failure_lines(text))
+            else:
                 moved = [r for r in rs if r.get("chosen") != r.get("heuristic")]
                 it.status = "passed"
                 it.note = (f"{len(rs)} shapes, {sum(r.get('saved', False) for r in rs)} saved;"
                            f" {len(moved)} choose other than the heuristic")
-            elif rc is None:
-                it.status, it.note = "not run", NO_TIME
-            else:
-                it.status = "failed"
-                it.note = f"exit {rc}: no result; " + failure_lines(text)
             s.items.append(it)
         if timed_out:
             s.note = (f"stopped after {time.monotonic() - t:.0f} s (step budget);"

@@ -245,22 +245,27 @@ public:
     // one's) over SMs x the blocks the CUDA runtime says fit on one.
     double launch_waves(std::size_t n) const override
     {
+        d_ctx->make_current();
         int per_sm = 0;
         std::size_t blocks = 0;
+        cudaError_t r = cudaSuccess;
         if (d_shape.A) {
             blocks = (n + d_shape.M - 1) / d_shape.M;
             for_kernel(d_shape, [&](auto kernel) {
-                (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &per_sm, kernel, d_shape.threads(), d_smem);
             });
         } else {
             blocks = (n + threads - 1) / threads;
             for_simple_kernel([&](auto kernel) {
-                (void)cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &per_sm, kernel, threads, d_smem);
             });
         }
-        cudaGetLastError(); // a refused query leaves nothing behind
+        if (r != cudaSuccess) {
+            cudaGetLastError(); // a refused query leaves nothing behind
+            return 0;
+        }
         const int sms = d_ctx->info().multiprocessors;
         return per_sm > 0 && sms > 0 ? double(blocks) / (double(per_sm) * sms) : 0;
     }
@@ -466,29 +471,19 @@ private:
                        const mixer_phase& ph,
                        float2* y)
     {
-        const bool shared = d_smem > 0;
-#define GPUDSP_DDC(KIND)                                                            \
-    if (shared)                                                                     \
-        ddc_kernel<KIND, true><<<blocks, threads, d_smem, stream>>>(                \
-            in, first, z, T, d_c.decimation, first_output, count, ph.step, ph.offset, y); \
-    else                                                                            \
-        ddc_kernel<KIND, false><<<blocks, threads, 0, stream>>>(                    \
-            in, first, z, T, d_c.decimation, first_output, count, ph.step, ph.offset, y)
-        switch (kind_of(d_c.input)) {
-        case sample_kind::packed10:
-            GPUDSP_DDC(sample_kind::packed10);
-            break;
-        case sample_kind::int16:
-            GPUDSP_DDC(sample_kind::int16);
-            break;
-        case sample_kind::float32:
-            GPUDSP_DDC(sample_kind::float32);
-            break;
-        case sample_kind::complex64:
-            GPUDSP_DDC(sample_kind::complex64);
-            break;
-        }
-#undef GPUDSP_DDC
+        // d_smem is 0 where the taps are read through the cache.
+        for_simple_kernel([&](auto kernel) {
+            kernel<<<blocks, threads, d_smem, stream>>>(in,
+                                                        first,
+                                                        z,
+                                                        T,
+                                                        d_c.decimation,
+                                                        first_output,
+                                                        count,
+                                                        ph.step,
+                                                        ph.offset,
+                                                        y);
+        });
     }
 
     ddc_config d_c;

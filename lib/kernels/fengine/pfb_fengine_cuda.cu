@@ -764,11 +764,17 @@ private:
     {
         if (!d_fused_plans.empty())
             return;
-        // Refused before trying (the probe, the environment or the scratch
-        // size): the form cannot run here, which is no defect.
-        if (!d_refused.empty())
-            throw runtime::candidate_unavailable(
-                d_who + ": post-processing fused into cuFFT: " + d_refused);
+        // Refused before: by this plan's own earlier attempt (a defect, as
+        // then), or without trying (the probe, the environment, the scratch
+        // size) or by a machine that links no callback at all: the form
+        // cannot run here, which is no defect.
+        if (!d_refused.empty()) {
+            const std::string why =
+                d_who + ": post-processing fused into cuFFT: " + d_refused;
+            if (d_refused_by_plan)
+                throw device_error(why);
+            throw runtime::candidate_unavailable(why);
+        }
         try {
             set_work_area(make_plan_set(true, d_fused_plans));
         } catch (const device_error& e) {
@@ -787,6 +793,7 @@ private:
                     d_who + ": post-processing fused into cuFFT: " + d_refused);
             }
 #endif
+            d_refused_by_plan = true;
             throw device_error(d_who +
                                ": post-processing fused into cuFFT: " + d_refused);
         }
@@ -934,6 +941,7 @@ private:
     std::vector<cuFloatComplex> d_rot_by_input_host;
     bool d_fused = false;      // the fused plans run (else the plain ones and the kernel)
     std::string d_refused;     // why there are no fused plans (empty: there are)
+    bool d_refused_by_plan = false; // d_refused: this plan's own link failed
     int d_section_factor = 1;  // the FIR's shortest section, in max(T, 16) spectra
     postproc_params d_fixed{}; // the chunk-independent post-processing parameters
     std::vector<cufftHandle> d_fused_plans, d_plain_plans; // [k]: 2^k spectra
