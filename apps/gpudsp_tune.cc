@@ -138,9 +138,10 @@ const std::map<std::string, job>& jobs()
                 c.n_stations = int(number(s, "S", 64));
                 c.n_pols = int(number(s, "P", 2));
                 const long A = long(c.n_stations) * c.n_pols;
-                // The benchmark's channels: 2^27 input pairs' worth, 16..4096.
+                // The benchmark's channels: 2^30 bytes of input in a call of
+                // 8192 spectra, 16..4096.
                 c.n_channels =
-                    int(number(s, "C", std::clamp<long>((1L << 27) / (A * A), 16, 4096)));
+                    int(number(s, "C", std::clamp<long>((1L << 16) / A, 16, 4096)));
                 const std::string in = text(s, "input", "ci8");
                 if (in != "ci8" && in != "cf32")
                     throw usage_error("xengine input must be ci8 or cf32, got " + in);

@@ -6,16 +6,23 @@
 // gpudsp_bench xengine: TOPS of the X-engine, counted as xGPU does: 8
 // operations per complex multiply-accumulate over all baselines including
 // autocorrelations, S (S + 1) / 2 x P^2 per spectrum and channel. Our rows
-// time the accumulation of T spectra (the dump, once per integration, is
-// not in them) against min(peak, the input read once at the device-to-
-// device bandwidth measured in the run): few stations are memory-bound.
+// time calls of T spectra (8192, the plans' preferred batch: each call
+// reads and writes the int32 partials once, T / 2 operations per byte of
+// them), the dump (once per integration) not in them, against min(peak,
+// the input read once at the device-to-device bandwidth measured in the
+// run): few stations are memory-bound. Channels: 2^30 bytes of input per
+// call (2^16 / A at T = 8192), 16..4096. A "tensor/short-calls" row times
+// the best tensor form on calls of 1024 spectra, to show what short calls
+// cost.
 //   cpu      the CPU plan, one core (a small case: it is the reference)
 //   fp32     the xGPU-style kernel, against the FP32 peak
 //   tensor   the int8 tensor-core kernel in its best form on the GPU (wgmma
 //            on sm_90a, mma.sync from sm_80, WMMA on sm_75; the form is in
 //            the row's note), against the dense INT8 tensor peak
 //   tensor/F each other form F the GPU also runs (GPUDSP_XENGINE_TENSOR):
-//            mma.sync, mma.sync-packed (no direct form), wmma
+//            mma.sync, mma.sync-packed (no direct form), wmma, cublaslt (the
+//            Gram form: cuBLASLt's GEMM inside the plan, pack and combine
+//            included)
 //   cublas   cublasCherk3mEx (ci8 in, cf32 out) per channel on the same data
 //   cublaslt a cuBLASLt int8 GEMM per channel (batched): Y = [Re X; Im X]
 //            (2A x T, time contiguous, transposed on the host outside the
@@ -62,10 +69,12 @@ std::vector<uint8_t> random_ci8(std::size_t values)
 // the channels, K = T spectra.
 void xengine_cublaslt(const runtime::device_context::sptr& ctx,
                       runtime::device_stream& stream,
-                      const std::vector<uint8_t>& in, // [t][c][a][re, im]
+                      const std::vector<uint8_t>& in, // [t][c][a][re, im], T0 spectra
+                      std::size_t T0,
                       int S,
                       int C,
-                      std::size_t T,
+                      std::size_t T, // T0 repeated
+
                       int iterations,
                       double ops,
                       double int8_peak,
@@ -83,22 +92,30 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
                      " MiB for its input and full-square output");
         return;
     }
-    std::vector<int8_t> y(y_bytes);
-    for (std::size_t t = 0; t < T; ++t)
+    std::vector<int8_t> y(std::size_t(C) * M * T0);
+    for (std::size_t t = 0; t < T0; ++t)
         for (int c = 0; c < C; ++c)
             for (int a = 0; a < A; ++a)
                 for (int part = 0; part < 2; ++part)
-                    y[(std::size_t(c) * M + part * A + a) * T + t] =
+                    y[(std::size_t(c) * M + part * A + a) * T0 + t] =
                         int8_t(in[2 * ((t * C + c) * A + a) + part]);
-    runtime::device_memory d_y(ctx, y.size(), "bench");
+    runtime::device_memory d_y(ctx, y_bytes, "bench");
     runtime::device_memory d_g(ctx, g_bytes, "bench");
     runtime::device_memory d_ws(ctx, ws_bytes, "bench");
-    ctx->copy_async(d_y.get(),
-                    y.data(),
-                    y.size(),
-                    runtime::copy_kind::host_to_device,
-                    stream.get(),
-                    "bench");
+    // Each row's T0 spectra repeated along its T (pitched copies).
+    for (std::size_t t0 = 0; t0 < T; t0 += T0)
+        if (cudaMemcpy2DAsync(d_y.get() + t0,
+                              T,
+                              y.data(),
+                              T0,
+                              std::min(T0, T - t0),
+                              std::size_t(C) * M,
+                              cudaMemcpyHostToDevice,
+                              static_cast<cudaStream_t>(stream.get())) != cudaSuccess) {
+            cudaGetLastError();
+            rep.skip("xengine", what + ": cuBLASLt peer: its input copy failed");
+            return;
+        }
     cublasLtHandle_t lt = nullptr;
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatrixLayout_t ly = nullptr, lg = nullptr;
@@ -215,7 +232,8 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
 void run_xengine(const options& opt, report& rep)
 {
     const int P = 2;
-    const std::size_t T = opt.size("integrate", 1024);
+    const std::size_t T = std::max<std::size_t>(opt.size("integrate", 8192), 1);
+    const std::size_t T_short = opt.size("short", 1024);
     const int iterations = int(opt.size("iterations", 3));
 
     // CPU: a small case (the CPU plan is the exact reference, not a contender).
@@ -266,20 +284,25 @@ void run_xengine(const options& opt, report& rep)
     for (std::size_t S : opt.sizes("stations", { 64, 256, 512, 1024, 2048 })) {
         const int A = int(S) * P;
         const int C = int(std::clamp<std::size_t>(
-            (std::size_t(1) << 27) / (std::size_t(A) * A), 16, 4096));
+            (std::size_t(1) << 30) / (T * 2 * std::size_t(A)), 16, 4096));
         kernels::xengine_config c;
         c.n_stations = int(S);
         c.n_pols = P;
         c.n_channels = C;
-        const auto in = random_ci8(T * C * A);
+        // 1024 random spectra (drawing a GiB on the host would take
+        // seconds), repeated on the device to T.
+        const std::size_t T0 = std::min<std::size_t>(T, 1024);
+        const auto in = random_ci8(T0 * C * A);
+        const std::size_t in_bytes = T * C * A * 2;
         runtime::device_stream stream(ctx, "bench");
-        runtime::device_memory d_in(ctx, in.size(), "bench");
-        ctx->copy_async(d_in.get(),
-                        in.data(),
-                        in.size(),
-                        runtime::copy_kind::host_to_device,
-                        stream.get(),
-                        "bench");
+        runtime::device_memory d_in(ctx, in_bytes, "bench");
+        for (std::size_t t0 = 0; t0 < T; t0 += T0)
+            ctx->copy_async(d_in.get() + t0 * C * A * 2,
+                            in.data(),
+                            std::min(T0, T - t0) * C * A * 2,
+                            runtime::copy_kind::host_to_device,
+                            stream.get(),
+                            "bench");
         const std::string what = "S=" + std::to_string(S) +
                                  " dual-pol C=" + std::to_string(C) +
                                  " T=" + std::to_string(T);
@@ -297,7 +320,8 @@ void run_xengine(const options& opt, report& rep)
                variant{ kernels::xengine_kernel::tensor, nullptr },
                variant{ kernels::xengine_kernel::tensor, "mma.sync" },
                variant{ kernels::xengine_kernel::tensor, "mma.sync packed" },
-               variant{ kernels::xengine_kernel::tensor, "wmma" } }) {
+               variant{ kernels::xengine_kernel::tensor, "wmma" },
+               variant{ kernels::xengine_kernel::tensor, "cublaslt" } }) {
             c.kernel = v.kernel;
             const std::string form_cap = v.cap ? v.cap : user_cap;
             if (form_cap.empty())
@@ -322,7 +346,7 @@ void run_xengine(const options& opt, report& rep)
                                  [&] { stream.synchronize(); },
                                  iterations);
             const double peak = tensor ? int8_peak : fp32_peak;
-            const double memory = hbm > 0 ? ops / (double(in.size()) / hbm) : peak;
+            const double memory = hbm > 0 ? ops / (double(in_bytes) / hbm) : peak;
             rep.add({ "xengine",
                       what,
                       !tensor ? "fp32"
@@ -335,6 +359,39 @@ void run_xengine(const options& opt, report& rep)
                       : tensor      ? "INT8 TC peak (nominal)"
                                     : "FP32 peak (nominal)",
                       (tensor ? gpu + ", " + form : gpu) + ", accumulation only" });
+        }
+        // Short calls: the best tensor form (as the plan chooses it) on calls
+        // of T_short spectra, each reading and writing the whole partials.
+        if (T_short > 0 && T_short < T) {
+            if (user_cap.empty())
+                unsetenv("GPUDSP_XENGINE_TENSOR");
+            else
+                setenv("GPUDSP_XENGINE_TENSOR", user_cap.c_str(), 1);
+            c.kernel = kernels::xengine_kernel::tensor;
+            kernels::xengine_plan plan(
+                c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
+            const double t = seconds_per_call(
+                [&] {
+                    for (std::size_t t0 = 0; t0 + T_short <= T; t0 += T_short)
+                        plan.accumulate(
+                            d_in.get() + t0 * C * A * 2, T_short, stream.get());
+                },
+                [&] { stream.synchronize(); },
+                iterations);
+            const std::size_t done = T / T_short * T_short;
+            const double short_ops = ops_per_dump(int(S), P, C, done);
+            const double memory =
+                hbm > 0 ? short_ops / (double(done * C * A * 2) / hbm) : int8_peak;
+            rep.add({ "xengine",
+                      what,
+                      "tensor/short-calls",
+                      short_ops / t / 1e12,
+                      "TOPS",
+                      std::min(int8_peak, memory) / 1e12,
+                      memory < int8_peak ? "input at D2D bandwidth (memory-bound)"
+                                         : "INT8 TC peak (nominal)",
+                      gpu + ", " + plan.kernel_variant() + ", calls of " +
+                          std::to_string(T_short) + " spectra" });
         }
         // cuBLAS: C_c = X_c X_c^H per channel, X_c = inputs x time (lda = C A).
         runtime::device_memory d_vis(ctx, std::size_t(C) * A * A * 8, "bench");
@@ -374,7 +431,7 @@ void run_xengine(const options& opt, report& rep)
                      what + ": cublasCherk3mEx failed with status " +
                          std::to_string(int(status)));
         xengine_cublaslt(
-            ctx, stream, in, int(S), C, T, iterations, ops, int8_peak, what, rep);
+            ctx, stream, in, T0, int(S), C, T, iterations, ops, int8_peak, what, rep);
     }
     cublasDestroy(blas);
     if (user_cap.empty())

@@ -168,6 +168,8 @@ std::string expected_form(const std::string& cap, int n_inputs)
     cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
     cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
     const bool few = n_inputs % 8 == 0 && n_inputs <= 256; // the direct path's
+    if (cap == "cublaslt") // small plans: its workspace always fits
+        return "cublaslt";
     if (cap == "mma.sync packed")
         return major >= 8 ? "mma.sync" : "wmma";
     if (cap != "wmma" && major >= 8 && few)
@@ -189,11 +191,13 @@ std::string expected_form(const std::string& cap, int n_inputs)
 BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
 {
     // wgmma (sm_90a), mma.sync (sm_80+; direct from the input where inputs
-    // are few, a multiple of 8) and WMMA (sm_75): GPUDSP_XENGINE_TENSOR
-    // caps the form, so that one GPU checks each form it can run. One call
-    // of 400 spectra goes round the pipelines' stage rings several times.
+    // are few, a multiple of 8), WMMA (sm_75) and the Gram form on cuBLASLt
+    // (any): GPUDSP_XENGINE_TENSOR caps the form, so that one GPU checks
+    // each form it can run. One call of 400 spectra goes round the
+    // pipelines' stage rings several times.
     unsigned seed = 500;
-    for (const char* cap : { "wgmma", "mma.sync", "mma.sync packed", "wmma" }) {
+    for (const char* cap :
+         { "wgmma", "mma.sync", "mma.sync packed", "wmma", "cublaslt" }) {
         const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
         for (int S : { 1, 4, 19, 33, 64, 257 }) { // 4 and 64: the direct path
             auto c = config(S, 2, 3, xengine_kernel::tensor);
@@ -216,17 +220,20 @@ BOOST_AUTO_TEST_CASE(one_call_longer_than_a_tensor_launch)
 {
     // 9000 spectra in one call: the tensor path cuts it into launches of at
     // most 8192 (its in-kernel int32 bound), the FP32 kernel flushes 17 times.
-    // 5 stations: the packed path; 4 (8 inputs): the direct one.
+    // 5 stations: the packed path; 4 (8 inputs): the direct one; "cublaslt":
+    // the Gram form, all 9000 in one GEMM.
     for (int S : { 5, 4 })
-        for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
-            auto c = config(S, 2, 3, k);
-            const std::size_t T = 9000;
-            const auto in = random_ci8(T * 3 * c.n_inputs(), 99);
-            uint64_t s_dev = 1, s_cpu = 1;
-            const auto got = run_on_device(c, in, T, { T }, s_dev);
-            BOOST_CHECK(got == run_on_cpu(c, in, T, s_cpu));
-            BOOST_CHECK_EQUAL(s_dev, s_cpu);
-        }
+        for (const char* cap : { "", "cublaslt" })
+            for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
+                const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
+                auto c = config(S, 2, 3, k);
+                const std::size_t T = 9000;
+                const auto in = random_ci8(T * 3 * c.n_inputs(), 99);
+                uint64_t s_dev = 1, s_cpu = 1;
+                const auto got = run_on_device(c, in, T, { T }, s_dev);
+                BOOST_CHECK(got == run_on_cpu(c, in, T, s_cpu));
+                BOOST_CHECK_EQUAL(s_dev, s_cpu);
+            }
 }
 
 BOOST_AUTO_TEST_CASE(ci8_saturation_counts)

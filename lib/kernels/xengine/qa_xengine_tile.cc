@@ -538,7 +538,12 @@ void tensor_path_equals_definition(kernel_kind kind)
             std::vector<int> writes(std::size_t(C) * pairs, 0);
             // Launches as the CUDA backend cuts them (xtc_launch_shape_for).
             const int parts = kind == kernel_kind::wgmma ? 3 : 2;
-            const xtc_launch_shape sh = xtc_launch_shape_for(T, C, A, z.budget, parts);
+            const unsigned tile_pairs =
+                kind == kernel_kind::direct
+                    ? 0
+                    : xengine_tile_pairs(unsigned(xtc_padded_inputs(A) / xtc_tile));
+            const xtc_launch_shape sh =
+                xtc_launch_shape_for(T, C, A, z.budget, parts, tile_pairs);
             BOOST_REQUIRE(sh.spectra % xtc_k == 0 && sh.spectra >= xtc_k &&
                           sh.channels >= 1);
             BOOST_REQUIRE_LE(
@@ -701,25 +706,52 @@ BOOST_AUTO_TEST_CASE(wgmma_stage_layout_matches_the_descriptors)
 BOOST_AUTO_TEST_CASE(launch_shapes_respect_the_workspace_and_the_int32_bound)
 {
     for (int parts : { 2, 3 })
-        for (int A : { 1, 64, 129, 2048, 131072 })
-            for (int C : { 1, 7, 4096 })
+        for (int A : { 1, 64, 129, 512, 2048, 131072 })
+            for (int C : { 1, 7, 128, 4096 })
                 for (std::size_t n : { std::size_t(1),
                                        std::size_t(31),
                                        std::size_t(1024),
-                                       std::size_t(65535) }) {
-                    const std::size_t budget = xengine_tc_workspace(C, A, parts);
-                    const xtc_launch_shape sh =
-                        xtc_launch_shape_for(n, C, A, budget, parts);
-                    BOOST_REQUIRE(sh.spectra % xtc_k == 0 &&
-                                  sh.spectra <= xtc_max_spectra);
-                    BOOST_REQUIRE(sh.channels >= 1 && sh.channels <= std::min(C, 65535));
-                    BOOST_REQUIRE_LE(std::size_t(parts) * xtc_padded_inputs(A) *
-                                         sh.spectra * sh.channels,
-                                     budget);
-                    // no launch larger than needed
-                    BOOST_REQUIRE_LE(std::size_t(sh.spectra),
-                                     std::max<std::size_t>((n + 31) / 32 * 32, 32));
-                }
+                                       std::size_t(8192),
+                                       std::size_t(65535) })
+                    for (unsigned tile_pairs : { 0u, 1u, 10u, 136u }) {
+                        const std::size_t budget = xengine_tc_workspace(C, A, parts);
+                        const xtc_launch_shape sh =
+                            xtc_launch_shape_for(n, C, A, budget, parts, tile_pairs);
+                        const std::size_t per = parts * std::size_t(xtc_padded_inputs(A));
+                        const std::size_t whole =
+                            std::max<std::size_t>((n + 31) / 32 * 32, 32);
+                        BOOST_TEST_CONTEXT("parts " << parts << " A " << A << " C " << C
+                                                    << " n " << n << " tile pairs "
+                                                    << tile_pairs)
+                        {
+                            BOOST_REQUIRE(sh.spectra % xtc_k == 0 &&
+                                          sh.spectra <= xtc_max_spectra);
+                            BOOST_REQUIRE(sh.channels >= 1 &&
+                                          sh.channels <= std::min(C, 65535));
+                            BOOST_REQUIRE_LE(per * sh.spectra * sh.channels, budget);
+                            // no launch larger than needed
+                            BOOST_REQUIRE_LE(std::size_t(sh.spectra), whole);
+                            // Spectra given up only for channels: the launch
+                            // then has its blocks, or its floor of spectra.
+                            const std::size_t fit = budget / per / xtc_k * xtc_k;
+                            if (tile_pairs > 0 &&
+                                std::size_t(sh.spectra) <
+                                    std::min<std::size_t>(
+                                        { whole, std::size_t(xtc_max_spectra), fit }))
+                                BOOST_REQUIRE(std::size_t(sh.channels) * tile_pairs >=
+                                                  std::min<std::size_t>(xtc_min_blocks,
+                                                                        std::size_t(C) *
+                                                                            tile_pairs) ||
+                                              sh.spectra == xtc_min_launch_spectra);
+                        }
+                    }
+    // The X-engine benchmark's S = 256 dual-pol shape (512 inputs, 128
+    // channels, wgmma's 3 planes): 8192 spectra a call, launches of 3360
+    // spectra x 52 channels (520 blocks of 10 tile pairs), not 8192 x 21.
+    const xtc_launch_shape sh =
+        xtc_launch_shape_for(8192, 128, 512, xengine_tc_workspace(128, 512, 3), 3, 10);
+    BOOST_CHECK_EQUAL(sh.spectra, 3360);
+    BOOST_CHECK_EQUAL(sh.channels, 52);
     // int32 inside a launch: each accumulator gains at most 32768 per
     // spectrum (re: 2 * 128^2; im with the complement: 128^2 + 128^2).
     BOOST_CHECK_LT(int64_t(xtc_max_spectra) * 32768, int64_t(1) << 31);

@@ -16,6 +16,9 @@
 //            xcorr_tc80 correlates 128x128 tiles from a cp.async pipeline),
 //            else WMMA 16x16x16 (sm_75: xcorr_wmma). The complex product is
 //            exact over the whole int8 range (no int8 is negated).
+//  cublaslt  the Gram form (xengine_gram.cu): cuBLASLt's int8 GEMM of the
+//            interleaved re/im rows; a candidate the tuner times, never the
+//            heuristic's choice.
 //
 // ci8 sums live in int32 partials (one read-modify-write per launch), moved
 // into the int64 totals by a promote kernel every 65535 spectra and before
@@ -24,6 +27,7 @@
 // visibilities (warp ballot + one atomic).
 
 #include "kernels/common/cp_async.cuh"
+#include "xengine_gram_cuda.h"
 #include "xengine_impl.h"
 #include "xengine_tile.h"
 #ifdef GPUDSP_HAVE_WGMMA
@@ -601,8 +605,12 @@ public:
     // The accumulation kernels. The heuristic runs fp32 below 32 inputs (or
     // for cf32), else the best tensor form the device runs: direct mma.sync
     // for few inputs, wgmma on sm_90a, packed mma.sync on sm_80+, WMMA on
-    // sm_75; the tuner may choose any available one (xengine_plan::tune).
-    enum class form_kind { fp32, wmma, direct, packed, wgmma };
+    // sm_75; the tuner may choose any available one (xengine_plan::tune),
+    // the Gram form on cuBLASLt included.
+    enum class form_kind { fp32, wmma, direct, packed, wgmma, gram };
+    static constexpr form_kind all_forms[] = { form_kind::fp32,   form_kind::wmma,
+                                               form_kind::direct, form_kind::packed,
+                                               form_kind::wgmma,  form_kind::gram };
 
     xengine_cuda(const xengine_config& c,
                  runtime::device_context::sptr ctx,
@@ -619,6 +627,8 @@ public:
           d_cap(tensor_cap(who)),
           d_sm80(compute_major(*d_ctx) >= 8 && tc80_built(*d_ctx)),
           d_has_wgmma(wgmma_usable(*d_ctx)),
+          d_gram_unavailable(
+              xengine_gram_cuda::unavailable(c.n_inputs(), d_ctx->free_memory())),
           d_form(heuristic_form(d_cap < 0 ? no_cap : d_cap)),
           d_pack(d_ctx, pack_bytes(), who),
           d_im_sum(d_ctx,
@@ -641,6 +651,9 @@ public:
             allow(reinterpret_cast<const void*>(xcorr_tc80), xtc_smem_bytes);
         if (available(form_kind::direct).empty())
             allow(reinterpret_cast<const void*>(xcorr_direct), xdr_smem_bytes);
+        if (d_form == form_kind::gram)
+            d_gram = std::make_unique<xengine_gram_cuda>(
+                d_ctx, d_c.n_channels, d_c.n_inputs(), d_who);
         reset(d_init.get());
         d_init.synchronize();
     }
@@ -658,11 +671,7 @@ public:
     std::vector<form> forms() const override
     {
         std::vector<form> out;
-        for (auto f : { form_kind::fp32,
-                        form_kind::wmma,
-                        form_kind::direct,
-                        form_kind::packed,
-                        form_kind::wgmma })
+        for (auto f : all_forms)
             out.push_back({ name_of(f), available(f) });
         return out;
     }
@@ -673,13 +682,20 @@ public:
     }
     void use(const std::string& id) override
     {
-        for (auto f : { form_kind::fp32,
-                        form_kind::wmma,
-                        form_kind::direct,
-                        form_kind::packed,
-                        form_kind::wgmma })
-            if (name_of(f) == id && available(f).empty())
+        for (auto f : all_forms)
+            if (name_of(f) == id && available(f).empty()) {
+                // The Gram form's workspace and cuBLASLt handle on first use
+                // (trim() frees them when another form wins).
+                if (f == form_kind::gram && !d_gram)
+                    d_gram = std::make_unique<xengine_gram_cuda>(
+                        d_ctx, d_c.n_channels, d_c.n_inputs(), d_who);
                 d_form = f;
+            }
+    }
+    void trim() override
+    {
+        if (d_form != form_kind::gram)
+            d_gram.reset();
     }
     void reset(runtime::stream_handle sh) override
     {
@@ -698,8 +714,10 @@ public:
             return "mma.sync direct";
         case form_kind::packed:
             return "mma.sync";
-        default:
+        case form_kind::wgmma:
             return "wgmma";
+        default:
+            return "cublaslt";
         }
     }
 
@@ -707,10 +725,16 @@ public:
     // build; empty when it can.
     std::string available(form_kind f) const
     {
-        if (f == form_kind::fp32)
-            return d_c.kernel == xengine_kernel::tensor
-                       ? "kernel \"tensor\" was asked for"
-                       : "";
+        if (f == form_kind::fp32) {
+            if (d_c.kernel == xengine_kernel::tensor)
+                return "kernel \"tensor\" was asked for";
+            // Not worth the tuner's time where it cannot win: from 512
+            // inputs the int8 tensor forms' peak is 8x FP32's or more on
+            // every GPU that has them (and its check runs for seconds).
+            if (d_ci8 && d_c.kernel == xengine_kernel::automatic && d_c.n_inputs() >= 512)
+                return "not timed from 512 inputs: the tensor forms win there";
+            return "";
+        }
         if (!d_ci8)
             return "tensor kernels take ci8 input only";
         if (d_c.kernel == xengine_kernel::fp32)
@@ -725,6 +749,8 @@ public:
                                                : "too many inputs for the direct form";
         case form_kind::packed:
             return d_sm80 ? "" : "needs sm_80 or later (and a build for it)";
+        case form_kind::gram:
+            return d_gram ? "" : d_gram_unavailable;
         default:
             return d_has_wgmma ? "" : "needs sm_90a (an H100 or H200) and a build for it";
         }
@@ -735,6 +761,11 @@ public:
     {
         if (!xengine_uses_tensor(d_c))
             return form_kind::fp32;
+        if (cap == gram_only) {
+            if (d_gram_unavailable.empty())
+                return form_kind::gram;
+            cap = no_cap;
+        }
         const bool mma = cap >= 1 && d_sm80;
         if (mma && cap != packed_only && xdr_applies(d_c.n_inputs()))
             return form_kind::direct;
@@ -756,8 +787,11 @@ public:
 
     // GPUDSP_XENGINE_TENSOR caps the tensor kernel's form: 0 wmma,
     // 1 mma.sync, 2 wgmma (unset: the best the device runs); "mma.sync
-    // packed" is mma.sync without the direct form (to compare the two).
+    // packed" is mma.sync without the direct form (to compare the two);
+    // "cublaslt" the Gram form (where it cannot run: the best the device
+    // runs).
     static constexpr int packed_only = 3;
+    static constexpr int gram_only = 4;
     static constexpr int no_cap = 2;
     static int tensor_cap(const std::string& who) // -1: unset
     {
@@ -773,10 +807,12 @@ public:
             return packed_only;
         if (v == "wmma")
             return 0;
+        if (v == "cublaslt")
+            return gram_only;
         throw std::invalid_argument(who +
                                     ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
-                                    "\"mma.sync\", \"mma.sync packed\" or \"wmma\", "
-                                    "got \"" +
+                                    "\"mma.sync\", \"mma.sync packed\", \"wmma\" or "
+                                    "\"cublaslt\", got \"" +
                                     v + "\"");
     }
 
@@ -824,6 +860,10 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
+        if (d_form == form_kind::gram) {
+            d_gram->accumulate(x, n, part(), stream);
+            return;
+        }
         if (d_form == form_kind::packed || d_form == form_kind::wgmma) {
             accumulate_packed(static_cast<const char2*>(x), n, stream);
             return;
@@ -896,9 +936,9 @@ public:
         const int A = d_c.n_inputs(), a_pad = xtc_padded_inputs(A);
         const bool wgmma = d_form == form_kind::wgmma;
         const int parts = wgmma ? 3 : 2;
-        const xtc_launch_shape shape =
-            xtc_launch_shape_for(n, d_c.n_channels, A, d_pack.size(), parts);
         const unsigned tiles = unsigned(a_pad / xtc_tile);
+        const xtc_launch_shape shape = xtc_launch_shape_for(
+            n, d_c.n_channels, A, d_pack.size(), parts, xengine_tile_pairs(tiles));
         for (std::size_t t0 = 0; t0 < n; t0 += std::size_t(shape.spectra)) {
             const int nt = int(std::min<std::size_t>(n - t0, std::size_t(shape.spectra)));
             const int blocks = (nt + xtc_k - 1) / xtc_k;
@@ -1016,9 +1056,11 @@ private:
     int d_cap;                       // GPUDSP_XENGINE_TENSOR (-1: unset)
     bool d_sm80;                     // sm_80+ and built for it: the mma.sync kernels
     bool d_has_wgmma;                // sm_90a and built for it: wgmma
+    std::string d_gram_unavailable;  // why the Gram form cannot run ("": it can)
     form_kind d_form;                // what accumulates
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums
+    std::unique_ptr<xengine_gram_cuda> d_gram; // while the Gram form may run
 };
 
 } // namespace

@@ -60,6 +60,9 @@ struct xengine_plan::impl {
     virtual void use(const std::string& id) { (void)id; }
     /*! Clears the totals and partials (after the tuner's runs). */
     virtual void reset(runtime::stream_handle s) { (void)s; }
+    /*! Frees what only forms other than the current one need (after the
+     *  tuner's choice). */
+    virtual void trim() {}
 };
 
 /*! Whether a GPU backend runs the tensor-core kernel for this configuration. */

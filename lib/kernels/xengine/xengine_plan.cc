@@ -10,6 +10,7 @@
 #include "xengine_impl.h"
 #include "xengine_tile.h"
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -92,17 +93,19 @@ std::size_t xengine_plan::heuristic_spectra() const
 {
     if (d_where.kind == backend_kind::cpu)
         return 1; // no launches to amortise
-    // A launch reads and writes every partial sum once (16 bytes per pair);
-    // per spectrum it does 8 operations per input pair. Large launches keep
-    // the partials' traffic small beside the arithmetic (tensor: 1024
-    // spectra, 16 operations per byte of partials) and, where inputs are few
-    // and the launch is memory-bound, beside the input (2 bytes per input and
-    // spectrum: 40 A spectra keep the partials under a tenth of it); within
-    // 512 MiB of input per launch.
+    // A call reads and writes every int32 partial sum once (16 bytes per
+    // input pair and channel) and does 8 operations per pair, channel and
+    // spectrum: T / 2 operations per byte of partials. The tensor kernels
+    // need that far above the ridge of the GPU's roofline (H100: ~1980
+    // dense INT8 TOPS / 3.35 TB/s = ~590 operations per byte), so 8192
+    // spectra (4096 per byte). Where inputs are few the call is bound by
+    // reading its input (2 bytes per input and spectrum): 40 A spectra
+    // keep the partials under a tenth of that traffic. Both within
+    // d_call_bytes of input per call (docs/xengine.md, "Batches").
     const std::size_t A = std::size_t(d_config.n_inputs());
     const std::size_t want = std::max<std::size_t>(
-        xengine_uses_tensor(d_config) ? 1024 : 256, std::min<std::size_t>(8192, 40 * A));
-    const std::size_t fit = (std::size_t(512) << 20) / d_config.input_item_size();
+        xengine_uses_tensor(d_config) ? 8192 : 256, std::min<std::size_t>(8192, 40 * A));
+    const std::size_t fit = d_call_bytes / d_config.input_item_size();
     return std::max<std::size_t>(16, std::min(want, fit) / 16 * 16);
 }
 
@@ -177,6 +180,12 @@ xengine_plan::xengine_plan(const xengine_config& config,
                 std::to_string(where.device) + " has " + std::to_string(free >> 20) +
                 " MiB free");
         d_impl = make_xengine_cuda(config, ctx, who);
+        // A call's input lives in the device buffer between the blocks (two
+        // calls' worth): a 32nd of the device's memory, 256 MiB .. 2 GiB
+        // (an 80 GB H100: 2 GiB, 2048 spectra of 64 dual-pol MeerKAT
+        // antennas at 4096 channels; a 16 GB GPU: 512 MiB).
+        d_call_bytes = std::clamp<std::size_t>(
+            ctx->info().total_memory / 32, std::size_t(256) << 20, std::size_t(2) << 30);
 #else
         throw std::runtime_error(who + ": gr-gpudsp was built without CUDA");
 #endif
@@ -289,6 +298,7 @@ void xengine_plan::tune()
         d_impl->use(chosen->second.first);
         d_batch = chosen->second.second;
     }
+    d_impl->trim();
     // The tuner's runs leave sums behind: start from zero.
     runtime::device_stream stream(ctx, d_who);
     d_impl->reset(stream.get());

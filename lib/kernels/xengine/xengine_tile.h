@@ -564,18 +564,39 @@ xtc_pair_addresses(int channel0, int lc, int a, int b, int n_inputs, int a_pad)
 
 /*! Spectra per launch and channels per launch of the packed path, for a
  *  workspace of \p budget bytes (xengine_tc_workspace): the spectra a call
- *  brings, in blocks of 32, within xtc_max_spectra; then as many channels
- *  as fit. */
+ *  brings, in blocks of 32, within xtc_max_spectra, and within what leaves
+ *  room for enough channels that the launch has xtc_min_blocks blocks of
+ *  \p tile_pairs each (0: spectra first, however few the channels); then
+ *  as many channels as fit. A launch of s spectra does s / 2 operations per
+ *  byte of partial sums it reads and writes: 1024 at the least here for
+ *  S >= 128, above the H100's ridge (~590). */
 struct xtc_launch_shape {
     int spectra;  // per launch, a multiple of 32
     int channels; // per launch
 };
-inline xtc_launch_shape xtc_launch_shape_for(
-    std::size_t n, int n_channels, int n_inputs, std::size_t budget, int n_parts = 2)
+constexpr int xtc_min_blocks = 512; // ~4 waves of 132 SMs at one block each
+constexpr int xtc_min_launch_spectra = 2048;
+inline xtc_launch_shape xtc_launch_shape_for(std::size_t n,
+                                             int n_channels,
+                                             int n_inputs,
+                                             std::size_t budget,
+                                             int n_parts = 2,
+                                             unsigned tile_pairs = 0)
 {
     const std::size_t per_spectrum = n_parts * std::size_t(xtc_padded_inputs(n_inputs));
     std::size_t s = (n + xtc_k - 1) / xtc_k * xtc_k;
     s = s < std::size_t(xtc_max_spectra) ? s : std::size_t(xtc_max_spectra);
+    if (tile_pairs > 0) {
+        // Channels for xtc_min_blocks blocks, but never fewer spectra than
+        // xtc_min_launch_spectra for them.
+        std::size_t want_ch = (xtc_min_blocks + tile_pairs - 1) / tile_pairs;
+        want_ch = want_ch < std::size_t(n_channels) ? want_ch : std::size_t(n_channels);
+        std::size_t room = budget / (per_spectrum * want_ch) / xtc_k * xtc_k;
+        room = room > std::size_t(xtc_min_launch_spectra)
+                   ? room
+                   : std::size_t(xtc_min_launch_spectra);
+        s = s < room ? s : room;
+    }
     const std::size_t fit = budget / per_spectrum / xtc_k * xtc_k;
     s = s < fit ? s : fit;
     if (s < std::size_t(xtc_k))
@@ -587,13 +608,13 @@ inline xtc_launch_shape xtc_launch_shape_for(
 }
 
 /*! The packed path's workspace: the packed copy (\p n_parts planes; 3, the
- *  wgmma kernel's, where the device is not known yet) of the preferred batch (1024
- * spectra) of every channel, within 256 MiB, at least one block of 32 spectra of one
- * channel; plus the imaginary sums. */
+ *  wgmma kernel's, where the device is not known yet) of the longest launch
+ *  (xtc_max_spectra) of every channel, within 256 MiB, at least one block
+ *  of 32 spectra of one channel; plus the imaginary sums. */
 inline std::size_t xengine_tc_workspace(int n_channels, int n_inputs, int n_parts = 3)
 {
     const std::size_t per_spectrum = n_parts * std::size_t(xtc_padded_inputs(n_inputs));
-    std::size_t want = per_spectrum * 1024 * std::size_t(n_channels);
+    std::size_t want = per_spectrum * xtc_max_spectra * std::size_t(n_channels);
     const std::size_t cap = std::size_t(256) << 20;
     want = want < cap ? want : cap;
     const std::size_t least = per_spectrum * xtc_k;

@@ -143,6 +143,7 @@ private:
     std::unique_ptr<impl> d_impl;
     std::size_t d_since_promotion = 0; // ci8 spectra in the int32 partials
     std::size_t d_batch = 0;           // tuned spectra per call (0: the heuristic's)
+    std::size_t d_call_bytes = std::size_t(512) << 20; // input a batch may hold
     runtime::tune_result d_tuning;
 };
 

@@ -1,0 +1,317 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The X-engine's Gram form on CUDA (docs/xengine.md, "Gram form"): the
+// library candidate, so that a GPU where our tensor kernels lose still gets
+// cuBLASLt's speed. Per launch (a block of channels, up to all the call's
+// spectra):
+//   xgr_pack        [t][channel][input] ci8 -> Y [channel][row][t], rows
+//                   2a (re) and 2a + 1 (im), through shared memory (8-byte
+//                   stores of 32 spectra of a row);
+//   cuBLASLt        G = Y Y^T per channel, int8 in, int32 out, batched;
+//   xgr_combine     (re, im) of each pair a >= b from G, added to the int32
+//                   partials: one coalesced 8-byte read-modify-write per
+//                   pair, no dependent chain.
+// The GEMM forms the full square, twice the needed products, and G passes
+// through memory: the form's price for a library's tuned main loop.
+
+#include "runtime/autotune.h"
+#include "runtime/cuda_check.h"
+#include "xengine_gram.h"
+#include "xengine_gram_cuda.h"
+#include "xengine_impl.h"
+#include <cublasLt.h>
+#include <algorithm>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+namespace {
+
+constexpr std::size_t lt_workspace_bytes = std::size_t(32) << 20;
+constexpr int combine_threads = 256;
+
+__global__ void __launch_bounds__(xgr_pack_threads) xgr_pack(const char2* __restrict__ x,
+                                                             int n_time,
+                                                             int n_channels,
+                                                             int channel0,
+                                                             int n_inputs,
+                                                             int n_rows,
+                                                             int t_pad,
+                                                             signed char* __restrict__ y)
+{
+    // Rows 2 a_local + part of the block's 64 inputs, 32 spectra each.
+    __shared__ __align__(16) signed char s[2 * xgr_pack_inputs * xgr_pack_pitch];
+    const int g = blockIdx.x, tb = blockIdx.y, lc = blockIdx.z;
+    constexpr int loads = xgr_k * xgr_pack_inputs / xgr_pack_threads;
+    GPUDSP_UNROLL
+    for (int k = 0; k < loads; ++k) {
+        int a_local, tt;
+        const long long from = xgr_pack_load(threadIdx.x + k * xgr_pack_threads,
+                                             g,
+                                             tb,
+                                             channel0 + lc,
+                                             n_time,
+                                             n_channels,
+                                             n_inputs,
+                                             a_local,
+                                             tt);
+        const char2 v = from >= 0 ? x[from] : make_char2(0, 0);
+        s[(2 * a_local) * xgr_pack_pitch + tt] = v.x;
+        s[(2 * a_local + 1) * xgr_pack_pitch + tt] = v.y;
+    }
+    __syncthreads();
+    constexpr int stores = 2 * xgr_pack_inputs * 4 / xgr_pack_threads;
+    GPUDSP_UNROLL
+    for (int k = 0; k < stores; ++k) {
+        int row_local, quarter;
+        xgr_pack_store(threadIdx.x + k * xgr_pack_threads, row_local, quarter);
+        const int row = 2 * xgr_pack_inputs * g + row_local;
+        if (row < n_rows)
+            *reinterpret_cast<uint2*>(
+                y + xgr_y_offset(lc, row, tb * xgr_k + 8 * quarter, n_rows, t_pad)) =
+                *reinterpret_cast<const uint2*>(s + row_local * xgr_pack_pitch +
+                                                8 * quarter);
+    }
+}
+
+__global__ void __launch_bounds__(combine_threads)
+    xgr_combine_pairs(const int* __restrict__ g,
+                      int n_rows,
+                      int channel0,
+                      int n_inputs,
+                      int* __restrict__ part)
+{
+    const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+    const int lc = blockIdx.y;
+    int2* p = reinterpret_cast<int2*>(part) + (long long)(channel0 + lc) * pairs;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < pairs;
+         k += (long long)gridDim.x * blockDim.x) {
+        int a, b;
+        xgr_pair(k, a, b);
+        const int2 cr =
+            *reinterpret_cast<const int2*>(g + xgr_g_offset(lc, 2 * b, 2 * a, n_rows));
+        const int2 ci = *reinterpret_cast<const int2*>(
+            g + xgr_g_offset(lc, 2 * b, 2 * a + 1, n_rows));
+        const int2 before = p[k];
+        int32_t v[2] = { before.x, before.y };
+        xgr_combine(cr.x, cr.y, ci.x, ci.y, v);
+        p[k] = make_int2(v[0], v[1]);
+    }
+}
+
+std::string lt_status(cublasStatus_t st)
+{
+    return "cuBLASLt status " + std::to_string(int(st));
+}
+
+} // namespace
+
+struct xengine_gram_cuda::impl {
+    impl(runtime::device_context::sptr c, int nc, int na, const std::string& w)
+        : ctx(std::move(c)),
+          n_channels(nc),
+          n_inputs(na),
+          n_rows(xgr_rows(na)),
+          who(w),
+          work(ctx, xgr_workspace(na), who),
+          lt_work(ctx, lt_workspace_bytes, who)
+    {
+        ctx->make_current();
+        check(cublasLtCreate(&lt), "cublasLtCreate");
+        check(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32I, CUDA_R_32I),
+              "cublasLtMatmulDescCreate");
+        // G = op(Y)^T op(Y): Y stored [row][t] is a column-major t x R
+        // matrix (ld = t_pad), so "TN" gives R x R.
+        const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+        check(cublasLtMatmulDescSetAttribute(
+                  op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta),
+              "cublasLtMatmulDescSetAttribute");
+        check(cublasLtMatmulDescSetAttribute(
+                  op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb),
+              "cublasLtMatmulDescSetAttribute");
+        check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+        check(
+            cublasLtMatmulPreferenceSetAttribute(pref,
+                                                 CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                 &lt_workspace_bytes,
+                                                 sizeof lt_workspace_bytes),
+            "cublasLtMatmulPreferenceSetAttribute");
+    }
+    ~impl()
+    {
+        drop_layouts();
+        if (pref)
+            cublasLtMatmulPreferenceDestroy(pref);
+        if (op)
+            cublasLtMatmulDescDestroy(op);
+        if (lt)
+            cublasLtDestroy(lt);
+    }
+
+    void check(cublasStatus_t st, const char* what) const
+    {
+        if (st != CUBLAS_STATUS_SUCCESS)
+            throw runtime::device_error(who + ": " + what +
+                                        " (X-engine Gram form) failed: " + lt_status(st));
+    }
+
+    void drop_layouts()
+    {
+        if (ly)
+            cublasLtMatrixLayoutDestroy(ly);
+        if (lg)
+            cublasLtMatrixLayoutDestroy(lg);
+        ly = lg = nullptr;
+        layout_spectra = layout_channels = 0;
+    }
+
+    // Layouts and the algorithm for launches of t_pad spectra x nc channels
+    // (a call has at most two such shapes: full launches and the rest).
+    void layouts_for(int t_pad, int nc)
+    {
+        if (t_pad == layout_spectra && nc == layout_channels)
+            return;
+        drop_layouts();
+        check(cublasLtMatrixLayoutCreate(
+                  &ly, CUDA_R_8I, uint64_t(t_pad), uint64_t(n_rows), int64_t(t_pad)),
+              "cublasLtMatrixLayoutCreate");
+        check(cublasLtMatrixLayoutCreate(
+                  &lg, CUDA_R_32I, uint64_t(n_rows), uint64_t(n_rows), int64_t(n_rows)),
+              "cublasLtMatrixLayoutCreate");
+        const int32_t batch = nc;
+        const int64_t y_stride = int64_t(n_rows) * t_pad,
+                      g_stride = int64_t(n_rows) * n_rows;
+        for (const auto& [l, stride] :
+             { std::make_pair(ly, y_stride), std::make_pair(lg, g_stride) }) {
+            check(cublasLtMatrixLayoutSetAttribute(
+                      l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch),
+                  "cublasLtMatrixLayoutSetAttribute");
+            check(cublasLtMatrixLayoutSetAttribute(
+                      l,
+                      CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                      &stride,
+                      sizeof stride),
+                  "cublasLtMatrixLayoutSetAttribute");
+        }
+        cublasLtMatmulHeuristicResult_t heur{};
+        int found = 0;
+        const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
+            lt, op, ly, ly, lg, lg, pref, 1, &heur, &found);
+        if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
+            drop_layouts();
+            throw runtime::candidate_unavailable(
+                who + ": cuBLASLt has no int8 GEMM for the X-engine's Gram form (" +
+                std::to_string(n_rows) + " rows, " + std::to_string(t_pad) +
+                " spectra, " + std::to_string(nc) + " channels): " + lt_status(st));
+        }
+        algo = heur.algo;
+        layout_spectra = t_pad;
+        layout_channels = nc;
+    }
+
+    void accumulate(const char2* x, std::size_t n, int* part, cudaStream_t stream)
+    {
+        ctx->make_current();
+        const xgr_launch_shape sh =
+            xgr_launch_shape_for(n, n_channels, n_inputs, work.size());
+        auto* y = reinterpret_cast<signed char*>(work.get());
+        for (std::size_t t0 = 0; t0 < n; t0 += std::size_t(sh.spectra)) {
+            const int nt = int(std::min<std::size_t>(n - t0, std::size_t(sh.spectra)));
+            const int t_pad = (nt + xgr_k - 1) / xgr_k * xgr_k;
+            for (int c0 = 0; c0 < n_channels; c0 += sh.channels) {
+                const int nc = std::min(sh.channels, n_channels - c0);
+                auto* g = reinterpret_cast<int*>(y + std::size_t(nc) * n_rows * t_pad);
+                xgr_pack<<<dim3((n_rows + 2 * xgr_pack_inputs - 1) /
+                                    (2 * xgr_pack_inputs),
+                                t_pad / xgr_k,
+                                nc),
+                           xgr_pack_threads,
+                           0,
+                           stream>>>(x + t0 * std::size_t(n_channels) * n_inputs,
+                                     nt,
+                                     n_channels,
+                                     c0,
+                                     n_inputs,
+                                     n_rows,
+                                     t_pad,
+                                     y);
+                ctx->check_last_error("xengine Gram pack kernel launch", who);
+                layouts_for(t_pad, nc);
+                const int32_t alpha = 1, beta = 0;
+                check(cublasLtMatmul(lt,
+                                     op,
+                                     &alpha,
+                                     y,
+                                     ly,
+                                     y,
+                                     ly,
+                                     &beta,
+                                     g,
+                                     lg,
+                                     g,
+                                     lg,
+                                     &algo,
+                                     lt_work.get(),
+                                     lt_work.size(),
+                                     stream),
+                      "cublasLtMatmul");
+                const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+                const unsigned blocks = unsigned(std::min<long long>(
+                    (pairs + combine_threads - 1) / combine_threads, 4096));
+                xgr_combine_pairs<<<dim3(blocks, nc), combine_threads, 0, stream>>>(
+                    g, n_rows, c0, n_inputs, part);
+                ctx->check_last_error("xengine Gram combine kernel launch", who);
+            }
+        }
+    }
+
+    runtime::device_context::sptr ctx;
+    int n_channels, n_inputs, n_rows;
+    std::string who;
+    runtime::device_memory work;    // Y of a launch, then its G
+    runtime::device_memory lt_work; // cuBLASLt's
+    cublasLtHandle_t lt = nullptr;
+    cublasLtMatmulDesc_t op = nullptr;
+    cublasLtMatmulPreference_t pref = nullptr;
+    cublasLtMatrixLayout_t ly = nullptr, lg = nullptr;
+    int layout_spectra = 0, layout_channels = 0;
+    cublasLtMatmulAlgo_t algo{};
+};
+
+xengine_gram_cuda::xengine_gram_cuda(runtime::device_context::sptr ctx,
+                                     int n_channels,
+                                     int n_inputs,
+                                     const std::string& who)
+    : d(std::make_unique<impl>(std::move(ctx), n_channels, n_inputs, who))
+{
+}
+
+xengine_gram_cuda::~xengine_gram_cuda() = default;
+
+std::string xengine_gram_cuda::unavailable(int n_inputs, std::size_t free_bytes)
+{
+    const std::size_t need = xgr_workspace(n_inputs) + lt_workspace_bytes;
+    if (need > free_bytes / 2)
+        return "the Gram form needs " + std::to_string(need >> 20) +
+               " MiB of workspace (one channel's G alone is " +
+               std::to_string(
+                   (std::size_t(xgr_rows(n_inputs)) * xgr_rows(n_inputs) * 4) >> 20) +
+               " MiB), over half the device's free memory";
+    return "";
+}
+
+void xengine_gram_cuda::accumulate(const void* x,
+                                   std::size_t n,
+                                   int* part,
+                                   cudaStream_t stream)
+{
+    d->accumulate(static_cast<const char2*>(x), n, part, stream);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,54 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the X-engine's Gram form on CUDA (xengine_gram.cu): a pack
+// kernel writes each launch's rows of Y, cuBLASLt's batched int8 GEMM forms
+// G = Y Y^T per channel, a combine kernel adds (re, im) of every pair a >= b
+// to the int32 partials (index arithmetic in xengine_gram.h).
+
+#ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_CUDA_H
+#define INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_CUDA_H
+
+#include <gnuradio/gpudsp/runtime/device_context.h>
+#include <cuda_runtime.h>
+#include <memory>
+#include <string>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+class xengine_gram_cuda
+{
+public:
+    /*! Allocates the workspace (xgr_workspace) and the cuBLASLt handle;
+     *  throws device_error when they cannot be had. */
+    xengine_gram_cuda(runtime::device_context::sptr ctx,
+                      int n_channels,
+                      int n_inputs,
+                      const std::string& who);
+    ~xengine_gram_cuda();
+    xengine_gram_cuda(const xengine_gram_cuda&) = delete;
+    xengine_gram_cuda& operator=(const xengine_gram_cuda&) = delete;
+
+    /*! Why the form cannot run for this many inputs with \p free_bytes of
+     *  device memory free (half of it at most for the workspace); empty if
+     *  it can. */
+    static std::string unavailable(int n_inputs, std::size_t free_bytes);
+
+    /*! Adds \p n (<= xengine_int32_spectra) spectra of ci8 [t][channel]
+     *  [input] at \p x to the int32 partials [channel][pair][re, im]. */
+    void accumulate(const void* x, std::size_t n, int* part, cudaStream_t stream);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> d;
+};
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif
