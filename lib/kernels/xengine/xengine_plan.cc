@@ -230,7 +230,8 @@ void xengine_plan::tune()
 
     runtime::tune_problem p;
     p.kernel = "xengine";
-    p.version = 1;
+    p.version =
+        2; // 2: the Gram form, 8192-spectrum batches, launch shapes with 512 blocks
     p.shape = shape;
     p.unit = "spectrum";
     p.input_bytes = b0 * c.input_item_size();
