@@ -10,6 +10,8 @@
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <stdexcept>
 
 namespace gr {
@@ -140,6 +142,27 @@ pfb_fengine::sptr pfb_fengine::make(int n_inputs,
         c, max_coarse_delay, convention, choice);
 }
 
+namespace {
+
+// The spectra a call waits for: $GPUDSP_FENGINE_CALL_SPECTRA (1 .. 65536:
+// lower latency, or tests), else the plan's preferred_spectra().
+int min_call_spectra(const kernels::fengine_plan& plan, const std::string& who)
+{
+    const char* e = std::getenv("GPUDSP_FENGINE_CALL_SPECTRA");
+    if (!e || !*e)
+        return int(plan.preferred_spectra());
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    if (*end || v < 1 || v > 65536)
+        throw std::invalid_argument(
+            who +
+            ": GPUDSP_FENGINE_CALL_SPECTRA must be a whole number in 1..65536, got \"" +
+            e + "\"");
+    return int(v);
+}
+
+} // namespace
+
 pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
                                    int max_coarse_delay,
                                    fengine_delay_convention convention,
@@ -173,6 +196,13 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
     // The window reaches T-1 spectra back, and a coarse delay D further.
     const int64_t history_samples = int64_t(config.window()) - d_step + d_max_delay;
     set_history(unsigned(samples_to_items(config.input, history_samples)) + 1);
+    // Large calls on a device (docs/fengine.md, "In a flowgraph"): GNU Radio
+    // sizes each upstream buffer for two of 1 / relative rate items plus the
+    // history, so a relative rate of one call's worth lets a call of
+    // d_min_call spectra fit; forecast() then waits for that many.
+    d_min_call = min_call_spectra(d_plan, identifier());
+    if (d_min_call > 1)
+        set_relative_rate(1, uint64_t(d_step_items) * uint64_t(d_min_call));
     set_tag_propagation_policy(TPP_DONT);
     message_port_register_in(delays_port);
     set_msg_handler(delays_port,
@@ -215,7 +245,35 @@ bool pfb_fengine_impl::start()
         }
     }
     d_saturation.reserve(d_saturation_capacity);
+    // A call of d_min_call spectra must fit every input buffer (a user's
+    // max_output_buffer upstream may make one smaller): else wait for less.
+    d_min_call = min_call_spectra(d_plan, identifier());
+    for (int i = 0; i < d_config.n_inputs && d_min_call > 1; ++i) {
+        const int64_t room = int64_t(detail()->input(i)->max_possible_items_available()) -
+                             int64_t(history()) + 1;
+        d_min_call = int(std::clamp<int64_t>(room / d_step_items, 1, d_min_call));
+    }
     return sync_decimator::start();
+}
+
+void pfb_fengine_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
+{
+    // While every input goes on, wait for d_min_call spectra's worth, so
+    // that calls stay large (GNU Radio otherwise calls with whatever the
+    // source has made, tens of spectra, each call costing the host its
+    // scheduling and one synchronisation); at the end of a stream (an
+    // upstream block done) take what there is.
+    int n = noutput_items;
+    if (d_min_call > n) {
+        bool ending = false;
+        for (int i = 0; i < d_config.n_inputs && !ending; ++i)
+            ending = detail()->input(i)->done();
+        if (!ending)
+            n = d_min_call;
+    }
+    const int64_t need = int64_t(n) * d_step_items + int64_t(history()) - 1;
+    for (auto& r : ninput_items_required)
+        r = int(std::min<int64_t>(need, std::numeric_limits<int>::max()));
 }
 
 // ---------------------------------------------------------------------------

@@ -48,6 +48,7 @@ public:
     std::vector<int> coarse_delays() const override;
 
     bool start() override;
+    void forecast(int noutput_items, gr_vector_int& ninput_items_required) override;
     int work(int noutput_items,
              gr_vector_const_void_star& input_items,
              gr_vector_void_star& output_items) override;
@@ -78,6 +79,9 @@ private:
     std::unique_ptr<runtime::pinned_memory> d_host_saturation;
     std::size_t d_saturation_capacity = 0;
     std::vector<uint32_t> d_saturation; // this call's counts, on the host
+    // Spectra a call waits for while the stream goes on (the plan's
+    // preferred_spectra(), within what the input buffers hold).
+    int d_min_call = 1;
 };
 
 } // namespace gpudsp

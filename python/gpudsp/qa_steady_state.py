@@ -16,6 +16,8 @@ call with integrations). Buffers' host-side waits belong to the host blocks
 beside them and are not counted. On the emulated device; qa_steady_state_cuda
 runs it on CUDA."""
 
+import os
+
 import numpy as np
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import gpudsp
@@ -129,6 +131,55 @@ class steady_state_tests:
         # The saturation count of a dump becomes a tag: one wait per dump.
         syncs, dumps = self.check(build, "xengine", syncs_per_output=1)
         self.assertEqual(syncs, dumps)
+
+    def fx_calls(self, call_spectra):
+        """F -> X, the F-engine waiting for call_spectra spectra a call, its
+        input buffers as small as GNU Radio's sizing makes them (no 4 MiB
+        floor: GPUDSP_MIN_BUFFER_BYTES=1): (F-engine work calls, X dumps).
+        Its ci8 saturation tags cost one synchronisation per call, so its
+        synchronisations count its calls."""
+        N, S, n_int, dumps = 64, 2, 128, 10
+        T = 4
+        x = np.random.default_rng(8).standard_normal(2 * N * (n_int * dumps + T - 1))
+        x = x.astype(np.float32).tolist()
+        env = {"GPUDSP_FENGINE_CALL_SPECTRA": str(call_spectra),
+               "GPUDSP_MIN_BUFFER_BYTES": "1"}
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            tb = gr.top_block()
+            f = gpudsp.pfb_fengine(n_inputs=2 * S, n_channels=N, n_taps=T,
+                                   input_format="float", output_format="ci8",
+                                   backend=self.backend)
+            keep = []
+            for i in range(2 * S):
+                src, k = self.chopped(tb, x, 4, 2 * N * 3 + 5)
+                keep.append(k)
+                tb.connect(src, (f, i))
+            xe = gpudsp.xengine(S, 2, N, n_int, backend=self.backend)
+            sink = blocks.null_sink(xe.output_signature().sizeof_stream_item(0))
+            tb.connect(f, xe, sink)
+            before = self.activity([f.identifier()])["synchronizations"]
+            tb.run()
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    del os.environ[k]
+                else:
+                    os.environ[k] = v
+        calls = self.activity([f.identifier()])["synchronizations"] - before
+        return calls, xe.nitems_written(0)
+
+    def test_fengine_calls_stay_large_in_a_flowgraph(self):
+        # Waiting for 64 spectra a call: the 1280 spectra take about 20
+        # calls (2 a dump), the buffers being sized for them; without the
+        # wait (1 spectrum) GNU Radio sizes them for a few spectra and the
+        # block works a few at a time.
+        calls, dumps = self.fx_calls(64)
+        self.assertEqual(dumps, 10)
+        self.assertLessEqual(calls, 1280 // 64 + 3, "F-engine calls with a 64-spectrum wait")
+        few, _ = self.fx_calls(1)
+        self.assertGreater(few, 5 * calls, "the wait did not make calls larger")
 
     def test_ddc(self):
         x = (np.random.default_rng(5).standard_normal(20011) * (1 + 1j)).astype(

@@ -166,6 +166,13 @@ public:
      *  on the host backends. GPUDSP_FENGINE_FUSED=0 keeps them apart. */
     std::string kernel_form() const;
 
+    /*! \brief Spectra per execute() call that keep a device busy long
+     *  enough to hide the host's cost of a call (scheduler, launches, one
+     *  synchronisation): 2^27 samples over all inputs, at most 2^24 per
+     *  input and 4096 spectra; 1 on the CPU. A block asks for this many at
+     *  a time while its stream goes on. */
+    std::size_t preferred_spectra() const;
+
     /*! \brief Bytes of input holding samples [0, n) of one input. */
     std::size_t input_bytes(std::size_t n_samples) const;
 
