@@ -45,6 +45,57 @@ GPUDSP_HD void packed10_four(const uint8_t* p, int64_t i, float* out)
     }
 }
 
+/*! CUDA's __funnelshift_l / __funnelshift_r (shift taken modulo 32) and
+ *  __byte_perm(x, 0, 0x0123) (a byte swap), with the same results on the
+ *  host. */
+GPUDSP_HD uint32_t packed10_funnel_l(uint32_t lo, uint32_t hi, int shift)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_l(lo, hi, unsigned(shift));
+#else
+    shift &= 31;
+    return shift ? (hi << shift) | (lo >> (32 - shift)) : hi;
+#endif
+}
+GPUDSP_HD uint32_t packed10_funnel_r(uint32_t lo, uint32_t hi, int shift)
+{
+#ifdef __CUDA_ARCH__
+    return __funnelshift_r(lo, hi, unsigned(shift));
+#else
+    shift &= 31;
+    return shift ? (lo >> shift) | (hi << (32 - shift)) : lo;
+#endif
+}
+GPUDSP_HD uint32_t packed10_byte_swap(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, 0u, 0x0123u);
+#else
+    return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
+#endif
+}
+
+/*! Samples 16k .. 16k + 15 of a packed 10-bit stream (its bytes 20k ..
+ *  20k + 19) from the aligned little-endian words \p w that hold them,
+ *  starting \p mis bytes (0 .. 3) into w[0] (w[5] only read where mis > 0):
+ *  the bytes realigned and swapped to big-endian words (a funnel shift and
+ *  a byte permute each), then each sample one funnel shift and one
+ *  arithmetic shift (its sign extended): what packed10_sample does with two
+ *  byte loads and its index arithmetic per sample. */
+GPUDSP_HD void packed10_sixteen(const uint32_t (&w)[6], int mis, int (&out)[16])
+{
+    uint32_t b[6];
+    GPUDSP_UNROLL
+    for (int j = 0; j < 5; ++j)
+        b[j] = packed10_byte_swap(packed10_funnel_r(w[j], w[j + 1], 8 * mis));
+    b[5] = 0; // sample 15 ends at bit 160: no bit of a sixth word is kept
+    GPUDSP_UNROLL
+    for (int i = 0; i < 16; ++i) {
+        const int bit = 10 * i, j = bit >> 5, o = bit & 31;
+        out[i] = int32_t(packed10_funnel_l(b[j + 1], b[j], o)) >> 22;
+    }
+}
+
 } // namespace kernels
 } // namespace gpudsp
 } // namespace gr

@@ -93,11 +93,30 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     const int tid = threadIdx.x, n_threads = sh.threads();
     const long long m0 = (long long)blockIdx.x * sh.M;
     const long long s0 = m0 * sh.D; // the tile's first sample, from first_sample
-    ddc_tile_for_samples(sh, tid, n_threads, [&](int s, int at) {
-        const long long n = s0 + s;
-        tile[at] = n < valid ? as_tile(sample_loader<K>::load(in, first_sample + n))
-                             : zero_sample<X>();
-    });
+    if constexpr (K == sample_kind::packed10) {
+        // 16 samples from 5-6 aligned words (ddc_tile_for_packed10).
+        const auto* bytes = static_cast<const char*>(in);
+        const ddc_packed10_span span = ddc_packed10_span_of(
+            first_sample, valid, s0, int(reinterpret_cast<uintptr_t>(in) & 3));
+        ddc_tile_for_packed10(
+            sh,
+            span,
+            tid,
+            n_threads,
+            [&](long long b) {
+                return __ldg(reinterpret_cast<const uint32_t*>(bytes + b));
+            },
+            [&](long long n) {
+                return packed10_sample(static_cast<const uint8_t*>(in), n);
+            },
+            [&](int at, float x) { tile[at] = x; });
+    } else {
+        ddc_tile_for_samples(sh, tid, n_threads, [&](int s, int at) {
+            const long long n = s0 + s;
+            tile[at] = n < valid ? as_tile(sample_loader<K>::load(in, first_sample + n))
+                                 : zero_sample<X>();
+        });
+    }
     const int t = tid % sh.TW, g = tid / sh.TW;
     for (int o = 0; o < bank.count; ++o) {
         if (o > 0)

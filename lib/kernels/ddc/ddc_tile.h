@@ -23,6 +23,7 @@
 #define INCLUDED_GPUDSP_KERNELS_DDC_TILE_H
 
 #include "kernels/common/host_device.h"
+#include "kernels/common/packed10.h"
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -76,6 +77,94 @@ GPUDSP_HD void ddc_tile_for_samples(const ddc_tile_shape& sh, int first, int str
         if (p >= sh.D) {
             p -= sh.D;
             ++q;
+        }
+    }
+}
+
+/*! The packed 10-bit loader's bounds for a launch (byte offsets from the
+ *  stream's sample 0): words are read only inside [lo, hi), the bytes of
+ *  the launch's valid samples; \p mis is the stream's first byte's offset
+ *  into its aligned word. */
+struct ddc_packed10_span {
+    long long first;  // global index (from sample 0) of tile sample 0
+    long long valid;  // global index past the last valid sample
+    long long lo, hi; // readable bytes
+    int mis;          // (address of sample 0's byte) mod 4
+};
+GPUDSP_HD ddc_packed10_span ddc_packed10_span_of(long long first_sample,
+                                                 long long valid,
+                                                 long long tile_first,
+                                                 int mis)
+{
+    const long long end = first_sample + valid;
+    return {
+        first_sample + tile_first, end, (10 * first_sample) >> 3, (10 * end + 7) >> 3, mis
+    };
+}
+
+/*!
+ * The tile's packed 10-bit samples, thread \p tid of \p n_threads: chunks
+ * of 16 samples aligned in the stream (bytes 20k .. 20k + 19), each read as
+ * 5 or 6 aligned words (word(b): the 32-bit word at byte offset b, a
+ * multiple of 4 less mis) and decoded by packed10_sixteen, then stored
+ * through put(addr, value) at ddc_tile_addr with the phase and row advanced
+ * by additions: ~9 instructions a sample, against ~38 one sample at a
+ * time (two byte loads, 64-bit index arithmetic, a division by D). A chunk
+ * whose words would leave [lo, hi) (at a launch's ends) reads its samples
+ * one at a time (slow(n): sample n); samples past the valid ones are zeros.
+ */
+template <class Word, class Slow, class Put>
+GPUDSP_HD void ddc_tile_for_packed10(const ddc_tile_shape& sh,
+                                     const ddc_packed10_span& in,
+                                     int tid,
+                                     int n_threads,
+                                     Word word,
+                                     Slow slow,
+                                     Put put)
+{
+    constexpr int R = ddc_tile_outputs_per_thread;
+    const long long k_first = in.first / 16, k_last = (in.first + sh.span - 1) / 16;
+    const int words = in.mis ? 6 : 5;
+    for (long long k = k_first + tid; k <= k_last; k += n_threads) {
+        const long long b = 20 * k - in.mis;
+        int v[16];
+        if (b >= in.lo && b + 4 * words <= in.hi) {
+            uint32_t w[6];
+            GPUDSP_UNROLL
+            for (int j = 0; j < 5; ++j)
+                w[j] = word(b + 4 * j);
+            w[5] = in.mis ? word(b + 20) : 0u;
+            packed10_sixteen(w, in.mis, v);
+        } else {
+            GPUDSP_UNROLL
+            for (int i = 0; i < 16; ++i) {
+                const long long n = 16 * k + i;
+                v[i] = n >= in.first && n < in.valid ? slow(n) : 0;
+            }
+        }
+        // Tile samples s = 16k + i - first in [0, span): phase and row of
+        // the first, then by additions.
+        const long long s_chunk = 16 * k - in.first;
+        const int i0 = s_chunk < 0 ? int(-s_chunk) : 0;
+        int s = int(s_chunk + i0);
+        int p = s % sh.D, q = s / sh.D;
+        int at = p * sh.row_stride + q + q / R;
+        GPUDSP_UNROLL
+        for (int i = 0; i < 16; ++i) {
+            if (i < i0)
+                continue;
+            if (s >= sh.span)
+                break;
+            const long long n = 16 * k + i;
+            put(at, n < in.valid ? float(v[i]) : 0.0f);
+            ++s;
+            if (++p == sh.D) {
+                p = 0;
+                ++q;
+                at = q + q / R;
+            } else {
+                at += sh.row_stride;
+            }
         }
     }
 }
@@ -215,10 +304,13 @@ GPUDSP_HD void ddc_tile_partial(const ddc_tile_shape& sh,
     constexpr int R = ddc_tile_outputs_per_thread;
     for (int r = 0; r < R; ++r)
         acc[r] = ddc_cf{ 0.0f, 0.0f };
+    // Phases p < full have A taps, the rest A - 1: ceil((T - p) / D)
+    // without a division per phase.
+    const int full = sh.T - (sh.A - 1) * sh.D;
     for (int p = g; p < sh.D; p += sh.G) {
         const X* row = tile + p * sh.row_stride;
         const ddc_cf* zp = taps + p;
-        const int taps_p = (sh.T - p + sh.D - 1) / sh.D;
+        const int taps_p = p < full ? sh.A : sh.A - 1;
         int a0 = 0;
         for (; a0 + AC <= taps_p; a0 += AC) {
             // Element q = t R + a0 + i sits at q + q / R = base + i + (a0 % R + i) / R

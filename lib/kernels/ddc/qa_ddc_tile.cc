@@ -410,3 +410,117 @@ BOOST_AUTO_TEST_CASE(chunks_cover_every_output_once_where_its_window_ends)
     BOOST_TEST_MESSAGE(checked << " outputs placed");
     BOOST_CHECK_GT(checked, 100000);
 }
+
+BOOST_AUTO_TEST_CASE(sixteen_samples_from_aligned_words_equal_the_sample_decode)
+{
+    // Every alignment of the stream's first byte, every chunk of a random
+    // stream whose bytes include all 10-bit extremes.
+    std::mt19937 rng(41);
+    std::vector<uint8_t> bytes(4 + 20 * 64 + 8);
+    for (auto& b : bytes)
+        b = uint8_t(rng());
+    std::memset(&bytes[4], 0x80, 5);      // -512 four times (1000000000 ...)
+    std::memset(&bytes[4 + 20], 0x7f, 5); // 511-ish patterns
+    for (int mis = 0; mis < 4; ++mis) {
+        const uint8_t* stream = bytes.data() + mis; // sample 0's byte
+        for (int k = 0; k < 64; ++k) {
+            uint32_t w[6];
+            for (int j = 0; j < 6; ++j) // little-endian words from aligned bytes
+                std::memcpy(&w[j], bytes.data() + 20 * k + 4 * j, 4);
+            int v[16];
+            packed10_sixteen(w, mis, v);
+            for (int i = 0; i < 16; ++i)
+                BOOST_REQUIRE_EQUAL(v[i], packed10_sample(stream, 16 * k + i));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(packed10_tile_loader_fills_the_tile_as_the_sample_loader)
+{
+    // The chunk loader against the sample-at-a-time one: every tile element
+    // written once with the same value, zeros past the valid samples, no
+    // word read outside the launch's bytes, for odd first samples, every
+    // alignment, tiles cut short and thread counts that leave threads
+    // idle.
+    std::mt19937 rng(43);
+    std::vector<uint8_t> bytes(4 + 20000);
+    for (auto& b : bytes)
+        b = uint8_t(rng());
+    struct shape_case {
+        int D, T, tw, g;
+    };
+    const shape_case shapes[] = { { 16, 256, 32, 1 },
+                                  { 7, 33, 64, 2 },
+                                  { 3, 5, 32, 1 },
+                                  { 64, 1024, 32, 8 },
+                                  { 1, 4, 32, 1 } };
+    for (const auto& c : shapes)
+        for (int mis = 0; mis < 4; ++mis)
+            for (long long first_sample : { 0LL, 1LL, 15LL, 16LL, 37LL, 160LL })
+                for (long long s0 : { 0LL, 5LL, 1000LL })
+                    for (int n_threads : { 1, 32, 256 }) {
+                        const ddc_tile_shape sh =
+                            ddc_tile_shape_with(c.D, c.T, c.tw, c.g, 4);
+                        const uint8_t* stream = bytes.data() + mis;
+                        const long long total = (long long)(bytes.size() - 4) * 8 / 10;
+                        // valid: the whole tile, or cut inside it
+                        for (long long valid :
+                             { s0 + sh.span, s0 + sh.span / 2 + 3, s0 + 1 }) {
+                            if (first_sample + valid > total - 64)
+                                continue;
+                            BOOST_TEST_CONTEXT("D " << c.D << " T " << c.T << " mis "
+                                                    << mis << " first " << first_sample
+                                                    << " s0 " << s0 << " threads "
+                                                    << n_threads << " valid " << valid)
+                            {
+                                const ddc_packed10_span span =
+                                    ddc_packed10_span_of(first_sample, valid, s0, mis);
+                                const std::size_t size =
+                                    std::size_t(sh.D) * sh.row_stride;
+                                std::vector<float> want(size, -9999.0f),
+                                    got(size, -9999.0f);
+                                std::vector<int> writes(size, 0);
+                                long long words = 0;
+                                ddc_tile_for_samples(sh, 0, 1, [&](int s, int at) {
+                                    const long long n = s0 + s;
+                                    want[at] = n < valid ? float(packed10_sample(
+                                                               stream, first_sample + n))
+                                                         : 0.0f;
+                                });
+                                for (int tid = 0; tid < n_threads; ++tid)
+                                    ddc_tile_for_packed10(
+                                        sh,
+                                        span,
+                                        tid,
+                                        n_threads,
+                                        [&](long long b) {
+                                            BOOST_REQUIRE((b + mis) % 4 == 0);
+                                            BOOST_REQUIRE(b >= span.lo &&
+                                                          b + 4 <= span.hi);
+                                            uint32_t w;
+                                            std::memcpy(&w, stream + b, 4);
+                                            ++words;
+                                            return w;
+                                        },
+                                        [&](long long n) {
+                                            BOOST_REQUIRE(n >= span.first &&
+                                                          n < span.valid);
+                                            return packed10_sample(stream, n);
+                                        },
+                                        [&](int at, float x) {
+                                            BOOST_REQUIRE(at >= 0 &&
+                                                          std::size_t(at) < size);
+                                            got[at] = x;
+                                            ++writes[at];
+                                        });
+                                for (std::size_t i = 0; i < size; ++i) {
+                                    BOOST_REQUIRE_EQUAL(got[i], want[i]);
+                                    BOOST_REQUIRE_LE(writes[i], 1);
+                                }
+                                // whole chunks inside the launch come from words
+                                if (valid == s0 + sh.span && sh.span >= 64)
+                                    BOOST_REQUIRE_GT(words, 0);
+                            }
+                        }
+                    }
+}
