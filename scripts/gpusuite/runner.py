@@ -89,9 +89,10 @@ BENCH = {
 # of ours).
 NCU = {
     "unpack10": ["--samples", "16777216", "--iterations", "1"],
-    "fengine": ["--channels", "4096", "--samples", "4194304", "--iterations", "1"],
+    "fengine": ["--channels", "4096", "--samples", "4194304", "--iterations", "1",
+                "--launches", "1"],
     "xengine": ["--stations", "512", "--iterations", "1", "--cpu-stations", "2",
-                "--cpu-channels", "1"],
+                "--cpu-channels", "1", "--short", "0"],
     "fx": ["--antennas", "16", "--spectra", "64", "--cpu-antennas", "1", "--iterations", "1"],
     "ddc": ["--decimations", "16", "--taps", "256", "--iterations", "1", "--launches", "1"],
     "gnss": ["--iterations", "1", "--no-peer", "--no-cpu"],

@@ -36,9 +36,11 @@ TARGETS = [
     target("unpack10", "cuda", r".", "ratio", 0.80, ">= 80% of D2D copy"),
     target("buffer", "cuda", r".", "ratio", 0.80,
            ">= 80% of min(pinned H2D, host part of the chain)"),
-    target("fengine", "cuda", r"N=(1024|2048|4096) .*device-resident", "min", 300.0,
+    # Back-to-back calls only (issue 52): the "per call" row carries the
+    # host's launch and synchronisation latency.
+    target("fengine", "cuda", r"N=(1024|2048|4096) .*device-resident$", "min", 300.0,
            ">= 300 GS/s"),
-    target("fengine", "cuda", r"device-resident", "ratio", 0.80, ">= 80% of roofline"),
+    target("fengine", "cuda", r"device-resident$", "ratio", 0.80, ">= 80% of roofline"),
     target("fengine", "cuda", r"host-fed", "ratio", 0.80, ">= 80% of pinned H2D"),
     target("xengine", "fp32", r"S=(25[6-9]|2[6-9]\d|[3-9]\d\d|\d{4,}) ", "ratio", 0.75,
            ">= 75% of FP32 peak (S >= 256)"),

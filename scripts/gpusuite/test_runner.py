@@ -153,6 +153,21 @@ class targets_match(unittest.TestCase):
         self.assertEqual(texts("D=8 T=128 10-bit in, device-resident"), [])
 
 
+    def test_fengine_targets_take_back_to_back_rows_only(self):
+        import targets
+
+        def texts(case):
+            row = {"job": "fengine", "backend": "cuda", "case": case, "value": 120.0,
+                   "roofline": 219.0}
+            return [t for t, _ in targets.evaluate(row)]
+        self.assertEqual(texts("N=4096 T=16 2 inputs packed10 ci8, device-resident"),
+                         [">= 300 GS/s", ">= 80% of roofline"])
+        self.assertEqual(texts("N=4096 T=16 2 inputs packed10 ci8, device-resident, "
+                               "per call"), [])
+        self.assertEqual(texts("N=32768 T=16 2 inputs packed10 ci8, device-resident"),
+                         [">= 80% of roofline"])
+
+
 class pack_layout(unittest.TestCase):
     def test_python_folder_from_the_install_tree(self):
         # A prefix Debian's Python knows installs to dist-packages, any

@@ -259,9 +259,9 @@ void launch(const onepass_args& a,
             int smem,
             cudaStream_t stream)
 {
+    // Its shared-memory limit was raised once, when the plan was made
+    // (onepass_refusal), to the most any of its geometries asks.
     auto* kernel = onepass_kernel<MAXT, F, CI8>;
-    if (smem > 48 * 1024)
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     cudaLaunchAttribute attr;
     cudaLaunchConfig_t cfg = launch_config(grid, threads, cluster, smem, attr);
     cfg.stream = stream;
@@ -358,9 +358,24 @@ std::string onepass_refusal(const fengine_config& c, const runtime::device_info&
         cudaGetLastError();
         return "the one-pass kernel is not built for this GPU";
     }
-    if (g.smem_bytes() > 48 * 1024)
+    // Once per plan, not per launch: the device's opt-in limit, which
+    // every geometry the tuner may time (g and 2g spectra per round) fits
+    // (the same value for every plan: never lowered for another).
+    int optin = 0;
+    if (cudaDeviceGetAttribute(&optin,
+                               cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               device.index) != cudaSuccess ||
+        optin < g.smem_bytes()) {
+        cudaGetLastError();
+        optin = g.smem_bytes();
+    }
+    if (optin > 48 * 1024 &&
         cudaFuncSetAttribute(
-            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.smem_bytes());
+            kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin) != cudaSuccess) {
+        cudaGetLastError();
+        return "the one-pass kernel cannot have " + std::to_string(optin) +
+               " bytes of shared memory on this GPU";
+    }
     int fits = 0;
     if (g.cluster > 1) {
         cudaLaunchAttribute attr;
