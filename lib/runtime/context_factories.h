@@ -18,6 +18,12 @@ namespace detail {
 
 device_context::sptr make_emulated_context();
 
+/*! The CPU backend's tuner's context (one per process): the emulated
+ *  device's host memory and stream order, without its random delays, named
+ *  after the CPU ("CPU (model)"), so that CPU code timed on it keys its own
+ *  cache entries. */
+device_context::sptr cpu_timing_context();
+
 #ifdef GPUDSP_HAVE_CUDA
 device_context::sptr make_cuda_context(int device);
 std::vector<device_info> cuda_devices() noexcept; // empty on any error

@@ -217,10 +217,13 @@ private:
 class emulated_context : public device_context
 {
 public:
-    emulated_context()
+    // timing_cpu: no random delays (its work is timed) and named after the
+    // CPU, for the CPU backend's tuner (cpu_timing_context).
+    explicit emulated_context(bool timing_cpu = false)
         : device_context(backend_kind::emulated, 0),
           d_sync(env_unsigned("GPUDSP_EMULATED_SYNC", 0) != 0),
-          d_max_delay_us(env_unsigned("GPUDSP_EMULATED_DELAY_US", 200)),
+          d_max_delay_us(timing_cpu ? 0 : env_unsigned("GPUDSP_EMULATED_DELAY_US", 200)),
+          d_timing_cpu(timing_cpu),
           d_rng(std::random_device{}())
     {
     }
@@ -320,7 +323,8 @@ public:
         // The host CPU stands for the device: its model, threads and L2.
         device_info d;
         d.index = 0;
-        d.name = "emulated device (" + cpu_model() + ")";
+        d.name = d_timing_cpu ? "CPU (" + cpu_model() + ")"
+                              : "emulated device (" + cpu_model() + ")";
         d.multiprocessors = int(std::max(1u, std::thread::hardware_concurrency()));
         const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
         d.l2_bytes = l2 > 0 ? std::size_t(l2) : std::size_t(1) << 20;
@@ -573,6 +577,7 @@ private:
 
     const bool d_sync;
     const unsigned d_max_delay_us;
+    const bool d_timing_cpu;
     std::mutex d_mutex;
     block_map d_device_blocks;
     block_map d_host_blocks;
@@ -589,6 +594,12 @@ private:
 device_context::sptr make_emulated_context()
 {
     return std::make_shared<emulated_context>();
+}
+
+device_context::sptr cpu_timing_context()
+{
+    static const device_context::sptr ctx = std::make_shared<emulated_context>(true);
+    return ctx;
 }
 
 } // namespace detail

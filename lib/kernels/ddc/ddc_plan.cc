@@ -10,6 +10,7 @@
 #include "ddc_schedule.h"
 #include "kernels/common/emulated_work.h"
 #include "runtime/autotune.h"
+#include "runtime/context_factories.h"
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <algorithm>
 #include <cmath>
@@ -102,6 +103,58 @@ private:
     std::size_t d_use = 0;
     std::vector<std::complex<float>> d_pending;
     bool d_dirty = false;
+};
+
+// The CPU backend where the CPU runs AVX-512: its AVX-512 and AVX2 code
+// (the SIMD level alone does not decide: Zen 4 executes 512-bit operations
+// as two 256-bit halves, and its AVX2 code ran the 10-bit D = 16, T = 256
+// kernel 1.09x faster on this project's Zen 4 dev VM), timed by the tuner
+// like the emulated device's levels (the same code; docs/ddc.md, "SIMD
+// level by measurement"). Elsewhere, or with GPUDSP_CPU_SIMD set, one level.
+class ddc_cpu_levels : public ddc_plan::impl
+{
+public:
+    explicit ddc_cpu_levels(const ddc_config& c)
+    {
+        for (const int lanes : { 16, 8 })
+            d_levels.push_back({ lanes, make_ddc_cpu(c, lanes) });
+    }
+    std::size_t cache_chunk_bytes() const override
+    {
+        return d_levels[d_use].impl->cache_chunk_bytes();
+    }
+    void set_taps(const std::vector<std::complex<float>>& z) override
+    {
+        for (auto& l : d_levels)
+            l.impl->set_taps(z);
+    }
+    void execute(const void* in,
+                 int64_t first_sample,
+                 uint64_t first_output,
+                 std::size_t n_outputs,
+                 void* out,
+                 const mixer_phase& phase,
+                 runtime::stream_handle stream) override
+    {
+        d_levels[d_use].impl->execute(
+            in, first_sample, first_output, n_outputs, out, phase, stream);
+    }
+    std::vector<std::string> configurations() const override
+    {
+        return { "simd=avx512", "simd=avx2" };
+    }
+    void use(const std::string& id) override { d_use = id == "simd=avx2" ? 1 : 0; }
+    std::size_t tuning_outputs() const override { return 4096; }
+
+    static bool applies() { return ddc_cpu_lane_options().front() == 16; }
+
+private:
+    struct level {
+        int lanes;
+        std::unique_ptr<ddc_plan::impl> impl;
+    };
+    std::vector<level> d_levels; // widest first
+    std::size_t d_use = 0;
 };
 
 } // namespace
@@ -200,6 +253,8 @@ ddc_plan::ddc_plan(const ddc_config& config,
     } else if (where.kind == backend_kind::emulated) {
         d_impl = std::make_unique<ddc_emulated>(
             d_config, runtime::device_context::get(where.kind, where.device), who);
+    } else if (ddc_cpu_levels::applies()) {
+        d_impl = std::make_unique<ddc_cpu_levels>(d_config);
     } else {
         d_impl = make_ddc_cpu(d_config);
     }
@@ -254,18 +309,35 @@ void ddc_plan::tune()
         }
         return "";
     };
+    // The CPU backend has no device: a CPU timing context (host memory, the
+    // host's clock, stream order, no emulated delays) holds the tuner's
+    // inputs, and the CPU code runs in its stream order.
+    const bool cpu = d_where.kind == backend_kind::cpu;
+    const auto ctx = cpu ? runtime::detail::cpu_timing_context()
+                         : runtime::device_context::get(d_where.kind, d_where.device);
     for (const auto& id : ids)
         p.candidates.push_back(
             { id,
               "",
               double(n),
-              [this, id, n](const void* in, void* out, runtime::stream_handle s) {
-                  d_impl->use(id);
-                  d_impl->execute(in, 0, 0, n, out, d_phase, s);
+              [this, id, n, cpu, ctx](
+                  const void* in, void* out, runtime::stream_handle s) {
+                  if (!cpu) {
+                      d_impl->use(id);
+                      d_impl->execute(in, 0, 0, n, out, d_phase, s);
+                      return;
+                  }
+                  ctx->enqueue_host_work(
+                      s,
+                      [this, id, n, in, out] {
+                          d_impl->use(id);
+                          d_impl->execute(in, 0, 0, n, out, d_phase, nullptr);
+                      },
+                      { { out, n * sizeof(std::complex<float>) } },
+                      d_who);
               } });
     p.heuristic = ids[0];
-    d_tuning = runtime::autotune(
-        p, runtime::device_context::get(d_where.kind, d_where.device), d_who);
+    d_tuning = runtime::autotune(p, ctx, d_who);
     d_impl->use(d_tuning.chosen);
 }
 

@@ -12,6 +12,7 @@
 #include "qa_ddc_common.h"
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <gnuradio/gpudsp/runtime/cpu_simd.h>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -188,6 +189,46 @@ BOOST_AUTO_TEST_CASE(tuned_plans_match_cpu)
                 BOOST_CHECK(!t.notes.empty());
             }
         }
+}
+
+BOOST_AUTO_TEST_CASE(cpu_plans_time_their_simd_levels_where_the_cpu_runs_avx512)
+{
+    // Where the CPU runs AVX-512 the CPU backend times its AVX-512 and AVX2
+    // code (Zen 4 runs some shapes faster in AVX2) and runs the faster, its
+    // output within the documented tolerance of the heuristic's (the widest
+    // level's); elsewhere, or with the tuner off, the widest level, untuned.
+    qa::temp_dir cache;
+    qa::env_setting dir("GPUDSP_AUTOTUNE_DIR", cache.path.c_str());
+    qa::env_setting budget("GPUDSP_AUTOTUNE_BUDGET", "0.1");
+    const auto c = qa::ddc_config(ddc_input::packed10, 128, 8, 0.13e6, 77);
+    const bool avx512 = runtime::cpu_use_avx512();
+    std::optional<kernels::ddc_plan> tuned;
+    {
+        qa::env_setting mode("GPUDSP_AUTOTUNE", "force");
+        tuned.emplace(c, runtime::backend_choice{}, "qa_cpu_tuned");
+    }
+    const auto& t = tuned->tuning();
+    BOOST_TEST_MESSAGE(t.describe());
+    if (!avx512) {
+        BOOST_CHECK(t.source == runtime::tune_source::heuristic);
+        return;
+    }
+    BOOST_CHECK(t.source == runtime::tune_source::tuned);
+    BOOST_REQUIRE_EQUAL(t.candidates.size(), 2u);
+    for (const auto& cand : t.candidates)
+        BOOST_CHECK_MESSAGE(cand.status == "timed", cand.id << ": " << cand.status);
+    BOOST_CHECK(t.chosen == "simd=avx512" || t.chosen == "simd=avx2");
+    BOOST_CHECK_EQUAL(t.heuristic, "simd=avx512");
+
+    qa::env_setting off("GPUDSP_AUTOTUNE", "off");
+    kernels::ddc_plan widest(c, runtime::backend_choice{}, "qa_cpu");
+    BOOST_CHECK(widest.tuning().source == runtime::tune_source::heuristic);
+    BOOST_CHECK_EQUAL(widest.tuning().chosen, "simd=avx512");
+    const std::size_t n_out = 2001;
+    const auto in =
+        qa::ddc_random_input(ddc_input::packed10, 1 + (n_out - 1) * 8 + 128, 78);
+    const auto want = run(widest, in, 1, n_out, { n_out });
+    BOOST_CHECK_LT(rel_err(run(*tuned, in, 1, n_out, { 700, 13 }), want), 2e-5);
 }
 
 BOOST_AUTO_TEST_CASE(retune_is_phase_continuous)
