@@ -166,10 +166,18 @@ int main()
     emit("^xcorr_wgmma$", "4-stage pipeline", xwg_threads, xwg_smem_bytes, 232448);
     for (std::size_t limit :
          { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
-        emit("^xcorr_direct$",
+        emit("^xcorr_direct<3, false>$",
              "3 raw stages + planes",
              xtc_threads,
              xdr_smem_bytes,
+             limit);
+    // Its deeper tuner candidate only where 120 KiB a block fit (sm_80,
+    // sm_90: the plan's opt-in check; never on sm_86/89).
+    for (std::size_t limit : { std::size_t(166912), std::size_t(232448) })
+        emit("^xcorr_direct<6, true>$",
+             "6 raw stages + planes",
+             xtc_threads,
+             xdr_smem_bytes_for(xdr_deep_stages),
              limit);
     // The one-pass F-engine: two buffers of g spectra of N points and the
     // input's N rotations, at the largest g its heuristic or its tuner

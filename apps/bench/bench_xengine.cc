@@ -20,7 +20,8 @@
 //            on sm_90a, mma.sync from sm_80, WMMA on sm_75; the form is in
 //            the row's note), against the dense INT8 tensor peak
 //   tensor/F each other form F the GPU also runs (GPUDSP_XENGINE_TENSOR):
-//            mma.sync, mma.sync-packed (no direct form), wmma, cublaslt (the
+//            mma.sync, mma.sync-packed (no direct form), mma.sync-direct-s=6
+//            (the deeper direct ring, few stations), wmma, cublaslt (the
 //            Gram form: cuBLASLt's GEMM inside the plan, pack and combine
 //            included)
 //   cublas   cublasCherk3mEx (ci8 in, cf32 out) per channel on the same data
@@ -320,6 +321,7 @@ void run_xengine(const options& opt, report& rep)
                variant{ kernels::xengine_kernel::tensor, nullptr },
                variant{ kernels::xengine_kernel::tensor, "mma.sync" },
                variant{ kernels::xengine_kernel::tensor, "mma.sync packed" },
+               variant{ kernels::xengine_kernel::tensor, "mma.sync direct s=6" },
                variant{ kernels::xengine_kernel::tensor, "wmma" },
                variant{ kernels::xengine_kernel::tensor, "cublaslt" } }) {
             c.kernel = v.kernel;

@@ -170,6 +170,13 @@ std::string expected_form(const std::string& cap, int n_inputs)
     const bool few = n_inputs % 8 == 0 && n_inputs <= 256; // the direct path's
     if (cap == "cublaslt") // small plans: its workspace always fits
         return "cublaslt";
+    if (cap == "mma.sync direct s=6") { // 120 KiB a block: sm_80 and sm_90
+        int optin = 0;
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
+        if (major >= 8 && few && optin >= 120 * 1024 + 512)
+            return "mma.sync direct s=6";
+        return expected_form("mma.sync", n_inputs);
+    }
     if (cap == "mma.sync packed")
         return major >= 8 ? "mma.sync" : "wmma";
     if (cap != "wmma" && major >= 8 && few)
@@ -196,8 +203,12 @@ BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
     // each form it can run. One call of 400 spectra goes round the
     // pipelines' stage rings several times.
     unsigned seed = 500;
-    for (const char* cap :
-         { "wgmma", "mma.sync", "mma.sync packed", "wmma", "cublaslt" }) {
+    for (const char* cap : { "wgmma",
+                             "mma.sync",
+                             "mma.sync packed",
+                             "mma.sync direct s=6",
+                             "wmma",
+                             "cublaslt" }) {
         const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
         for (int S : { 1, 4, 19, 33, 64, 257 }) { // 4 and 64: the direct path
             auto c = config(S, 2, 3, xengine_kernel::tensor);

@@ -233,7 +233,7 @@ struct isa_operand {
     }
 };
 
-enum class kernel_kind { mma_sync, wgmma, direct };
+enum class kernel_kind { mma_sync, wgmma, direct, direct_deep };
 
 // The wgmma kernel's stage, warpgroup h: every thread's xwg_products with
 // each MMA emulated from the descriptors and the ISA's D fragment (per
@@ -357,7 +357,9 @@ void run_tensor_launch(kernel_kind kind,
     }
     // xcorr_tc80 (or xcorr_direct): block (tile pair, lc).
     std::vector<unsigned char> stage(xtc_stage_bytes);
-    std::vector<unsigned char> raw(xdr_stages * xdr_raw_bytes);
+    const bool deep = kind == kernel_kind::direct_deep;
+    const int raw_stages = deep ? xdr_deep_stages : xdr_stages;
+    std::vector<unsigned char> raw(raw_stages * xdr_raw_bytes);
     for (int lc = 0; lc < nc; ++lc)
         for (unsigned tp = 0; tp < xengine_tile_pairs(tiles); ++tp) {
             int I, J;
@@ -366,13 +368,17 @@ void run_tensor_launch(kernel_kind kind,
             int isum[xtc_threads] = {};
             for (int tb = 0; tb < n_blocks; ++tb) {
                 std::fill(stage.begin(), stage.end(), 0xa5); // row padding: never read
-                if (kind == kernel_kind::direct) {
-                    // Raw copies (zero-filled past the data), then each
-                    // thread's conversion into the planes.
-                    unsigned char* r = raw.data() + (tb % xdr_stages) * xdr_raw_bytes;
+                if (kind == kernel_kind::direct || deep) {
+                    // Raw copies (zero-filled past the data; the deep form's
+                    // diagonal tiles copy the row side only, the column side
+                    // stays poisoned), then each thread's conversion into
+                    // the planes.
+                    unsigned char* r = raw.data() + (tb % raw_stages) * xdr_raw_bytes;
                     std::fill(r, r + xdr_raw_bytes, 0x5a);
                     for (int tid = 0; tid < xtc_threads; ++tid)
                         for (int k = 0; k < xdr_copies_per_thread; ++k) {
+                            if (xdr_copy_skipped(tid + k * xtc_threads, I, J, deep))
+                                continue;
                             const xdr_copy_at at = xdr_copy_offsets(tid + k * xtc_threads,
                                                                     I,
                                                                     J,
@@ -387,7 +393,7 @@ void run_tensor_launch(kernel_kind kind,
                             std::memset(r + at.smem + at.bytes, 0, 16 - at.bytes);
                         }
                     for (int tid = 0; tid < xtc_threads; ++tid)
-                        isum[tid] += xdr_convert(r, stage.data(), tid);
+                        isum[tid] += xdr_convert(r, stage.data(), tid, deep && I == J);
                 } else {
                     for (int tid = 0; tid < xtc_threads; ++tid)
                         for (int k = 0; k < xtc_copies_per_thread; ++k) {
@@ -474,7 +480,7 @@ void run_tensor_launch(kernel_kind kind,
                                     part[at.partial] += uint32_t(re[w][lane][m][n][r]);
                                     part[at.partial + 1] +=
                                         uint32_t(im[w][lane][m][n][r]) +
-                                        uint32_t(kind == kernel_kind::direct
+                                        uint32_t(kind == kernel_kind::direct || deep
                                                      ? col_im[b - J * xtc_tile]
                                                      : im_sum[at.im_sum]);
                                     ++writes[at.partial / 2];
@@ -523,7 +529,8 @@ void tensor_path_equals_definition(kernel_kind kind)
     };
     for (const size& z : sizes) {
         const int A = z.A, C = z.C, T = z.T;
-        if (kind == kernel_kind::direct && !xdr_applies(A))
+        if ((kind == kernel_kind::direct || kind == kernel_kind::direct_deep) &&
+            !xdr_applies(A))
             continue; // the packed path's
         BOOST_TEST_CONTEXT("inputs " << A << " channels " << C << " spectra " << T)
         {
@@ -539,7 +546,7 @@ void tensor_path_equals_definition(kernel_kind kind)
             // Launches as the CUDA backend cuts them (xtc_launch_shape_for).
             const int parts = kind == kernel_kind::wgmma ? 3 : 2;
             const unsigned tile_pairs =
-                kind == kernel_kind::direct
+                kind == kernel_kind::direct || kind == kernel_kind::direct_deep
                     ? 0
                     : xengine_tile_pairs(unsigned(xtc_padded_inputs(A) / xtc_tile));
             const xtc_launch_shape sh =
@@ -598,6 +605,21 @@ BOOST_AUTO_TEST_CASE(mma_sync_path_on_the_host_equals_the_int64_definition)
 BOOST_AUTO_TEST_CASE(direct_path_on_the_host_equals_the_int64_definition)
 {
     tensor_path_equals_definition(kernel_kind::direct);
+}
+
+BOOST_AUTO_TEST_CASE(deep_direct_path_on_the_host_equals_the_int64_definition)
+{
+    // 6 stages; a diagonal tile's column side never copied (poisoned in the
+    // emulation) and converted from its row side.
+    tensor_path_equals_definition(kernel_kind::direct_deep);
+    BOOST_CHECK_LE(xdr_smem_bytes_for(xdr_deep_stages), 166912); // sm_80's opt-in
+    BOOST_CHECK_GT(xdr_smem_bytes_for(xdr_deep_stages), 101376); // not sm_86/89's
+    for (int q = 0; q < 2 * xtc_k * xdr_raw_row / 16; ++q) {
+        BOOST_CHECK(!xdr_copy_skipped(q, 1, 0, true)); // off the diagonal: every copy
+        BOOST_CHECK(!xdr_copy_skipped(q, 2, 2, false));
+        BOOST_CHECK_EQUAL(xdr_copy_skipped(q, 2, 2, true),
+                          q >= xtc_k * xdr_raw_row / 16); // the column side
+    }
 }
 
 BOOST_AUTO_TEST_CASE(direct_copies_cover_the_raw_stage_and_split_exactly)

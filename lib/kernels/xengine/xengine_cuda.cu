@@ -466,6 +466,10 @@ __global__ void __launch_bounds__(32 * tc_warps)
 // path"): raw input stages by cp.async, converted in shared memory, the
 // packed path's MMAs and epilogue, the column inputs' imaginary sums from
 // the conversion.
+// STAGES raw stages in the ring, STAGES - 1 in flight; DIAG_ONCE: a
+// diagonal tile copies its input tile once (the deeper tuner candidate,
+// xdr_deep_stages).
+template <int STAGES, bool DIAG_ONCE>
 __global__ void __launch_bounds__(xtc_threads, 1)
     xcorr_direct(const char2* __restrict__ x, // the launch's spectra
                  int n_time,
@@ -483,16 +487,20 @@ __global__ void __launch_bounds__(xtc_threads, 1)
     const int warp = threadIdx.x / 32;
     const bool idle = xtc_warp_idle(warp, I == J);
     const int wr = xtc_warp_row(warp), wc = xtc_warp_col(warp);
-    unsigned char* planes = smem + xdr_stages * xdr_raw_bytes;
+    unsigned char* planes = smem + STAGES * xdr_raw_bytes;
     const int n_blocks = (n_time + xtc_k - 1) / xtc_k;
     const char* base = reinterpret_cast<const char*>(x);
+    const bool one_side = DIAG_ONCE && I == J;
 
     auto issue = [&](int tb) {
-        unsigned char* raw = smem + (tb % xdr_stages) * xdr_raw_bytes;
+        unsigned char* raw = smem + (tb % STAGES) * xdr_raw_bytes;
 #pragma unroll
         for (int k = 0; k < xdr_copies_per_thread; ++k) {
-            const xdr_copy_at at = xdr_copy_offsets(
-                threadIdx.x + k * xtc_threads, I, J, c, tb, n_time, n_channels, n_inputs);
+            const int q = threadIdx.x + k * xtc_threads;
+            if (xdr_copy_skipped(q, I, J, DIAG_ONCE))
+                continue;
+            const xdr_copy_at at =
+                xdr_copy_offsets(q, I, J, c, tb, n_time, n_channels, n_inputs);
             copy16_async_zfill(raw + at.smem, base + at.from, at.bytes);
         }
     };
@@ -502,16 +510,23 @@ __global__ void __launch_bounds__(xtc_threads, 1)
     int re[2][4][4] = {}, im[2][4][4] = {};
     int isum = 0;
 
-    copy_prologue(issue, n_blocks);
+    // Stages 0 .. STAGES - 2 in flight, one commit group each (an empty
+    // group past the last stage keeps copy_wait's count).
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < n_blocks)
+            issue(s);
+        copy_commit();
+    }
     for (int tb = 0; tb < n_blocks; ++tb) {
-        copy_wait<1>();  // this thread's copies of stage tb have landed
+        copy_wait<STAGES - 2>(); // this thread's copies of stage tb have landed
         __syncthreads(); // everyone's; the planes' last MMAs and the raw slot
                          // refilled below (converted last iteration) are done
-        if (tb + 2 < n_blocks)
-            issue(tb + 2);
+        if (tb + STAGES - 1 < n_blocks)
+            issue(tb + STAGES - 1);
         copy_commit();
-        isum +=
-            xdr_convert(smem + (tb % xdr_stages) * xdr_raw_bytes, planes, threadIdx.x);
+        isum += xdr_convert(
+            smem + (tb % STAGES) * xdr_raw_bytes, planes, threadIdx.x, one_side);
         __syncthreads(); // the planes are whole
         if (idle)
             continue;
@@ -607,10 +622,11 @@ public:
     // for few inputs, wgmma on sm_90a, packed mma.sync on sm_80+, WMMA on
     // sm_75; the tuner may choose any available one (xengine_plan::tune),
     // the Gram form on cuBLASLt included.
-    enum class form_kind { fp32, wmma, direct, packed, wgmma, gram };
+    enum class form_kind { fp32, wmma, direct, direct_deep, packed, wgmma, gram };
     static constexpr form_kind all_forms[] = { form_kind::fp32,   form_kind::wmma,
-                                               form_kind::direct, form_kind::packed,
-                                               form_kind::wgmma,  form_kind::gram };
+                                               form_kind::direct, form_kind::direct_deep,
+                                               form_kind::packed, form_kind::wgmma,
+                                               form_kind::gram };
 
     xengine_cuda(const xengine_config& c,
                  runtime::device_context::sptr ctx,
@@ -627,6 +643,7 @@ public:
           d_cap(tensor_cap(who)),
           d_sm80(compute_major(*d_ctx) >= 8 && tc80_built(*d_ctx)),
           d_has_wgmma(wgmma_usable(*d_ctx)),
+          d_smem_optin(shared_memory_optin(*d_ctx)),
           d_gram_unavailable(
               xengine_gram_cuda::unavailable(c.n_inputs(), d_ctx->free_memory())),
           d_form(heuristic_form(d_cap < 0 ? no_cap : d_cap)),
@@ -650,7 +667,11 @@ public:
         if (available(form_kind::packed).empty())
             allow(reinterpret_cast<const void*>(xcorr_tc80), xtc_smem_bytes);
         if (available(form_kind::direct).empty())
-            allow(reinterpret_cast<const void*>(xcorr_direct), xdr_smem_bytes);
+            allow(reinterpret_cast<const void*>(xcorr_direct<xdr_stages, false>),
+                  xdr_smem_bytes);
+        if (available(form_kind::direct_deep).empty())
+            allow(reinterpret_cast<const void*>(xcorr_direct<xdr_deep_stages, true>),
+                  xdr_smem_bytes_for(xdr_deep_stages));
         if (d_form == form_kind::gram)
             d_gram = std::make_unique<xengine_gram_cuda>(
                 d_ctx, d_c.n_channels, d_c.n_inputs(), d_who);
@@ -712,6 +733,8 @@ public:
             return "wmma";
         case form_kind::direct:
             return "mma.sync direct";
+        case form_kind::direct_deep:
+            return "mma.sync direct s=6";
         case form_kind::packed:
             return "mma.sync";
         case form_kind::wgmma:
@@ -743,10 +766,19 @@ public:
         case form_kind::wmma:
             return "";
         case form_kind::direct:
+        case form_kind::direct_deep:
             if (!d_sm80)
                 return "needs sm_80 or later (and a build for it)";
-            return xdr_applies(d_c.n_inputs()) ? ""
-                                               : "too many inputs for the direct form";
+            if (!xdr_applies(d_c.n_inputs()))
+                return "too many inputs for the direct form";
+            // (the dynamic shared memory and the column sums' static 512 B)
+            if (f == form_kind::direct_deep &&
+                d_smem_optin < xdr_smem_bytes_for(xdr_deep_stages) + 512)
+                return "its 6 stages need " +
+                       std::to_string(xdr_smem_bytes_for(xdr_deep_stages) + 512) +
+                       " bytes of shared memory a block; this GPU gives " +
+                       std::to_string(d_smem_optin);
+            return "";
         case form_kind::packed:
             return d_sm80 ? "" : "needs sm_80 or later (and a build for it)";
         case form_kind::gram:
@@ -765,6 +797,11 @@ public:
             if (d_gram_unavailable.empty())
                 return form_kind::gram;
             cap = no_cap;
+        }
+        if (cap == deep_only) {
+            if (available(form_kind::direct_deep).empty())
+                return form_kind::direct_deep;
+            cap = 1; // mma.sync: its 3-stage direct form where it applies
         }
         const bool mma = cap >= 1 && d_sm80;
         if (mma && cap != packed_only && xdr_applies(d_c.n_inputs()))
@@ -792,6 +829,7 @@ public:
     // runs).
     static constexpr int packed_only = 3;
     static constexpr int gram_only = 4;
+    static constexpr int deep_only = 5;
     static constexpr int no_cap = 2;
     static int tensor_cap(const std::string& who) // -1: unset
     {
@@ -809,10 +847,12 @@ public:
             return 0;
         if (v == "cublaslt")
             return gram_only;
+        if (v == "mma.sync direct s=6")
+            return deep_only;
         throw std::invalid_argument(who +
                                     ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
-                                    "\"mma.sync\", \"mma.sync packed\", \"wmma\" or "
-                                    "\"cublaslt\", got \"" +
+                                    "\"mma.sync\", \"mma.sync packed\", \"mma.sync "
+                                    "direct s=6\", \"wmma\" or \"cublaslt\", got \"" +
                                     v + "\"");
     }
 
@@ -838,6 +878,19 @@ public:
             return false;
         }
         return attr.ptxVersion >= 80; // the virtual architecture it came from
+    }
+
+    static int shared_memory_optin(const runtime::device_context& ctx)
+    {
+        ctx.make_current();
+        int bytes = 0;
+        if (cudaDeviceGetAttribute(&bytes,
+                                   cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                   ctx.device()) != cudaSuccess) {
+            cudaGetLastError();
+            return 0;
+        }
+        return bytes;
     }
 
     static int compute_major(const runtime::device_context& ctx)
@@ -870,7 +923,8 @@ public:
         }
         // The direct path's 16-byte copies need an aligned input (any
         // buffer's item is: n_inputs is a multiple of 8); else WMMA below.
-        if (d_form == form_kind::direct && reinterpret_cast<uintptr_t>(x) % 16 == 0) {
+        if ((d_form == form_kind::direct || d_form == form_kind::direct_deep) &&
+            reinterpret_cast<uintptr_t>(x) % 16 == 0) {
             accumulate_direct(static_cast<const char2*>(x), n, stream);
             return;
         }
@@ -915,15 +969,18 @@ public:
                 int(std::min<std::size_t>(n - t0, std::size_t(xtc_max_spectra)));
             for (int c0 = 0; c0 < d_c.n_channels; c0 += max_grid_y) {
                 const int nc = std::min(max_grid_y, d_c.n_channels - c0);
-                xcorr_direct<<<dim3(xengine_tile_pairs(tiles), nc),
-                               xtc_threads,
-                               xdr_smem_bytes,
-                               stream>>>(x + t0 * std::size_t(d_c.n_channels) * A,
-                                         nt,
-                                         d_c.n_channels,
-                                         c0,
-                                         A,
-                                         part());
+                const dim3 grid(xengine_tile_pairs(tiles), nc);
+                const char2* from = x + t0 * std::size_t(d_c.n_channels) * A;
+                if (d_form == form_kind::direct_deep)
+                    xcorr_direct<xdr_deep_stages, true>
+                        <<<grid,
+                           xtc_threads,
+                           xdr_smem_bytes_for(xdr_deep_stages),
+                           stream>>>(from, nt, d_c.n_channels, c0, A, part());
+                else
+                    xcorr_direct<xdr_stages, false>
+                        <<<grid, xtc_threads, xdr_smem_bytes, stream>>>(
+                            from, nt, d_c.n_channels, c0, A, part());
                 d_ctx->check_last_error("xengine direct tensor kernel launch", d_who);
             }
         }
@@ -1056,6 +1113,7 @@ private:
     int d_cap;                       // GPUDSP_XENGINE_TENSOR (-1: unset)
     bool d_sm80;                     // sm_80+ and built for it: the mma.sync kernels
     bool d_has_wgmma;                // sm_90a and built for it: wgmma
+    int d_smem_optin;                // shared memory a block may opt in to
     std::string d_gram_unavailable;  // why the Gram form cannot run ("": it can)
     form_kind d_form;                // what accumulates
     runtime::device_memory d_pack;   // the launch's spectra, K-major

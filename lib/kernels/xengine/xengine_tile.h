@@ -347,7 +347,16 @@ xtc_pair_of(int I, int J, int wr, int wc, int m, int n, int lane, int r, int& a,
 constexpr int xdr_raw_row = 2 * xtc_tile;              // one spectrum of a tile
 constexpr int xdr_raw_bytes = 2 * xtc_k * xdr_raw_row; // a stage: both tiles
 constexpr int xdr_stages = 3;
-constexpr int xdr_smem_bytes = xdr_stages * xdr_raw_bytes + xtc_stage_bytes;
+/*! The deeper candidate (issue 51, "few stations"): a 6-stage ring (five
+ *  stages in flight: 80 KiB a block at 64 dual-pol stations, against 32)
+ *  whose diagonal tiles copy their one input tile once, not as both the
+ *  row and the column side; sm_80 and sm_90 (120 KiB a block). */
+constexpr int xdr_deep_stages = 6;
+constexpr int xdr_smem_bytes_for(int stages)
+{
+    return stages * xdr_raw_bytes + xtc_stage_bytes;
+}
+constexpr int xdr_smem_bytes = xdr_smem_bytes_for(xdr_stages);
 constexpr int xdr_copies_per_thread = xdr_raw_bytes / 16 / xtc_threads;
 constexpr int xdr_max_inputs = 256; // beyond: the packed path (compute-bound)
 
@@ -377,6 +386,13 @@ GPUDSP_HD xdr_copy_at xdr_copy_offsets(
     const long long from =
         bytes ? (((long long)ts * n_channels + c) * n_inputs + a0) * 2 : 0;
     return { side * xtc_k * xdr_raw_row + t * xdr_raw_row + 16 * chunk, from, bytes };
+}
+
+/*! Whether copy q of a stage is skipped: the column side of a diagonal
+ *  tile (I == J) where \p diag_once (its row side holds the same bytes). */
+GPUDSP_HD bool xdr_copy_skipped(int q, int I, int J, bool diag_once)
+{
+    return diag_once && I == J && q >= xtc_k * xdr_raw_row / 16;
 }
 
 /*! Two spectra of one input, (re0, im0, re1, im1) and (re2, im2, re3, im3),
@@ -411,17 +427,22 @@ GPUDSP_HD int xdr_column_of(int tid)
 /*! Thread tid's conversion of a raw stage into the planes: side tid / 256
  *  (0 rows, 1 columns), spectra 16 ((tid / 128) % 2) .. + 15 of input
  *  tid % 128 (a warp reads 64 contiguous bytes per spectrum, conflict-
- *  free, and writes 32 consecutive plane rows, 16 bytes each). Returns
- *  the imaginary values' sum. */
-GPUDSP_HD int xdr_convert(const unsigned char* raw, unsigned char* stage, int tid)
+ *  free, and writes 32 consecutive plane rows, 16 bytes each), both sides
+ *  from the row side's raw bytes where \p one_side (a diagonal tile copied
+ *  once). Returns the imaginary values' sum. */
+GPUDSP_HD int xdr_convert(const unsigned char* raw,
+                          unsigned char* stage,
+                          int tid,
+                          bool one_side = false)
 {
     const int side = tid / 256, half = (tid / 128) % 2, a = tid % 128;
+    const int from_side = one_side ? 0 : side;
     uint32_t re[4], im[4];
     int sum = 0;
     for (int q = 0; q < 4; ++q) {
         uint32_t v[4];
         for (int j = 0; j < 4; ++j) {
-            const unsigned char* p = raw + side * xtc_k * xdr_raw_row +
+            const unsigned char* p = raw + from_side * xtc_k * xdr_raw_row +
                                      (16 * half + 4 * q + j) * xdr_raw_row + 2 * a;
 #ifdef __CUDA_ARCH__
             v[j] = *reinterpret_cast<const unsigned short*>(p);
