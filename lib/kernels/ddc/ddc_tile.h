@@ -125,6 +125,11 @@ GPUDSP_HD void ddc_tile_for_packed10(const ddc_tile_shape& sh,
     constexpr int R = ddc_tile_outputs_per_thread;
     const long long k_first = in.first / 16, k_last = (in.first + sh.span - 1) / 16;
     const int words = in.mis ? 6 : 5;
+    // The phase and row of this thread's chunks' first samples advance by
+    // 16 n_threads samples a chunk: by additions after the first (whose
+    // division is the thread's only one).
+    const int stride = 16 * n_threads, dp = stride % sh.D, dq = stride / sh.D;
+    int pb = -1, qb = 0;
     for (long long k = k_first + tid; k <= k_last; k += n_threads) {
         const long long b = 20 * k - in.mis;
         int v[16];
@@ -149,7 +154,20 @@ GPUDSP_HD void ddc_tile_for_packed10(const ddc_tile_shape& sh,
         const long long s_chunk = 16 * k - in.first;
         const int i0 = s_chunk < 0 ? int(-s_chunk) : 0;
         int s = int(s_chunk + i0);
-        int p = s % sh.D, q = s / sh.D;
+        if (s_chunk >= 0) { // (only a launch's first chunk starts before the tile)
+            if (pb < 0) {
+                pb = s % sh.D;
+                qb = s / sh.D;
+            } else {
+                pb += dp;
+                qb += dq;
+                if (pb >= sh.D) {
+                    pb -= sh.D;
+                    ++qb;
+                }
+            }
+        }
+        int p = s_chunk >= 0 ? pb : 0, q = s_chunk >= 0 ? qb : 0;
         int at = p * sh.row_stride + q + q / R;
         auto advance = [&] {
             if (++p == sh.D) {
