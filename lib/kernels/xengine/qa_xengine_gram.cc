@@ -12,6 +12,7 @@
 #define BOOST_TEST_MODULE qa_xengine_gram
 #include <boost/test/unit_test.hpp>
 
+#include "kernels/xengine/qa_xengine_reference.h"
 #include "kernels/xengine/xengine_gram.h"
 #include "kernels/xengine/xengine_impl.h"
 #include <algorithm>
@@ -238,13 +239,8 @@ BOOST_AUTO_TEST_CASE(gram_path_on_the_host_equals_the_int64_definition)
             for (int c = 0; c < C; ++c)
                 for (int a = 0; a < A; ++a)
                     for (int b = 0; b <= a; ++b) {
-                        int64_t sr = 0, si = 0;
-                        for (int t = 0; t < T; ++t) {
-                            const std::size_t ia = 2 * ((std::size_t(t) * C + c) * A + a),
-                                              ib = 2 * ((std::size_t(t) * C + c) * A + b);
-                            sr += int64_t(x[ia]) * x[ib] + int64_t(x[ia + 1]) * x[ib + 1];
-                            si += int64_t(x[ia + 1]) * x[ib] - int64_t(x[ia]) * x[ib + 1];
-                        }
+                        int64_t sr, si;
+                        qa::xengine_reference(x, T, C, A, c, a, b, sr, si);
                         const std::size_t k =
                             (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
                         BOOST_REQUIRE_EQUAL(writes[k / 2], expected_writes);

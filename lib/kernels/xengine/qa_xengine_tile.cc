@@ -20,6 +20,7 @@
 // (three-plane pack, ring of stages, four MMAs per warpgroup emulated from
 // the descriptors) gives the int64 definition.
 
+#include "qa_xengine_reference.h"
 #include "xengine_impl.h"
 #include "xengine_tile.h"
 #include <boost/test/unit_test.hpp>
@@ -577,13 +578,8 @@ void tensor_path_equals_definition(kernel_kind kind)
             for (int c = 0; c < C; ++c)
                 for (int a = 0; a < A; ++a)
                     for (int b = 0; b <= a; ++b) {
-                        int64_t sr = 0, si = 0;
-                        for (int t = 0; t < T; ++t) {
-                            const std::size_t ia = 2 * ((std::size_t(t) * C + c) * A + a),
-                                              ib = 2 * ((std::size_t(t) * C + c) * A + b);
-                            sr += int64_t(x[ia]) * x[ib] + int64_t(x[ia + 1]) * x[ib + 1];
-                            si += int64_t(x[ia + 1]) * x[ib] - int64_t(x[ia]) * x[ib + 1];
-                        }
+                        int64_t sr, si;
+                        qa::xengine_reference(x, T, C, A, c, a, b, sr, si);
                         const std::size_t k =
                             (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
                         BOOST_REQUIRE_EQUAL(writes[k / 2],
