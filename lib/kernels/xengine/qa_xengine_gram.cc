@@ -23,17 +23,6 @@ using namespace gr::gpudsp::kernels;
 
 namespace {
 
-std::vector<int8_t> full_range(std::size_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::vector<int8_t> v(n);
-    for (auto& b : v)
-        b = int8_t(int(rng() % 256) - 128);
-    v[0] = v[1] = -128; // the extremes at the start
-    if (n > 3)
-        v[2] = 127, v[3] = -128;
-    return v;
-}
 
 // One launch as xengine_gram.cu runs it: nt spectra (from x, [t][channel]
 // [input][re, im]) of channels c0 .. c0 + nc - 1.
@@ -206,12 +195,12 @@ BOOST_AUTO_TEST_CASE(gram_path_on_the_host_equals_the_int64_definition)
             T += n;
         BOOST_TEST_CONTEXT("inputs " << A << " channels " << C << " spectra " << T)
         {
-            const auto x = full_range(std::size_t(T) * C * A * 2, unsigned(A * 131 + T));
+            const auto x =
+                qa::full_range(std::size_t(T) * C * A * 2, unsigned(A * 131 + T));
             const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
-            std::vector<uint32_t> part(std::size_t(C) * pairs * 2);
-            std::mt19937 rng(5);
-            for (auto& p : part)
-                p = rng(); // poisoned: a launch adds to whatever they hold
+            // Poisoned partials: a launch adds to whatever they hold.
+            std::vector<uint32_t> part =
+                qa::poisoned_partials(std::size_t(C) * pairs * 2);
             const std::vector<uint32_t> before = part;
             std::vector<int> writes(std::size_t(C) * pairs, 0);
             int expected_writes = 0, t0 = 0;

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 namespace gr {
@@ -37,6 +38,34 @@ inline void xengine_reference(const std::vector<int8_t>& x,
         re += int64_t(x[ia]) * x[ib] + int64_t(x[ia + 1]) * x[ib + 1];
         im += int64_t(x[ia + 1]) * x[ib] - int64_t(x[ia]) * x[ib + 1];
     }
+}
+
+/*! n int8 values over the whole range, never zero, -128 often, the
+ *  extremes first. */
+inline std::vector<int8_t> full_range(std::size_t n, unsigned seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<int8_t> v(n);
+    for (auto& b : v) {
+        int x = int(rng() % 255) - 127; // -127 .. 127
+        if (x == 0)
+            x = -128; // never zero; -128 often
+        b = int8_t(x);
+    }
+    v[0] = v[1] = -128;
+    if (n > 3)
+        v[2] = 127, v[3] = -128;
+    return v;
+}
+
+/*! n random words: int32 partial sums a launch must add to, not set. */
+inline std::vector<uint32_t> poisoned_partials(std::size_t n)
+{
+    std::mt19937 rng(5);
+    std::vector<uint32_t> part(n);
+    for (auto& p : part)
+        p = rng();
+    return part;
 }
 
 } // namespace qa

@@ -491,21 +491,6 @@ void run_tensor_launch(kernel_kind kind,
         }
 }
 
-std::vector<int8_t> full_range(std::size_t n, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    std::vector<int8_t> v(n);
-    for (auto& b : v) {
-        int x = int(rng() % 255) - 127; // -127 .. 127
-        if (x == 0)
-            x = -128; // never zero; -128 often
-        b = int8_t(x);
-    }
-    v[0] = v[1] = -128; // the extremes at the start
-    if (n > 3)
-        v[2] = 127, v[3] = -128;
-    return v;
-}
 
 } // namespace
 
@@ -535,13 +520,12 @@ void tensor_path_equals_definition(kernel_kind kind)
             continue; // the packed path's
         BOOST_TEST_CONTEXT("inputs " << A << " channels " << C << " spectra " << T)
         {
-            const auto x = full_range(std::size_t(T) * C * A * 2, unsigned(A * 131 + T));
+            const auto x =
+                qa::full_range(std::size_t(T) * C * A * 2, unsigned(A * 131 + T));
             const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
             // Poisoned partials: the launch adds to whatever they hold.
-            std::vector<uint32_t> part(std::size_t(C) * pairs * 2);
-            std::mt19937 rng(5);
-            for (auto& p : part)
-                p = rng();
+            std::vector<uint32_t> part =
+                qa::poisoned_partials(std::size_t(C) * pairs * 2);
             const std::vector<uint32_t> before = part;
             std::vector<int> writes(std::size_t(C) * pairs, 0);
             // Launches as the CUDA backend cuts them (xtc_launch_shape_for).
