@@ -153,10 +153,14 @@ int min_call_spectra(const kernels::fengine_plan& plan, const std::string& who)
         return int(plan.preferred_spectra());
     char* end = nullptr;
     const long v = std::strtol(e, &end, 10);
-    if (*end || v < 1 || v > 65536)
+    // GNU Radio sizes buffers in int items: two calls of input and the
+    // history must stay well within 2^31.
+    const double bytes = double(v) * double(plan.input_bytes(plan.config().step()));
+    if (*end || v < 1 || v > 65536 || bytes > double(1 << 28))
         throw std::invalid_argument(
             who +
-            ": GPUDSP_FENGINE_CALL_SPECTRA must be a whole number in 1..65536, got \"" +
+            ": GPUDSP_FENGINE_CALL_SPECTRA must be a whole number in 1..65536 whose "
+            "spectra's input stays under 2^28 bytes an input, got \"" +
             e + "\"");
     return int(v);
 }
@@ -196,13 +200,14 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
     // The window reaches T-1 spectra back, and a coarse delay D further.
     const int64_t history_samples = int64_t(config.window()) - d_step + d_max_delay;
     set_history(unsigned(samples_to_items(config.input, history_samples)) + 1);
-    // Large calls on a device (docs/fengine.md, "In a flowgraph"): GNU Radio
-    // sizes each upstream buffer for two of 1 / relative rate items plus the
-    // history, so a relative rate of one call's worth lets a call of
-    // d_min_call spectra fit; forecast() then waits for that many.
+    // Large calls on a device (docs/fengine.md, "The block in a stream"):
+    // GNU Radio sizes each upstream buffer for two of 1 / relative rate
+    // items plus the history, so a relative rate of two calls' worth lets a
+    // call of d_min_call spectra fit a quarter of it (start()); forecast()
+    // then waits for that many.
     d_min_call = min_call_spectra(d_plan, identifier());
     if (d_min_call > 1)
-        set_relative_rate(1, uint64_t(d_step_items) * uint64_t(d_min_call));
+        set_relative_rate(1, 2 * uint64_t(d_step_items) * uint64_t(d_min_call));
     set_tag_propagation_policy(TPP_DONT);
     message_port_register_in(delays_port);
     set_msg_handler(delays_port,
@@ -245,14 +250,20 @@ bool pfb_fengine_impl::start()
         }
     }
     d_saturation.reserve(d_saturation_capacity);
-    // A call of d_min_call spectra must fit every input buffer (a user's
-    // max_output_buffer upstream may make one smaller): else wait for less.
+    // The wait stays within a quarter of every input buffer (a user's
+    // max_output_buffer upstream may make one smaller than GNU Radio's
+    // sizing; a single-mapped device buffer shows a reader only the part up
+    // to its end once the writer has wrapped) and half the output buffer
+    // (the most GNU Radio gives a call): else wait for less.
     d_min_call = min_call_spectra(d_plan, identifier());
     for (int i = 0; i < d_config.n_inputs && d_min_call > 1; ++i) {
-        const int64_t room = int64_t(detail()->input(i)->max_possible_items_available()) -
-                             int64_t(history()) + 1;
+        const int64_t room =
+            int64_t(detail()->input(i)->max_possible_items_available() + 1) / 4 -
+            int64_t(history());
         d_min_call = int(std::clamp<int64_t>(room / d_step_items, 1, d_min_call));
     }
+    d_min_call =
+        std::clamp(int(detail()->output(0)->bufsize() / 2), 1, std::max(d_min_call, 1));
     return sync_decimator::start();
 }
 
@@ -263,15 +274,25 @@ void pfb_fengine_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
     // source has made, tens of spectra, each call costing the host its
     // scheduling and one synchronisation); at the end of a stream (an
     // upstream block done) take what there is.
+    // Only while the input is truly short: where an input's writer has
+    // written enough but wrapped around a single-mapped buffer, what the
+    // reader sees is short for that reason alone, and asking for more than
+    // it sees would wait for a move GNU Radio may never make.
     int n = noutput_items;
+    const int64_t history_items = int64_t(history()) - 1;
     if (d_min_call > n) {
-        bool ending = false;
-        for (int i = 0; i < d_config.n_inputs && !ending; ++i)
-            ending = detail()->input(i)->done();
-        if (!ending)
+        const int64_t wait_for = int64_t(d_min_call) * d_step_items + history_items;
+        bool wait = true;
+        for (int i = 0; i < d_config.n_inputs && wait; ++i) {
+            const auto& reader = detail()->input(i);
+            const int64_t unread =
+                int64_t(reader->buffer()->nitems_written()) - int64_t(nitems_read(i));
+            wait = !reader->done() && unread < wait_for;
+        }
+        if (wait)
             n = d_min_call;
     }
-    const int64_t need = int64_t(n) * d_step_items + int64_t(history()) - 1;
+    const int64_t need = int64_t(n) * d_step_items + history_items;
     for (auto& r : ninput_items_required)
         r = int(std::min<int64_t>(need, std::numeric_limits<int>::max()));
 }

@@ -389,12 +389,17 @@ std::size_t fengine_plan::preferred_spectra() const
     if (d_where.kind == runtime::backend_kind::cpu)
         return 1; // no launches or synchronisations to amortise
     // ~1 ms of an H100 at ~130 GS/s: beside the ~0.1-0.2 ms a GNU Radio
-    // work call costs the host (docs/fengine.md, "In a flowgraph").
+    // work call costs the host (docs/fengine.md, "The block in a stream").
+    // The upstream buffers hold four such calls (the block's relative
+    // rate): within a 32nd of the device's memory.
     const std::size_t step = std::size_t(d_config.step());
-    const std::size_t all =
-        (std::size_t(1) << 27) / (step * std::size_t(d_config.n_inputs));
+    const std::size_t inputs = std::size_t(d_config.n_inputs);
+    const std::size_t all = (std::size_t(1) << 27) / (step * inputs);
     const std::size_t each = (std::size_t(1) << 24) / step;
-    return std::clamp<std::size_t>(std::min(all, each), 1, 4096);
+    const std::size_t memory =
+        runtime::device_context::get(d_where.kind, d_where.device)->info().total_memory;
+    const std::size_t fit = memory / 128 / (input_bytes(step) * inputs);
+    return std::clamp<std::size_t>(std::min({ all, each, fit }), 1, 4096);
 }
 
 std::size_t fengine_plan::input_bytes(std::size_t n) const
