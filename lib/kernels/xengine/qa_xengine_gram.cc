@@ -57,9 +57,8 @@ void run_launch(const std::vector<int8_t>& x,
                 for (int n : staged)
                     BOOST_REQUIRE_EQUAL(n, 1); // every staged byte written once
                 for (int u = 0; u < 2 * xgr_pack_inputs * 4; ++u) {
-                    int row_local, quarter;
-                    xgr_pack_store(u, row_local, quarter);
-                    const int row = 2 * xgr_pack_inputs * g + row_local;
+                    int row_local, row, quarter;
+                    xgr_pack_store(u, g, row_local, row, quarter);
                     if (row >= R)
                         continue;
                     const std::size_t at =
@@ -68,7 +67,12 @@ void run_launch(const std::vector<int8_t>& x,
                     std::copy_n(&s[row_local * xgr_pack_pitch + 8 * quarter], 8, &y[at]);
                 }
             }
-    // cuBLASLt, TN: G(i, j) = sum_t Y[i][t] Y[j][t], column-major, int32.
+    // cuBLASLt, TN: G(i, j) = sum_t Y[i][t] Y[j][t], column-major, int32,
+    // after Y in the workspace. (The GEMM is emulated by its definition:
+    // cuBLASLt's own layouts, transposes and strides are checked only on a
+    // GPU, by qa_xengine_plan_cuda against the CPU plan.)
+    BOOST_REQUIRE_EQUAL(xgr_g_bytes_offset(nc, R, t_pad), y.size());
+    BOOST_REQUIRE_EQUAL(xgr_g_bytes_offset(nc, R, t_pad) % 512, 0u);
     std::vector<int32_t> g(std::size_t(nc) * R * R);
     for (int lc = 0; lc < nc; ++lc)
         for (int j = 0; j < R; ++j)
@@ -145,7 +149,7 @@ BOOST_AUTO_TEST_CASE(launch_shapes_fit_the_workspace)
                                    std::size_t(1024),
                                    std::size_t(8192),
                                    std::size_t(65535) }) {
-                const std::size_t budget = xgr_workspace(A);
+                const std::size_t budget = xgr_workspace(C, A);
                 const xgr_launch_shape sh = xgr_launch_shape_for(n, C, A, budget);
                 BOOST_TEST_CONTEXT("A " << A << " C " << C << " n " << n)
                 {
@@ -156,6 +160,10 @@ BOOST_AUTO_TEST_CASE(launch_shapes_fit_the_workspace)
                                      budget);
                     BOOST_REQUIRE_LE(std::size_t(sh.spectra),
                                      std::max<std::size_t>((n + 31) / 32 * 32, 32));
+                    // never fewer spectra than the call brings, up to 8192
+                    BOOST_REQUIRE_GE(
+                        std::size_t(sh.spectra),
+                        std::min<std::size_t>((n + 31) / 32 * 32, xgr_launch_spectra));
                     // The whole call in one launch wherever one channel of
                     // it fits (the MeerKAT shape, A = 128: 113 channels of
                     // 8192 spectra per launch).

@@ -644,8 +644,8 @@ public:
           d_sm80(compute_major(*d_ctx) >= 8 && tc80_built(*d_ctx)),
           d_has_wgmma(wgmma_usable(*d_ctx)),
           d_smem_optin(shared_memory_optin(*d_ctx)),
-          d_gram_unavailable(
-              xengine_gram_cuda::unavailable(c.n_inputs(), d_ctx->free_memory())),
+          d_gram_unavailable(xengine_gram_cuda::unavailable(
+              c.n_channels, c.n_inputs(), d_ctx->free_memory())),
           d_form(heuristic_form(d_cap < 0 ? no_cap : d_cap)),
           d_pack(d_ctx, pack_bytes(), who),
           d_im_sum(d_ctx,

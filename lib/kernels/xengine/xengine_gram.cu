@@ -24,6 +24,7 @@
 #include "xengine_impl.h"
 #include <cublasLt.h>
 #include <algorithm>
+#include <map>
 
 namespace gr {
 namespace gpudsp {
@@ -67,9 +68,8 @@ __global__ void __launch_bounds__(xgr_pack_threads) xgr_pack(const char2* __rest
     constexpr int stores = 2 * xgr_pack_inputs * 4 / xgr_pack_threads;
     GPUDSP_UNROLL
     for (int k = 0; k < stores; ++k) {
-        int row_local, quarter;
-        xgr_pack_store(threadIdx.x + k * xgr_pack_threads, row_local, quarter);
-        const int row = 2 * xgr_pack_inputs * g + row_local;
+        int row_local, row, quarter;
+        xgr_pack_store(threadIdx.x + k * xgr_pack_threads, g, row_local, row, quarter);
         if (row < n_rows)
             *reinterpret_cast<uint2*>(
                 y + xgr_y_offset(lc, row, tb * xgr_k + 8 * quarter, n_rows, t_pad)) =
@@ -117,8 +117,17 @@ struct xengine_gram_cuda::impl {
           n_inputs(na),
           n_rows(xgr_rows(na)),
           who(w),
-          work(ctx, xgr_workspace(na), who),
+          work(ctx, xgr_workspace(nc, na), who),
           lt_work(ctx, lt_workspace_bytes, who)
+    {
+        try {
+            create();
+        } catch (...) {
+            destroy(); // the destructor does not run for a constructor that throws
+            throw;
+        }
+    }
+    void create()
     {
         ctx->make_current();
         check(cublasLtCreate(&lt), "cublasLtCreate");
@@ -141,15 +150,23 @@ struct xengine_gram_cuda::impl {
                                                  sizeof lt_workspace_bytes),
             "cublasLtMatmulPreferenceSetAttribute");
     }
-    ~impl()
+    ~impl() { destroy(); }
+    void destroy() noexcept
     {
-        drop_layouts();
+        for (auto& l : layouts) {
+            cublasLtMatrixLayoutDestroy(l.second.ly);
+            cublasLtMatrixLayoutDestroy(l.second.lg);
+        }
+        layouts.clear();
         if (pref)
             cublasLtMatmulPreferenceDestroy(pref);
         if (op)
             cublasLtMatmulDescDestroy(op);
         if (lt)
             cublasLtDestroy(lt);
+        pref = nullptr;
+        op = nullptr;
+        lt = nullptr;
     }
 
     void check(cublasStatus_t st, const char* what) const
@@ -159,58 +176,67 @@ struct xengine_gram_cuda::impl {
                                         " (X-engine Gram form) failed: " + lt_status(st));
     }
 
-    void drop_layouts()
+    // Layouts and the algorithm of launches of t_pad spectra x nc channels,
+    // made once per shape (a plan sees a few: full launches and the rests
+    // of its call sizes).
+    struct shape {
+        cublasLtMatrixLayout_t ly = nullptr, lg = nullptr;
+        cublasLtMatmulAlgo_t algo{};
+    };
+    const shape& shape_for(int t_pad, int nc)
     {
-        if (ly)
-            cublasLtMatrixLayoutDestroy(ly);
-        if (lg)
-            cublasLtMatrixLayoutDestroy(lg);
-        ly = lg = nullptr;
-        layout_spectra = layout_channels = 0;
-    }
-
-    // Layouts and the algorithm for launches of t_pad spectra x nc channels
-    // (a call has at most two such shapes: full launches and the rest).
-    void layouts_for(int t_pad, int nc)
-    {
-        if (t_pad == layout_spectra && nc == layout_channels)
-            return;
-        drop_layouts();
-        check(cublasLtMatrixLayoutCreate(
-                  &ly, CUDA_R_8I, uint64_t(t_pad), uint64_t(n_rows), int64_t(t_pad)),
-              "cublasLtMatrixLayoutCreate");
-        check(cublasLtMatrixLayoutCreate(
-                  &lg, CUDA_R_32I, uint64_t(n_rows), uint64_t(n_rows), int64_t(n_rows)),
-              "cublasLtMatrixLayoutCreate");
-        const int32_t batch = nc;
-        const int64_t y_stride = int64_t(n_rows) * t_pad,
-                      g_stride = int64_t(n_rows) * n_rows;
-        for (const auto& [l, stride] :
-             { std::make_pair(ly, y_stride), std::make_pair(lg, g_stride) }) {
-            check(cublasLtMatrixLayoutSetAttribute(
-                      l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch),
-                  "cublasLtMatrixLayoutSetAttribute");
-            check(cublasLtMatrixLayoutSetAttribute(
-                      l,
-                      CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
-                      &stride,
-                      sizeof stride),
-                  "cublasLtMatrixLayoutSetAttribute");
+        const auto key = std::make_pair(t_pad, nc);
+        const auto found = layouts.find(key);
+        if (found != layouts.end())
+            return found->second;
+        shape sh;
+        auto drop = [&] {
+            if (sh.ly)
+                cublasLtMatrixLayoutDestroy(sh.ly);
+            if (sh.lg)
+                cublasLtMatrixLayoutDestroy(sh.lg);
+        };
+        try {
+            check(
+                cublasLtMatrixLayoutCreate(
+                    &sh.ly, CUDA_R_8I, uint64_t(t_pad), uint64_t(n_rows), int64_t(t_pad)),
+                "cublasLtMatrixLayoutCreate");
+            check(cublasLtMatrixLayoutCreate(&sh.lg,
+                                             CUDA_R_32I,
+                                             uint64_t(n_rows),
+                                             uint64_t(n_rows),
+                                             int64_t(n_rows)),
+                  "cublasLtMatrixLayoutCreate");
+            const int32_t batch = nc;
+            const int64_t y_stride = int64_t(n_rows) * t_pad,
+                          g_stride = int64_t(n_rows) * n_rows;
+            for (const auto& [l, stride] :
+                 { std::make_pair(sh.ly, y_stride), std::make_pair(sh.lg, g_stride) }) {
+                check(cublasLtMatrixLayoutSetAttribute(
+                          l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof batch),
+                      "cublasLtMatrixLayoutSetAttribute");
+                check(cublasLtMatrixLayoutSetAttribute(
+                          l,
+                          CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                          &stride,
+                          sizeof stride),
+                      "cublasLtMatrixLayoutSetAttribute");
+            }
+            cublasLtMatmulHeuristicResult_t heur{};
+            int found_algos = 0;
+            const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
+                lt, op, sh.ly, sh.ly, sh.lg, sh.lg, pref, 1, &heur, &found_algos);
+            if (st != CUBLAS_STATUS_SUCCESS || found_algos == 0)
+                throw runtime::candidate_unavailable(
+                    who + ": cuBLASLt has no int8 GEMM for the X-engine's Gram form (" +
+                    std::to_string(n_rows) + " rows, " + std::to_string(t_pad) +
+                    " spectra, " + std::to_string(nc) + " channels): " + lt_status(st));
+            sh.algo = heur.algo;
+        } catch (...) {
+            drop();
+            throw;
         }
-        cublasLtMatmulHeuristicResult_t heur{};
-        int found = 0;
-        const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(
-            lt, op, ly, ly, lg, lg, pref, 1, &heur, &found);
-        if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
-            drop_layouts();
-            throw runtime::candidate_unavailable(
-                who + ": cuBLASLt has no int8 GEMM for the X-engine's Gram form (" +
-                std::to_string(n_rows) + " rows, " + std::to_string(t_pad) +
-                " spectra, " + std::to_string(nc) + " channels): " + lt_status(st));
-        }
-        algo = heur.algo;
-        layout_spectra = t_pad;
-        layout_channels = nc;
+        return layouts.emplace(key, sh).first->second;
     }
 
     void accumulate(const char2* x, std::size_t n, int* part, cudaStream_t stream)
@@ -224,7 +250,8 @@ struct xengine_gram_cuda::impl {
             const int t_pad = (nt + xgr_k - 1) / xgr_k * xgr_k;
             for (int c0 = 0; c0 < n_channels; c0 += sh.channels) {
                 const int nc = std::min(sh.channels, n_channels - c0);
-                auto* g = reinterpret_cast<int*>(y + std::size_t(nc) * n_rows * t_pad);
+                auto* g =
+                    reinterpret_cast<int*>(y + xgr_g_bytes_offset(nc, n_rows, t_pad));
                 xgr_pack<<<dim3((n_rows + 2 * xgr_pack_inputs - 1) /
                                     (2 * xgr_pack_inputs),
                                 t_pad / xgr_k,
@@ -240,21 +267,21 @@ struct xengine_gram_cuda::impl {
                                      t_pad,
                                      y);
                 ctx->check_last_error("xengine Gram pack kernel launch", who);
-                layouts_for(t_pad, nc);
+                const shape& sh_lt = shape_for(t_pad, nc);
                 const int32_t alpha = 1, beta = 0;
                 check(cublasLtMatmul(lt,
                                      op,
                                      &alpha,
                                      y,
-                                     ly,
+                                     sh_lt.ly,
                                      y,
-                                     ly,
+                                     sh_lt.ly,
                                      &beta,
                                      g,
-                                     lg,
+                                     sh_lt.lg,
                                      g,
-                                     lg,
-                                     &algo,
+                                     sh_lt.lg,
+                                     &sh_lt.algo,
                                      lt_work.get(),
                                      lt_work.size(),
                                      stream),
@@ -277,9 +304,7 @@ struct xengine_gram_cuda::impl {
     cublasLtHandle_t lt = nullptr;
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatmulPreference_t pref = nullptr;
-    cublasLtMatrixLayout_t ly = nullptr, lg = nullptr;
-    int layout_spectra = 0, layout_channels = 0;
-    cublasLtMatmulAlgo_t algo{};
+    std::map<std::pair<int, int>, shape> layouts; // by (t_pad, nc)
 };
 
 xengine_gram_cuda::xengine_gram_cuda(runtime::device_context::sptr ctx,
@@ -292,9 +317,10 @@ xengine_gram_cuda::xengine_gram_cuda(runtime::device_context::sptr ctx,
 
 xengine_gram_cuda::~xengine_gram_cuda() = default;
 
-std::string xengine_gram_cuda::unavailable(int n_inputs, std::size_t free_bytes)
+std::string
+xengine_gram_cuda::unavailable(int n_channels, int n_inputs, std::size_t free_bytes)
 {
-    const std::size_t need = xgr_workspace(n_inputs) + lt_workspace_bytes;
+    const std::size_t need = xgr_workspace(n_channels, n_inputs) + lt_workspace_bytes;
     if (need > free_bytes / 2)
         return "the Gram form needs " + std::to_string(need >> 20) +
                " MiB of workspace (one channel's G alone is " +

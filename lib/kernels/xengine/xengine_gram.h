@@ -86,12 +86,21 @@ GPUDSP_HD long long xgr_pack_load(int e,
                                         : -1;
 }
 
-/*! The pack block's store u (0 .. 2 * xgr_pack_inputs * 4 - 1): row of the
- *  block (2 a_local + part) and which 8-byte quarter of the 32 spectra. */
-GPUDSP_HD void xgr_pack_store(int u, int& row_local, int& quarter)
+/*! The pack block (input group g)'s store u (0 .. 2 * xgr_pack_inputs * 4
+ *  - 1): its staged row (2 a_local + part), the row of Y it becomes, and
+ *  which 8-byte quarter of the 32 spectra. */
+GPUDSP_HD void xgr_pack_store(int u, int g, int& row_local, int& row, int& quarter)
 {
     row_local = u / 4;
+    row = 2 * xgr_pack_inputs * g + row_local;
     quarter = u % 4;
+}
+
+/*! Byte offset of the launch's G in the workspace: after the Y of its \p nc
+ *  channels (a multiple of 512 bytes: R of 16, t_pad of 32). */
+GPUDSP_HD std::size_t xgr_g_bytes_offset(int nc, int n_rows, int t_pad)
+{
+    return std::size_t(nc) * n_rows * t_pad;
 }
 
 /*! Pair k (0 .. A (A + 1) / 2 - 1) of the triangle back to (a, b), a >= b:
@@ -154,13 +163,18 @@ xgr_launch_shape_for(std::size_t n, int n_channels, int n_inputs, std::size_t bu
     return { int(s), int(ch) };
 }
 
-/*! The Gram form's workspace (Y and G) for a plan: 256 MiB, or one channel
- *  of 32 spectra where that is more. */
-inline std::size_t xgr_workspace(int n_inputs)
+/*! The Gram form's workspace (Y and G) for a plan: every channel's 8192
+ *  spectra within 256 MiB, and always one channel of 8192 (so that a
+ *  launch never holds fewer spectra than the call brings, up to 8192: at
+ *  4096 inputs one channel's G alone is 256 MiB). */
+constexpr int xgr_launch_spectra = 8192;
+inline std::size_t xgr_workspace(int n_channels, int n_inputs)
 {
-    const std::size_t least = xgr_channel_bytes(n_inputs, xgr_k);
-    const std::size_t want = std::size_t(256) << 20;
-    return want > least ? want : least;
+    const std::size_t one = xgr_channel_bytes(n_inputs, xgr_launch_spectra);
+    std::size_t want = one * std::size_t(n_channels);
+    const std::size_t cap = std::size_t(256) << 20;
+    want = want < cap ? want : cap;
+    return want > one ? want : one;
 }
 
 } // namespace kernels

@@ -33,10 +33,10 @@ public:
     xengine_gram_cuda(const xengine_gram_cuda&) = delete;
     xengine_gram_cuda& operator=(const xengine_gram_cuda&) = delete;
 
-    /*! Why the form cannot run for this many inputs with \p free_bytes of
-     *  device memory free (half of it at most for the workspace); empty if
-     *  it can. */
-    static std::string unavailable(int n_inputs, std::size_t free_bytes);
+    /*! Why the form cannot run for these channels and inputs with
+     *  \p free_bytes of device memory free (half of it at most for the
+     *  workspace); empty if it can. */
+    static std::string unavailable(int n_channels, int n_inputs, std::size_t free_bytes);
 
     /*! Adds \p n (<= xengine_int32_spectra) spectra of ci8 [t][channel]
      *  [input] at \p x to the int32 partials [channel][pair][re, im]. */

@@ -347,10 +347,11 @@ xtc_pair_of(int I, int J, int wr, int wc, int m, int n, int lane, int r, int& a,
 constexpr int xdr_raw_row = 2 * xtc_tile;              // one spectrum of a tile
 constexpr int xdr_raw_bytes = 2 * xtc_k * xdr_raw_row; // a stage: both tiles
 constexpr int xdr_stages = 3;
-/*! The deeper candidate (issue 51, "few stations"): a 6-stage ring (five
- *  stages in flight: 80 KiB a block at 64 dual-pol stations, against 32)
- *  whose diagonal tiles copy their one input tile once, not as both the
- *  row and the column side; sm_80 and sm_90 (120 KiB a block). */
+/*! The deeper candidate (issue 51, "few stations"): a 6-stage ring whose
+ *  diagonal tiles copy their one input tile once, not as both the row and
+ *  the column side: five stages in flight, 40 KiB of distinct input a
+ *  block at 64 dual-pol stations, against two stages of 16 KiB that are
+ *  8 KiB twice; sm_80 and sm_90 (120 KiB a block). */
 constexpr int xdr_deep_stages = 6;
 constexpr int xdr_smem_bytes_for(int stages)
 {
