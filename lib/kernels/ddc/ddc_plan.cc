@@ -25,6 +25,13 @@ using runtime::backend_kind;
 
 namespace {
 
+// The tuner's name of a CPU vector width (the emulated device's and the CPU
+// backend's configurations).
+std::string simd_id(int lanes)
+{
+    return lanes == 16 ? "simd=avx512" : lanes == 8 ? "simd=avx2" : "simd=baseline";
+}
+
 // The emulated device: the CPU implementation in stream order. New taps
 // apply to the work enqueued after them, as on CUDA. Its configurations are
 // the CPU's vector widths (each its own CPU implementation, all given the
@@ -78,23 +85,19 @@ public:
     {
         std::vector<std::string> ids;
         for (const auto& l : d_levels)
-            ids.push_back(id_of(l.lanes));
+            ids.push_back(simd_id(l.lanes));
         return ids;
     }
     void use(const std::string& id) override
     {
         for (std::size_t k = 0; k < d_levels.size(); ++k)
-            if (id_of(d_levels[k].lanes) == id)
+            if (simd_id(d_levels[k].lanes) == id)
                 d_use = k;
     }
     // A CPU's pace: a few milliseconds a call.
     std::size_t tuning_outputs() const override { return 4096; }
 
 private:
-    static std::string id_of(int lanes)
-    {
-        return lanes == 16 ? "simd=avx512" : lanes == 8 ? "simd=avx2" : "simd=baseline";
-    }
     struct level {
         int lanes;
         emulated_work<ddc_plan::impl> work;
@@ -141,9 +144,17 @@ public:
     }
     std::vector<std::string> configurations() const override
     {
-        return { "simd=avx512", "simd=avx2" };
+        std::vector<std::string> ids;
+        for (const auto& l : d_levels)
+            ids.push_back(simd_id(l.lanes));
+        return ids;
     }
-    void use(const std::string& id) override { d_use = id == "simd=avx2" ? 1 : 0; }
+    void use(const std::string& id) override
+    {
+        for (std::size_t k = 0; k < d_levels.size(); ++k)
+            if (simd_id(d_levels[k].lanes) == id)
+                d_use = k;
+    }
     std::size_t tuning_outputs() const override { return 4096; }
 
     static bool applies() { return ddc_cpu_lane_options().front() == 16; }
