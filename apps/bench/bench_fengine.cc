@@ -28,12 +28,17 @@
 //                where cuFFT refuses them, the unfused form, not repeated)
 //   cuda/unfused the post-processing as its own kernel
 //                (GPUDSP_FENGINE_FUSED=0), device-resident, same run
+//   cuda/split   at N <= 4096, the split form with U = 1 (cuFFT's complex
+//                transform and our real fold: GPUDSP_FENGINE_SPLIT=1),
+//                device-resident; above, the split form is the plan's
+//                heuristic (the `cuda` row, unless the tuner chose another)
 //                (a form that is the plan's own is not timed twice)
 // GPU roofline: the device copy bandwidth measured in the same run divided
 // by the bytes the form moves per sample: one pass 1.25 in (plus at most
 // 1/8 for each section's priming rows) and 1 out (2.41 B); cuFFT's: FIR
 // 1.25 in and 4 out, FFT 4 in, and then either 1 out (fused: 10.25 B) or 4
-// out and post-processing 4 in and 1 out (18.25 B); host-fed: pinned
+// out and post-processing 4 in and 1 out (18.25 B; the split form too, in
+// one cuFFT pass where rows of N/U points take one); host-fed: pinned
 // host-to-device bandwidth / 1.25 B.
 
 #include "bench.h"
@@ -122,6 +127,11 @@ std::vector<host_fed_cut> host_fed_pieces(const gr::gpudsp::kernels::fengine_con
 bool is_fused(const gr::gpudsp::kernels::fengine_plan& plan)
 {
     return plan.kernel_form().rfind("cuFFT, post-processing fused", 0) == 0;
+}
+
+bool is_split(const gr::gpudsp::kernels::fengine_plan& plan)
+{
+    return plan.kernel_form().rfind("cuFFT on ", 0) == 0;
 }
 
 double gr_channelizer_seconds(int N, int T, std::size_t spectra, int iterations)
@@ -317,6 +327,10 @@ void run_fengine(const options& opt, report& rep)
             c,
             gpu,
             { { "GPUDSP_FENGINE_ONEPASS", "0" }, { "GPUDSP_FENGINE_FUSED", "0" } });
+        auto split = plan_with(c,
+                               gpu,
+                               { { "GPUDSP_FENGINE_ONEPASS", "0" },
+                                 { "GPUDSP_FENGINE_SPLIT", N <= 4096 ? "1" : "0" } });
         runtime::device_stream stream(ctx, "bench");
         std::vector<std::unique_ptr<runtime::device_memory>> d_in;
         std::vector<std::unique_ptr<runtime::pinned_memory>> h_in;
@@ -336,7 +350,8 @@ void run_fengine(const options& opt, report& rep)
             { &plan, "cuda" },
             { onepass_plan.get(), "cuda/onepass" },
             { cufft.get(), "cuda/cufft" },
-            { unfused.get(), "cuda/unfused" }
+            { unfused.get(), "cuda/unfused" },
+            { split.get(), "cuda/split" }
         };
         for (const auto& form : forms) {
             kernels::fengine_plan* p = form.first;
@@ -345,6 +360,8 @@ void run_fengine(const options& opt, report& rep)
             if (p == onepass_plan.get() && !is_onepass(*p))
                 continue; // the one-pass kernel does not run here (the plan's row says
                           // why)
+            if (p == split.get() && !is_split(*p))
+                continue; // the split form does not run here (the row's kernel_form)
             // Back to back, timed by events (what a stream of calls
             // sustains); the plan's form also host-timed per call below.
             const auto run = [&] {

@@ -27,7 +27,8 @@ namespace gpudsp {
 namespace kernels {
 namespace fft {
 
-struct cpx {
+// Aligned as a float2, so that a kernel loads and stores one in one instruction.
+struct alignas(8) cpx {
     float re, im;
 };
 

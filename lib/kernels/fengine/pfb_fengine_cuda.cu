@@ -13,12 +13,17 @@
 // saturation counts, and the transpose to [spectrum][channel][input] —
 // fused into the FFT as cuFFT LTO store callbacks (fengine_store_callback.cu)
 // where cuFFT accepts them, else one kernel transposing through a
-// shared-memory tile. Both forms run the same per-value code
+// shared-memory tile. Real input above 4096 channels takes the split form
+// instead (fengine_split.h): the FIR writes U rows per spectrum, cuFFT runs
+// N/U-point complex transforms (one pass where N would take two), and the
+// post-processing kernel (fengine_split.cuh) does the FFT's last radix-U
+// stage and the real fold first. Every form runs the same per-value code
 // (fengine_postproc.cuh).
 
 #include "fengine_inputs.cuh"
 #include "fengine_onepass_cuda.h"
 #include "fengine_postproc.cuh"
+#include "fengine_split.cuh"
 #include "pfb_fengine_impl.h"
 #include "runtime/autotune.h"
 #include <cuComplex.h>
@@ -31,6 +36,7 @@
 #include "fengine_store_callback_fatbin.h" // gpudsp_fengine_store_fatbin (lib/CMakeLists.txt)
 #endif
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -179,7 +185,8 @@ constexpr int fir_threads = 128;
 // One thread: column j of input blockIdx.y, spectra [s_begin, s_end).
 // The MAXT most recent blocks of the column sit in x[] (x[MAXT-1] newest);
 // the weights are right-aligned in w[] with zeros in front, so one unrolled
-// loop serves every T <= MAXT.
+// loop serves every T <= MAXT. Real input for the split form (unzip_shift
+// > 0) is written as its rows of unzip_row pairs (split::fir_position).
 template <int MAXT, fengine_input F>
 __global__ void __launch_bounds__(fir_threads)
     pfb_fir_registers(input_table in,
@@ -190,6 +197,8 @@ __global__ void __launch_bounds__(fir_threads)
                       int taps,
                       int n_spectra,
                       int spectra_per_section,
+                      int unzip_shift,
+                      int unzip_row,
                       typename loader<F>::type* __restrict__ out)
 {
     using T = typename loader<F>::type;
@@ -219,8 +228,13 @@ __global__ void __launch_bounds__(fir_threads)
         x[t + 1] =
             blk >= 0 ? loader<F>::load(src, first + int64_t(blk) * step) : zero_of(T());
     }
-    // Output of spectrum s at o[s * stride] (fmath::scratch_index).
-    T* o = out + fmath::scratch_index(0, input_offset + i, n_inputs, step, j);
+    // Output of spectrum s at o[s * stride] (fmath::scratch_index; the split
+    // form's rows: fengine_split.h).
+    T* o = out + fmath::scratch_index(0,
+                                      input_offset + i,
+                                      n_inputs,
+                                      step,
+                                      split::fir_position(j, unzip_shift, unzip_row));
     const int64_t stride = int64_t(n_inputs) * step;
     for (int s = s_begin; s < s_end; ++s) {
 #pragma unroll
@@ -246,6 +260,8 @@ __global__ void __launch_bounds__(fir_threads)
                     int taps,
                     int n_spectra,
                     int spectra_per_section,
+                    int unzip_shift,
+                    int unzip_row,
                     typename loader<F>::type* __restrict__ out)
 {
     using T = typename loader<F>::type;
@@ -257,7 +273,11 @@ __global__ void __launch_bounds__(fir_threads)
     const int s_end = min(n_spectra, s_begin + spectra_per_section);
     const void* src = in.data[i];
     const int64_t first = in.first[i] + j;
-    T* o = out + fmath::scratch_index(0, input_offset + i, n_inputs, step, j);
+    T* o = out + fmath::scratch_index(0,
+                                      input_offset + i,
+                                      n_inputs,
+                                      step,
+                                      split::fir_position(j, unzip_shift, unzip_row));
     const int64_t stride = int64_t(n_inputs) * step;
     for (int s = s_begin; s < s_end; ++s) {
         T acc = zero_of(T());
@@ -369,9 +389,17 @@ public:
                           runtime::copy_kind::host_to_device,
                           d_setup.get(),
                           who);
-        make_plans();
-        setup_onepass();
-        d_setup.synchronize();
+        try {
+            make_plans();
+            setup_onepass();
+            d_split_refused = split_refusal();
+            if (const int u = heuristic_unzip())
+                use_split(u); // the heuristic's form: configurations()[0]
+            d_setup.synchronize();
+        } catch (...) {
+            destroy_plans(); // no destructor runs for a constructor that throws
+            throw;
+        }
         // What every chunk's post-processing shares (params() adds the rest).
         d_fixed.rot = reinterpret_cast<const cuFloatComplex*>(d_rot.get());
         d_fixed.n_channels = c.n_channels;
@@ -387,9 +415,7 @@ public:
     ~fengine_cuda() override
     {
         d_ctx->try_make_current(); // teardown never throws
-        for (const auto* set : { &d_fused_plans, &d_plain_plans })
-            for (cufftHandle h : *set)
-                cufftDestroy(h); // teardown: nothing to report an error to
+        destroy_plans();
     }
 
     std::string kernel_form() const override
@@ -401,6 +427,11 @@ public:
         const std::string why = d_onepass_refused.empty()
                                     ? std::string("")
                                     : "; one pass: " + d_onepass_refused;
+        if (d_unzip)
+            return "cuFFT on " + std::to_string(d_unzip) + " rows of " +
+                   std::to_string(d_c.n_channels / d_unzip) +
+                   " points + post-processing kernel (last radix-" +
+                   std::to_string(d_unzip) + " stage and real fold" + why + ")";
         return d_fused ? "cuFFT, post-processing fused (LTO store callback" + why + ")"
                        : "cuFFT + post-processing kernel (" +
                              (d_refused.empty() ? std::string("fusion: a tuner candidate")
@@ -421,8 +452,15 @@ public:
     std::vector<std::string> configurations() const override
     {
         std::vector<std::string> ids;
+        const int h = heuristic_unzip();
+        if (h)
+            ids.push_back(split_id(h));
         for (const int sec : { 1, 4 })
             ids.push_back(id_of(false, sec));
+        if (d_split_refused.empty())
+            for (const int u : split::unzip_factors(d_c.n_channels))
+                if (u != h)
+                    ids.push_back(split_id(u));
         if (d_onepass_refused.empty())
             for (const int g : onepass_rounds())
                 for (const int sec : { 1, 4 })
@@ -437,6 +475,11 @@ public:
         const char* one = std::getenv("GPUDSP_FENGINE_ONEPASS");
         if (one && std::strcmp(one, "1") == 0 && d_onepass_refused.empty())
             return onepass_id(onepass::default_per_round(d_c.n_channels), 1);
+        const char* split_env = std::getenv("GPUDSP_FENGINE_SPLIT");
+        if (split_env && d_split_refused.empty())
+            for (const int u : split::unzip_factors(d_c.n_channels))
+                if (std::to_string(u) == split_env)
+                    return split_id(u);
         const char* env = std::getenv("GPUDSP_FENGINE_FUSED");
         if (env && std::strcmp(env, "0") == 0)
             return id_of(false, 1);
@@ -450,6 +493,7 @@ public:
             for (const int g : onepass_rounds())
                 for (const int sec : { 1, 4 })
                     if (id == onepass_id(g, sec)) {
+                        d_unzip = 0;
                         d_onepass = true;
                         d_onepass_per_round = g;
                         d_section_factor = sec;
@@ -460,9 +504,16 @@ public:
                 if (id == id_of(fused, sec)) {
                     if (fused)
                         make_fused_plans(); // throws, with the reason, if cuFFT refuses
+                    d_unzip = 0;
                     d_onepass = false;
                     d_fused = fused;
                     d_section_factor = sec;
+                    return;
+                }
+        if (d_split_refused.empty())
+            for (const int u : split::unzip_factors(d_c.n_channels))
+                if (id == split_id(u)) {
+                    use_split(u);
                     return;
                 }
         throw std::invalid_argument(d_who + ": no F-engine configuration \"" + id + "\"");
@@ -551,7 +602,12 @@ public:
             }
             launch_fir(views, ns, stream);
             d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
-            if (d_fused) {
+            if (d_unzip) {
+                run_split_fft(ns, stream);
+                launch_postproc_split(p, ns, stream);
+                d_ctx->check_last_error("pfb_fengine split post-processing kernel launch",
+                                        d_who);
+            } else if (d_fused) {
                 // The callbacks read the chunk's parameters from one
                 // device-memory slot, written in stream order by a
                 // one-thread kernel (its argument travels with the launch:
@@ -643,6 +699,148 @@ private:
         }
     }
 
+    // ---- The split form (fengine_split.h) ----
+    static std::string split_id(int u) { return "split u=" + std::to_string(u); }
+    std::string split_refusal() const
+    {
+        if (d_c.complex_input())
+            return "complex input (no real fold)";
+        const char* env = std::getenv("GPUDSP_FENGINE_SPLIT");
+        if (env && std::strcmp(env, "0") == 0)
+            return "GPUDSP_FENGINE_SPLIT=0";
+        if (split::unzip_factors(d_c.n_channels).empty())
+            return "N has no factor 1, 2, 4 or 8 leaving rows of 32 points or more";
+        return "";
+    }
+    //! The heuristic's rows per spectrum, 0 where its form is another.
+    int heuristic_unzip() const
+    {
+        return d_split_refused.empty() ? split::heuristic_unzip(d_c.n_channels) : 0;
+    }
+    // The form with \p u rows: its tables (once, in float64 rounded once)
+    // and its cuFFT plans (one per power of two up to the chunk, as the
+    // other forms', made the first time u is used and kept: the tuner
+    // interleaves candidates without waiting for their kernels).
+    void use_split(int u)
+    {
+        const int N = d_c.n_channels;
+        if (!d_split_twiddles) {
+            const auto tw = fft::twiddle_table(N);
+            const auto fold = fft::fold_table(N);
+            d_split_twiddles = std::make_unique<runtime::device_memory>(
+                d_ctx, tw.size() * sizeof(fft::cpx), d_who);
+            d_split_fold = std::make_unique<runtime::device_memory>(
+                d_ctx, fold.size() * sizeof(fft::cpx), d_who);
+            d_ctx->copy_async(d_split_twiddles->get(),
+                              tw.data(),
+                              tw.size() * sizeof(fft::cpx),
+                              runtime::copy_kind::host_to_device,
+                              d_setup.get(),
+                              d_who);
+            d_ctx->copy_async(d_split_fold->get(),
+                              fold.data(),
+                              fold.size() * sizeof(fft::cpx),
+                              runtime::copy_kind::host_to_device,
+                              d_setup.get(),
+                              d_who);
+            d_setup.synchronize(); // pageable sources: once per plan
+        }
+        auto& plans = d_split_plans[u];
+        if (plans.empty()) {
+            std::size_t work_bytes = 0;
+            for (int k = 0; (1 << k) <= d_chunk; ++k) {
+                cufftHandle h;
+                check_cufft(cufftCreate(&h), "cufftCreate", d_who);
+                plans.push_back(h);
+                check_cufft(
+                    cufftSetAutoAllocation(h, 0), "cufftSetAutoAllocation", d_who);
+                int n = N / u;
+                std::size_t bytes = 0;
+                check_cufft(cufftMakePlanMany(h,
+                                              1,
+                                              &n,
+                                              nullptr,
+                                              1,
+                                              n,
+                                              nullptr,
+                                              1,
+                                              n,
+                                              CUFFT_C2C,
+                                              (1 << k) * d_c.n_inputs * u,
+                                              &bytes),
+                            "cufftMakePlanMany",
+                            d_who);
+                d_ctx->note_plan(d_who);
+                work_bytes = std::max(work_bytes, bytes);
+            }
+            set_work_area(work_bytes);
+        }
+        d_unzip = u;
+        d_onepass = false;
+        d_fused = false;
+        d_section_factor = 1;
+    }
+
+    // The rows' transforms: [s][input][r][N/U] complex, FIR scratch to spectra.
+    void run_split_fft(int ns, cudaStream_t stream)
+    {
+        const int64_t per_spectrum = int64_t(d_c.n_inputs) * d_c.n_channels;
+        for (const auto& run : fmath::fft_runs(ns)) {
+            cufftHandle h = d_split_plans.at(d_unzip)[run.log2_count];
+            check_cufft(cufftSetStream(h, stream), "cufftSetStream", d_who);
+            check_cufft(cufftExecC2C(h,
+                                     reinterpret_cast<cufftComplex*>(d_fir.get()) +
+                                         run.begin * per_spectrum,
+                                     reinterpret_cast<cufftComplex*>(d_spec.get()) +
+                                         run.begin * per_spectrum,
+                                     CUFFT_FORWARD),
+                        "cufftExecC2C",
+                        d_who);
+        }
+    }
+
+    // Blocks of the tile's pairs x inputs, each over up to 8 spectra: the
+    // most spectra per block that still give every SM about 8 blocks (the
+    // blocks of a pair range re-read its twiddles and fold factors, from L1).
+    void launch_postproc_split(const postproc_params& p, int ns, cudaStream_t stream)
+    {
+        const int N = d_c.n_channels, I = d_c.n_inputs, u = d_unzip, n2 = N / u;
+        const split::tile t = split::tile_for(I, split::threads_for(u));
+        const int bx = (split::pairs(n2) + t.pairs - 1) / t.pairs;
+        const int by = (I + t.inputs - 1) / t.inputs;
+        const int64_t per_spectrum = int64_t(bx) * by;
+        const int spb = int(std::clamp<int64_t>(
+            per_spectrum * ns / (8 * int64_t(d_multiprocessors)), 1, 8));
+        const dim3 grid(bx, by, (ns + spb - 1) / spb);
+        const auto* spec = reinterpret_cast<const fft::cpx*>(d_spec.get());
+        const auto* tw = reinterpret_cast<const fft::cpx*>(d_split_twiddles->get());
+        const auto* fold = reinterpret_cast<const fft::cpx*>(d_split_fold->get());
+        const bool ci8 = d_c.output == fengine_output::ci8;
+#define GPUDSP_SPLIT(U)                                                           \
+    do {                                                                          \
+        if (ci8)                                                                  \
+            postproc_split<U, true><<<grid, split::threads_for(U), 0, stream>>>(  \
+                spec, tw, fold, n2, ns, spb, p, p.out, p.sat);                    \
+        else                                                                      \
+            postproc_split<U, false><<<grid, split::threads_for(U), 0, stream>>>( \
+                spec, tw, fold, n2, ns, spb, p, p.out, nullptr);                  \
+    } while (0)
+        switch (u) {
+        case 1:
+            GPUDSP_SPLIT(1);
+            break;
+        case 2:
+            GPUDSP_SPLIT(2);
+            break;
+        case 4:
+            GPUDSP_SPLIT(4);
+            break;
+        default:
+            GPUDSP_SPLIT(8);
+        }
+#undef GPUDSP_SPLIT
+    }
+
     static std::string id_of(bool fused, int section_factor)
     {
         return std::string(fused ? "fused" : "kernel") +
@@ -685,10 +883,12 @@ private:
         const int per_section = (ns + sections - 1) / sections;
         dim3 grid((d_step + threads - 1) / threads, count, sections);
         auto* o = static_cast<T*>(static_cast<void*>(d_fir.get()));
+        const int shift = d_unzip > 1 ? fft::log2_of(d_unzip) : 0;
+        const int row = d_unzip > 1 ? d_c.n_channels / d_unzip : 0;
         const float* w = reinterpret_cast<const float*>(d_weights.get());
 #define GPUDSP_FIR(MAXT)                                      \
     pfb_fir_registers<MAXT, F><<<grid, threads, 0, stream>>>( \
-        tab, offset, d_c.n_inputs, w, d_step, taps, ns, per_section, o)
+        tab, offset, d_c.n_inputs, w, d_step, taps, ns, per_section, shift, row, o)
         if (taps <= 1)
             GPUDSP_FIR(1);
         else if (taps <= 2)
@@ -700,8 +900,17 @@ private:
         else if (taps <= 16)
             GPUDSP_FIR(16);
         else
-            pfb_fir_generic<F><<<grid, threads, 0, stream>>>(
-                tab, offset, d_c.n_inputs, w, d_step, taps, ns, per_section, o);
+            pfb_fir_generic<F><<<grid, threads, 0, stream>>>(tab,
+                                                             offset,
+                                                             d_c.n_inputs,
+                                                             w,
+                                                             d_step,
+                                                             taps,
+                                                             ns,
+                                                             per_section,
+                                                             shift,
+                                                             row,
+                                                             o);
 #undef GPUDSP_FIR
     }
 
@@ -799,6 +1008,23 @@ private:
         }
     }
 
+    void destroy_plans()
+    {
+        for (const auto* set : plan_sets())
+            for (cufftHandle h : *set)
+                cufftDestroy(h); // teardown: nothing to report an error to
+    }
+
+    // Every cuFFT plan set made so far.
+    std::vector<const std::vector<cufftHandle>*> plan_sets() const
+    {
+        std::vector<const std::vector<cufftHandle>*> sets{ &d_fused_plans,
+                                                           &d_plain_plans };
+        for (const auto& u : d_split_plans)
+            sets.push_back(&u.second);
+        return sets;
+    }
+
     // One work area for every plan made so far, at least \p bytes.
     void set_work_area(std::size_t bytes)
     {
@@ -806,7 +1032,7 @@ private:
             d_work_bytes = std::max<std::size_t>(bytes, 1);
             d_work = std::make_unique<runtime::device_memory>(d_ctx, d_work_bytes, d_who);
         }
-        for (const auto* set : { &d_fused_plans, &d_plain_plans })
+        for (const auto* set : plan_sets())
             for (cufftHandle h : *set)
                 check_cufft(
                     cufftSetWorkArea(h, d_work->get()), "cufftSetWorkArea", d_who);
@@ -939,6 +1165,10 @@ private:
     std::unique_ptr<runtime::device_memory> d_twiddles, d_fold; // its tables
     std::unique_ptr<runtime::device_memory> d_rot_by_input;     // [input][channel]
     std::vector<cuFloatComplex> d_rot_by_input_host;
+    int d_unzip = 0; // the split form's rows per spectrum (0: another form runs)
+    std::string d_split_refused; // why the split form cannot run (empty: it can)
+    std::map<int, std::vector<cufftHandle>> d_split_plans; // [u][k]: 2^k spectra
+    std::unique_ptr<runtime::device_memory> d_split_twiddles, d_split_fold; // its tables
     bool d_fused = false;      // the fused plans run (else the plain ones and the kernel)
     std::string d_refused;     // why there are no fused plans (empty: there are)
     bool d_refused_by_plan = false; // d_refused: this plan's own link failed

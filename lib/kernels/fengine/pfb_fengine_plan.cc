@@ -262,7 +262,7 @@ void fengine_plan::tune()
     const std::size_t per_input = (input_bytes(c.samples_for(n)) + 255) / 256 * 256;
     runtime::tune_problem p;
     p.kernel = "fengine";
-    p.version = 1;
+    p.version = 2; // 2: the split form (real input, rows of N/U points)
     p.shape = shape + " spectra=" + std::to_string(n);
     p.unit = "spectrum";
     p.input_bytes = per_input * std::size_t(c.n_inputs);

@@ -17,6 +17,7 @@
 #include "fengine_onepass.h"
 #include "kernels/common/packed10.h"
 #include "pfb_fengine_impl.h"
+#include "qa_fengine_reference.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <boost/test/unit_test.hpp>
@@ -28,39 +29,7 @@
 
 using namespace gr::gpudsp::kernels;
 using fft::cpx;
-using cd = std::complex<double>;
-
-namespace {
-
-// float64 FFT (radix 2, recursive): the reference.
-void fft_double(std::vector<cd>& a)
-{
-    const std::size_t n = a.size();
-    if (n == 1)
-        return;
-    std::vector<cd> even(n / 2), odd(n / 2);
-    for (std::size_t i = 0; i < n / 2; ++i) {
-        even[i] = a[2 * i];
-        odd[i] = a[2 * i + 1];
-    }
-    fft_double(even);
-    fft_double(odd);
-    for (std::size_t k = 0; k < n / 2; ++k) {
-        const cd w = std::polar(1.0, -2.0 * M_PI * double(k) / double(n)) * odd[k];
-        a[k] = even[k] + w;
-        a[k + n / 2] = even[k] - w;
-    }
-}
-
-double rms(const std::vector<cd>& v)
-{
-    double s = 0;
-    for (const auto& x : v)
-        s += std::norm(x);
-    return std::sqrt(s / double(v.size()));
-}
-
-} // namespace
+using namespace qa_fengine;
 
 // The kernel's packed decode: 4 samples from the 5 or 6 bytes they span,
 // equal to packed10_sample at every start (every bit offset), up to the
@@ -491,42 +460,6 @@ std::vector<cpx> emulate_any(const onepass::geometry& g,
                                             : emulate<16>(g, x, w, n_spectra);
 }
 
-// The polyphase filter bank in float64: X[s][k][i].
-std::vector<cd> pfb_double(const std::vector<std::vector<float>>& x,
-                           const std::vector<float>& w,
-                           int N,
-                           int T,
-                           int n_spectra)
-{
-    const int step = 2 * N, I = int(x.size());
-    std::vector<cd> out(std::size_t(n_spectra) * N * I);
-    for (int i = 0; i < I; ++i)
-        for (int s = 0; s < n_spectra; ++s) {
-            std::vector<cd> y(step);
-            for (int j = 0; j < step; ++j) {
-                double acc = 0;
-                for (int t = 0; t < T; ++t)
-                    acc += double(w[std::size_t(t) * step + j]) *
-                           double(x[i][std::size_t(s + t) * step + j]);
-                y[j] = acc;
-            }
-            fft_double(y);
-            for (int k = 0; k < N; ++k)
-                out[(std::size_t(s) * N + k) * I + i] = y[k];
-        }
-    return out;
-}
-
-std::vector<std::vector<float>> ten_bit(int I, std::size_t n, std::mt19937_64& rng)
-{
-    std::uniform_int_distribution<int> d(-512, 511);
-    std::vector<std::vector<float>> x(I, std::vector<float>(n));
-    for (auto& v : x)
-        for (auto& s : v)
-            s = float(d(rng));
-    return x;
-}
-
 } // namespace
 
 // The emulated kernel against float64, every supported N, odd and full tap
@@ -605,28 +538,7 @@ BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_fengine_ci8)
         const auto g = onepass::make_geometry(N, T, 1, 4);
         std::vector<float> w(plan.weights().begin(), plan.weights().end());
         const auto X = emulate_any(g, x, w, n_spectra);
-        int differ = 0;
-        for (int s = 0; s < n_spectra; ++s)
-            for (int k = 0; k < N; ++k)
-                for (int i = 0; i < I; ++i) {
-                    const std::size_t e = (std::size_t(s) * N + k) * I + i;
-                    const double ph =
-                        -M_PI * corr.fine_delays[i] * k / N + corr.phases[i];
-                    const auto rot = std::complex<float>(
-                        std::complex<double>(corr.gains[std::size_t(k) * I + i]) *
-                        std::polar(1.0, ph));
-                    const std::complex<float> v =
-                        std::complex<float>(X[e].re, X[e].im) * rot;
-                    bool clamped = false;
-                    const int8_t re = fmath::quantise(v.real(), clamped);
-                    const int8_t im = fmath::quantise(v.imag(), clamped);
-                    for (const auto& pr : { std::make_pair(re, want[2 * e]),
-                                            std::make_pair(im, want[2 * e + 1]) })
-                        if (pr.first != pr.second) {
-                            BOOST_REQUIRE_LE(std::abs(int(pr.first) - int(pr.second)), 1);
-                            ++differ;
-                        }
-                }
+        const int differ = ci8_differences(corr, X, want, N, I, n_spectra);
         BOOST_TEST_MESSAGE("N=" << N << ": " << differ << " of " << want.size()
                                 << " int8 values differ by one step");
         BOOST_REQUIRE_LE(differ, int(want.size() / 1000) + 1);

@@ -365,6 +365,62 @@ BOOST_AUTO_TEST_CASE(onepass_matches_the_cpu)
             });
 }
 
+// The split form (fengine_split.h: the FIR writes U rows a spectrum, cuFFT
+// transforms N/U-point rows, the post-processing kernel does the last
+// radix-U stage and the real fold) against the CPU: every U at a small N
+// (GPUDSP_FENGINE_SPLIT=U forces it), the heuristic's choice above 4096
+// channels, rows of an odd length, ci8 with dither and saturation, cf32,
+// calls split anywhere, 70 inputs (three tiles of inputs), delay tracking.
+BOOST_AUTO_TEST_CASE(split_matches_the_cpu)
+{
+    const qa::env_setting no_onepass("GPUDSP_FENGINE_ONEPASS", "0");
+    unsigned seed = 700;
+    auto form_is_split = [](int u) {
+        return [u](const kernels::fengine_plan& p) {
+            const std::string form = p.kernel_form();
+            BOOST_TEST_MESSAGE("U = " << u << ": " << form);
+#ifdef GPUDSP_TEST_CUDA
+            BOOST_CHECK_MESSAGE(form.find("cuFFT on " + std::to_string(u) + " rows") == 0,
+                                form);
+#else
+            (void)form;
+#endif
+        };
+    };
+    for (int u : { 1, 2, 4, 8 }) {
+        const qa::env_setting force("GPUDSP_FENGINE_SPLIT", std::to_string(u).c_str());
+        auto c = config(fengine_input::packed10, fengine_output::ci8, 3, 256, 16);
+        c.dither = u == 4;
+        compare(c, seed++, { 1, 17, 19 }, form_is_split(u));
+        compare(config(fengine_input::int16, fengine_output::cf32, 2, 1000, 5),
+                seed++,
+                { 37 },
+                form_is_split(u)); // rows of 1000, 500, 250 and 125 points
+    }
+    {
+        const qa::env_setting force("GPUDSP_FENGINE_SPLIT", "2");
+        compare(config(fengine_input::float32, fengine_output::ci8, 70, 64, 4),
+                seed++,
+                { 5, 32 },
+                form_is_split(2)); // saturates
+    }
+    // Unforced: the heuristic's form above 4096 channels.
+    compare(config(fengine_input::packed10, fengine_output::ci8, 2, 8192, 16),
+            seed++,
+            { 37 },
+            form_is_split(2));
+    compare(config(fengine_input::packed10, fengine_output::ci8, 2, 32768, 16),
+            seed++,
+            { 20, 17 },
+            form_is_split(8),
+            [](kernels::fengine_corrections& corr) {
+                corr.delay_rates = { 1e-3, -2e-3 };
+                corr.phase_rates = { 0.01, -0.03 };
+                corr.fine_delays = { 0.2, -0.3 };
+                corr.reference_spectrum = 0;
+            });
+}
+
 // The post-processing as its own kernel (GPUDSP_FENGINE_FUSED=0, the form
 // the plan falls back to) against the CPU too: both output formats,
 // dither, saturation, a call split.
