@@ -17,13 +17,20 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-/*! Sample \p i of a packed 10-bit stream (bits [10i, 10i+10), MSB first). */
-GPUDSP_HD int packed10_sample(const uint8_t* p, int64_t i)
+/*! The sample of a packed 10-bit stream that starts at bit \p bit (a
+ *  multiple of 10): a caller stepping through a stream keeps the bit
+ *  offset and adds to it, instead of multiplying an index each time. */
+GPUDSP_HD int packed10_at_bit(const uint8_t* p, int64_t bit)
 {
-    const int64_t bit = 10 * i;
     const unsigned pair = (unsigned(p[bit >> 3]) << 8) | unsigned(p[(bit >> 3) + 1]);
     const int raw = int((pair >> (6 - (bit & 7))) & 0x3FF);
     return (raw ^ 0x200) - 0x200;
+}
+
+/*! Sample \p i of a packed 10-bit stream (bits [10i, 10i+10), MSB first). */
+GPUDSP_HD int packed10_sample(const uint8_t* p, int64_t i)
+{
+    return packed10_at_bit(p, 10 * i);
 }
 
 /*! Samples \p i .. i + 3 of a packed 10-bit stream into \p out: the 5 or

@@ -20,6 +20,7 @@
 // stage and the real fold first. Every form runs the same per-value code
 // (fengine_postproc.cuh).
 
+#include "fengine_fir.h"
 #include "fengine_inputs.cuh"
 #include "fengine_onepass_cuda.h"
 #include "fengine_postproc.cuh"
@@ -169,26 +170,65 @@ private:
 };
 #endif
 
-__device__ __forceinline__ float zero_of(float) { return 0.0f; }
-__device__ __forceinline__ float2 zero_of(float2) { return make_float2(0.0f, 0.0f); }
-__device__ __forceinline__ float fma_w(float w, float x, float acc)
-{
-    return fmaf(w, x, acc);
-}
-__device__ __forceinline__ float2 fma_w(float w, float2 x, float2 acc)
-{
-    return make_float2(fmaf(w, x.x, acc.x), fmaf(w, x.y, acc.y));
-}
-
 constexpr int fir_threads = 128;
 
-// One thread: column j of input blockIdx.y, spectra [s_begin, s_end).
-// The MAXT most recent blocks of the column sit in x[] (x[MAXT-1] newest);
-// the weights are right-aligned in w[] with zeros in front, so one unrolled
-// loop serves every T <= MAXT. Real input for the split form (unzip_shift
-// > 0) is written as its rows of unzip_row pairs (split::fir_position).
+// One thread: column j of input blockIdx.y, spectra [s_begin, s_end), its
+// taps and its last MAXT samples in registers (fir::column_run: a ring, no
+// moves). The weights are right-aligned in w[] with zeros in front, so one
+// unrolled loop serves every T <= MAXT. Real input for the split form
+// (unzip_shift > 0) is written as its rows of unzip_row pairs
+// (split::fir_position).
+// The column's blocks in order (fir::column_run): a cursor advanced by
+// the row step, so no index is multiplied per sample; the packed format
+// keeps a bit offset.
+template <fengine_input F>
+struct fir_rows {
+    using T = typename loader<F>::type;
+    const void* src;
+    int64_t n;      // the next block's sample
+    int64_t step;   // samples per block
+    T* o;           // the column's output of spectrum 0
+    int64_t stride; // between spectra
+    __device__ T next(bool present)
+    {
+        const T v = present ? loader<F>::load(src, n) : fir::zero_of(T());
+        n += step;
+        return v;
+    }
+    __device__ void store(int s, T y) const { o[s * stride] = y; }
+};
+template <>
+struct fir_rows<fengine_input::packed10> {
+    const uint8_t* src;
+    int64_t bit;      // the next block's first bit
+    int64_t bit_step; // 10 x samples per block
+    float* o;
+    int64_t stride;
+    __device__ float next(bool present)
+    {
+        const float v = present ? float(packed10_at_bit(src, bit)) : 0.0f;
+        bit += bit_step;
+        return v;
+    }
+    __device__ void store(int s, float y) const { o[s * stride] = y; }
+};
+template <fengine_input F>
+__device__ fir_rows<F>
+rows_at(const void* src, int64_t n, int step, void* o, int64_t stride)
+{
+    using T = typename loader<F>::type;
+    if constexpr (F == fengine_input::packed10)
+        return { static_cast<const uint8_t*>(src),
+                 10 * n,
+                 10 * int64_t(step),
+                 static_cast<T*>(o),
+                 stride };
+    else
+        return { src, n, step, static_cast<T*>(o), stride };
+}
+
 template <int MAXT, fengine_input F>
-__global__ void __launch_bounds__(fir_threads)
+__global__ void __launch_bounds__(fir_threads, 1)
     pfb_fir_registers(input_table in,
                       int input_offset,
                       int n_inputs,
@@ -210,43 +250,25 @@ __global__ void __launch_bounds__(fir_threads)
     const int s_end = min(n_spectra, s_begin + spectra_per_section);
     if (s_begin >= s_end)
         return;
-    const void* src = in.data[i];
-    const int64_t first = in.first[i] + j;
-
     float w[MAXT];
 #pragma unroll
     for (int t = 0; t < MAXT; ++t) {
         const int tap = t - (MAXT - taps);
         w[t] = tap >= 0 ? weights[tap * step + j] : 0.0f;
     }
-    // For spectrum s, x[t] holds block s + taps - MAXT + t (zero before 0).
-    T x[MAXT];
-#pragma unroll
-    for (int t = 0; t < MAXT - 1; ++t) {
-        const int blk =
-            s_begin + taps - MAXT + t; // slot t+1 holds it before the first shift
-        x[t + 1] =
-            blk >= 0 ? loader<F>::load(src, first + int64_t(blk) * step) : zero_of(T());
-    }
     // Output of spectrum s at o[s * stride] (fmath::scratch_index; the split
     // form's rows: fengine_split.h).
-    T* o = out + fmath::scratch_index(0,
-                                      input_offset + i,
-                                      n_inputs,
-                                      step,
-                                      split::fir_position(j, unzip_shift, unzip_row));
-    const int64_t stride = int64_t(n_inputs) * step;
-    for (int s = s_begin; s < s_end; ++s) {
-#pragma unroll
-        for (int t = 0; t < MAXT - 1; ++t)
-            x[t] = x[t + 1];
-        x[MAXT - 1] = loader<F>::load(src, first + int64_t(s + taps - 1) * step);
-        T acc = zero_of(T());
-#pragma unroll
-        for (int t = 0; t < MAXT; ++t)
-            acc = fma_w(w[t], x[t], acc);
-        o[s * stride] = acc;
-    }
+    auto rows = rows_at<F>(
+        in.data[i],
+        in.first[i] + j + int64_t(fir::first_block(s_begin, taps, MAXT)) * step,
+        step,
+        out + fmath::scratch_index(0,
+                                   input_offset + i,
+                                   n_inputs,
+                                   step,
+                                   split::fir_position(j, unzip_shift, unzip_row)),
+        int64_t(n_inputs) * step);
+    fir::column_run<MAXT, T>(w, taps, s_begin, s_end, rows);
 }
 
 // More than 16 taps: the window is read from memory (through the cache).
@@ -280,11 +302,11 @@ __global__ void __launch_bounds__(fir_threads)
                                       split::fir_position(j, unzip_shift, unzip_row));
     const int64_t stride = int64_t(n_inputs) * step;
     for (int s = s_begin; s < s_end; ++s) {
-        T acc = zero_of(T());
+        T acc = fir::zero_of(T());
         for (int t = 0; t < taps; ++t)
-            acc = fma_w(weights[t * step + j],
-                        loader<F>::load(src, first + int64_t(s + t) * step),
-                        acc);
+            acc = fir::fma_w(weights[t * step + j],
+                             loader<F>::load(src, first + int64_t(s + t) * step),
+                             acc);
         o[s * stride] = acc;
     }
 }
