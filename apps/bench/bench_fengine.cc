@@ -32,11 +32,15 @@
 //                transform and our real fold: GPUDSP_FENGINE_SPLIT=1),
 //                device-resident; above, the split form is the plan's
 //                heuristic (the `cuda` row, unless the tuner chose another)
+//   cuda/fftpost the FIR kernel and our fused FFT and post-processing
+//                kernel (GPUDSP_FENGINE_FFTPOST=1: one input a CTA) where
+//                it runs (N <= 8192), device-resident
 //                (a form that is the plan's own is not timed twice)
 // GPU roofline: the device copy bandwidth measured in the same run divided
 // by the bytes the form moves per sample: one pass 1.25 in (plus at most
 // 1/8 for each section's priming rows) and 1 out (2.41 B); cuFFT's: FIR
-// 1.25 in and 4 out, FFT 4 in, and then either 1 out (fused: 10.25 B) or 4
+// 1.25 in and 4 out, FFT 4 in, and then either 1 out (fused into cuFFT, or
+// our fused FFT and post-processing kernel: 10.25 B) or 4
 // out and post-processing 4 in and 1 out (18.25 B; the split form too, in
 // one cuFFT pass where rows of N/U points take one); host-fed: pinned
 // host-to-device bandwidth / 1.25 B.
@@ -127,6 +131,12 @@ std::vector<host_fed_cut> host_fed_pieces(const gr::gpudsp::kernels::fengine_con
 bool is_fused(const gr::gpudsp::kernels::fengine_plan& plan)
 {
     return plan.kernel_form().rfind("cuFFT, post-processing fused", 0) == 0;
+}
+
+bool is_fftpost(const gr::gpudsp::kernels::fengine_plan& plan)
+{
+    return plan.kernel_form().find("fused FFT and post-processing kernel") !=
+           std::string::npos;
 }
 
 bool is_split(const gr::gpudsp::kernels::fengine_plan& plan)
@@ -331,6 +341,10 @@ void run_fengine(const options& opt, report& rep)
                                gpu,
                                { { "GPUDSP_FENGINE_ONEPASS", "0" },
                                  { "GPUDSP_FENGINE_SPLIT", N <= 4096 ? "1" : "0" } });
+        auto fftpost = plan_with(
+            c,
+            gpu,
+            { { "GPUDSP_FENGINE_ONEPASS", "0" }, { "GPUDSP_FENGINE_FFTPOST", "1" } });
         runtime::device_stream stream(ctx, "bench");
         std::vector<std::unique_ptr<runtime::device_memory>> d_in;
         std::vector<std::unique_ptr<runtime::pinned_memory>> h_in;
@@ -351,7 +365,8 @@ void run_fengine(const options& opt, report& rep)
             { onepass_plan.get(), "cuda/onepass" },
             { cufft.get(), "cuda/cufft" },
             { unfused.get(), "cuda/unfused" },
-            { split.get(), "cuda/split" }
+            { split.get(), "cuda/split" },
+            { fftpost.get(), "cuda/fftpost" }
         };
         for (const auto& form : forms) {
             kernels::fengine_plan* p = form.first;
@@ -362,6 +377,8 @@ void run_fengine(const options& opt, report& rep)
                           // why)
             if (p == split.get() && !is_split(*p))
                 continue; // the split form does not run here (the row's kernel_form)
+            if (p == fftpost.get() && !is_fftpost(*p))
+                continue; // the fused FFT does not run here
             // Back to back, timed by events (what a stream of calls
             // sustains); the plan's form also host-timed per call below.
             const auto run = [&] {
@@ -369,7 +386,7 @@ void run_fengine(const options& opt, report& rep)
             };
             const double t_dev =
                 seconds_per_launch(ctx, stream.get(), run, launches, iterations);
-            const bool onepass = is_onepass(*p), fused = is_fused(*p);
+            const bool onepass = is_onepass(*p), fused = is_fused(*p) || is_fftpost(*p);
             const double bytes = onepass ? bytes_per_sample_onepass
                                  : fused ? bytes_per_sample_fused
                                          : bytes_per_sample_unfused;

@@ -99,6 +99,27 @@ GPUDSP_HD bool supported(int n_channels, int taps, bool complex_input)
            n_channels <= max_channels && taps >= 1 && taps <= max_taps;
 }
 
+/*! The FFT passes' part of a geometry (N a power of two; \p per_round
+ *  transforms of N points in a CTA's buffer, \p threads a power of two,
+ *  at most max_values points each): the largest radix that keeps every
+ *  thread busy and its plan. The fused FFT and post-processing kernel
+ *  (fengine_fftpost.h) runs the same passes on a geometry of this alone. */
+GPUDSP_HD void set_fft_geometry(geometry& g, int n_channels, int per_round, int threads)
+{
+    g.n_channels = n_channels;
+    g.per_round = per_round;
+    g.threads = threads;
+    g.max_radix = 2;
+    for (int r = 8; r >= 2; r /= 2)
+        if (per_round * n_channels / r >= threads) {
+            g.max_radix = r;
+            break;
+        }
+    g.radices = fft::plan_radices(n_channels, g.max_radix);
+    g.log2n = fft::log2_of(n_channels);
+    g.log2p = fft::log2_of(threads);
+}
+
 /*! The geometry for N channels, T taps, \p per_round spectra per CTA and
  *  round (1, 2 or 4; fewer where a thread would hold more than max_values
  *  points), and sections of about \p section_hint spectra (rounded up to
@@ -124,16 +145,8 @@ GPUDSP_HD geometry make_geometry(int n_channels,
     const int hint = section_hint < round ? round : section_hint;
     g.section = (hint + round - 1) / round * round;
     // The largest radix that keeps every thread busy in every pass.
-    g.max_radix = 2;
-    for (int r = 8; r >= 2; r /= 2)
-        if (g.per_round * n_channels / r >= g.threads) {
-            g.max_radix = r;
-            break;
-        }
-    g.radices = fft::plan_radices(n_channels, g.max_radix);
-    g.log2n = fft::log2_of(n_channels);
+    set_fft_geometry(g, n_channels, g.per_round, g.threads);
     g.log2c = fft::log2_of(g.cluster);
-    g.log2p = fft::log2_of(g.threads);
     return g;
 }
 

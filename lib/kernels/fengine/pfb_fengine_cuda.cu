@@ -20,6 +20,7 @@
 // stage and the real fold first. Every form runs the same per-value code
 // (fengine_postproc.cuh).
 
+#include "fengine_fftpost_cuda.h"
 #include "fengine_fir.h"
 #include "fengine_inputs.cuh"
 #include "fengine_onepass_cuda.h"
@@ -415,6 +416,7 @@ public:
             make_plans();
             setup_onepass();
             d_split_refused = split_refusal();
+            setup_fftpost();
             if (const int u = heuristic_unzip())
                 use_split(u); // the heuristic's form: configurations()[0]
             d_setup.synchronize();
@@ -449,6 +451,10 @@ public:
         const std::string why = d_onepass_refused.empty()
                                     ? std::string("")
                                     : "; one pass: " + d_onepass_refused;
+        if (d_fftpost_rows)
+            return "FIR kernel + fused FFT and post-processing kernel (" +
+                   std::to_string(d_fftpost_rows) + " input" +
+                   (d_fftpost_rows > 1 ? "s" : "") + " a CTA" + why + ")";
         if (d_unzip)
             return "cuFFT on " + std::to_string(d_unzip) + " rows of " +
                    std::to_string(d_c.n_channels / d_unzip) +
@@ -487,6 +493,8 @@ public:
             for (const int g : onepass_rounds())
                 for (const int sec : { 1, 4 })
                     ids.push_back(onepass_id(g, sec));
+        for (const int rows : d_fftpost_rows_ok)
+            ids.push_back(fftpost_id(rows));
         if (d_refused.empty())
             for (const int sec : { 1, 4 })
                 ids.push_back(id_of(true, sec));
@@ -497,6 +505,11 @@ public:
         const char* one = std::getenv("GPUDSP_FENGINE_ONEPASS");
         if (one && std::strcmp(one, "1") == 0 && d_onepass_refused.empty())
             return onepass_id(onepass::default_per_round(d_c.n_channels), 1);
+        const char* fftpost_env = std::getenv("GPUDSP_FENGINE_FFTPOST");
+        if (fftpost_env)
+            for (const int rows : d_fftpost_rows_ok)
+                if (std::to_string(rows) == fftpost_env)
+                    return fftpost_id(rows);
         const char* split_env = std::getenv("GPUDSP_FENGINE_SPLIT");
         if (split_env && d_split_refused.empty())
             for (const int u : split::unzip_factors(d_c.n_channels))
@@ -516,6 +529,7 @@ public:
                 for (const int sec : { 1, 4 })
                     if (id == onepass_id(g, sec)) {
                         d_unzip = 0;
+                        d_fftpost_rows = 0;
                         d_onepass = true;
                         d_onepass_per_round = g;
                         d_section_factor = sec;
@@ -527,6 +541,7 @@ public:
                     if (fused)
                         make_fused_plans(); // throws, with the reason, if cuFFT refuses
                     d_unzip = 0;
+                    d_fftpost_rows = 0;
                     d_onepass = false;
                     d_fused = fused;
                     d_section_factor = sec;
@@ -538,6 +553,16 @@ public:
                     use_split(u);
                     return;
                 }
+        for (const int rows : d_fftpost_rows_ok)
+            if (id == fftpost_id(rows)) {
+                ensure_fft_tables();
+                d_fftpost_rows = rows;
+                d_unzip = 0;
+                d_onepass = false;
+                d_fused = false;
+                d_section_factor = 1;
+                return;
+            }
         throw std::invalid_argument(d_who + ": no F-engine configuration \"" + id + "\"");
     }
     std::size_t tuning_spectra() const override { return std::size_t(d_chunk); }
@@ -624,7 +649,17 @@ public:
             }
             launch_fir(views, ns, stream);
             d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
-            if (d_unzip) {
+            if (d_fftpost_rows) {
+                launch_fftpost(fftpost::make_shape(d_c.n_channels, d_fftpost_rows),
+                               d_c.output == fengine_output::ci8,
+                               reinterpret_cast<const fft::cpx*>(d_fir.get()),
+                               ns,
+                               twiddles(),
+                               fold(),
+                               p,
+                               stream);
+                d_ctx->check_last_error("pfb_fengine fused FFT kernel launch", d_who);
+            } else if (d_unzip) {
                 run_split_fft(ns, stream);
                 launch_postproc_split(p, ns, stream);
                 d_ctx->check_last_error("pfb_fengine split post-processing kernel launch",
@@ -678,23 +713,9 @@ private:
                                 : onepass_refusal(d_c, d_ctx->info());
         if (!d_onepass_refused.empty())
             return;
-        const auto tw = fft::twiddle_table(d_c.n_channels);
-        const auto fold = fft::fold_table(d_c.n_channels);
-        d_twiddles = std::make_unique<runtime::device_memory>(
-            d_ctx, tw.size() * sizeof(fft::cpx), d_who);
+        ensure_fft_tables();
         d_rot_by_input = std::make_unique<runtime::device_memory>(
             d_ctx, std::size_t(d_c.n_channels) * d_c.n_inputs * sizeof(fft::cpx), d_who);
-        d_fold = std::make_unique<runtime::device_memory>(
-            d_ctx, fold.size() * sizeof(fft::cpx), d_who);
-        // The copies are pageable: the host waits for them here, once.
-        for (const auto& t : { std::make_pair(d_twiddles.get(), &tw),
-                               std::make_pair(d_fold.get(), &fold) })
-            d_ctx->copy_async(t.first->get(),
-                              t.second->data(),
-                              t.second->size() * sizeof(fft::cpx),
-                              runtime::copy_kind::host_to_device,
-                              d_setup.get(),
-                              d_who);
         d_onepass_per_round = onepass::default_per_round(d_c.n_channels);
         d_onepass_cluster =
             onepass::make_geometry(d_c.n_channels, d_c.n_taps, d_onepass_per_round, 1)
@@ -707,8 +728,8 @@ private:
                      cudaStream_t stream)
     {
         const onepass_tables t{ reinterpret_cast<const float*>(d_weights.get()),
-                                reinterpret_cast<const fft::cpx*>(d_twiddles->get()),
-                                reinterpret_cast<const fft::cpx*>(d_fold->get()),
+                                twiddles(),
+                                fold(),
                                 reinterpret_cast<const fft::cpx*>(
                                     d_rot_by_input->get()) };
         for (int i0 = 0; i0 < d_c.n_inputs; i0 += input_table::max_inputs) {
@@ -719,6 +740,25 @@ private:
             launch_onepass(d_c, g, tab, i0, count, ns, t, p, stream);
             d_ctx->check_last_error("pfb_fengine one-pass kernel launch", d_who);
         }
+    }
+
+    // ---- The fused FFT and post-processing form (fengine_fftpost.h) ----
+    static std::string fftpost_id(int rows)
+    {
+        return "fftpost r=" + std::to_string(rows);
+    }
+    // Its candidates: 1, 2 and 4 inputs a CTA, no more than the inputs
+    // round up to, where the kernel takes them on this device
+    // (GPUDSP_FENGINE_FFTPOST=0 leaves the form out).
+    void setup_fftpost()
+    {
+        const char* env = std::getenv("GPUDSP_FENGINE_FFTPOST");
+        if (env && std::strcmp(env, "0") == 0)
+            return;
+        for (const int rows : { 1, 2, 4 })
+            if (rows == 1 || rows / 2 < d_c.n_inputs)
+                if (fftpost_refusal(d_c, rows, d_ctx->info()).empty())
+                    d_fftpost_rows_ok.push_back(rows);
     }
 
     // ---- The split form (fengine_split.h) ----
@@ -739,34 +779,45 @@ private:
     {
         return d_split_refused.empty() ? split::heuristic_unzip(d_c.n_channels) : 0;
     }
-    // The form with \p u rows: its tables (once, in float64 rounded once)
-    // and its cuFFT plans (one per power of two up to the chunk, as the
-    // other forms', made the first time u is used and kept: the tuner
-    // interleaves candidates without waiting for their kernels).
+    // The FFT tables the one-pass, split and fused-FFT forms share, made
+    // once: exp(-2 pi i q / N) and exp(-i pi k / N) in float64, rounded once.
+    void ensure_fft_tables()
+    {
+        if (d_twiddles)
+            return;
+        const auto tw = fft::twiddle_table(d_c.n_channels);
+        const auto fold = fft::fold_table(d_c.n_channels);
+        d_twiddles = std::make_unique<runtime::device_memory>(
+            d_ctx, tw.size() * sizeof(fft::cpx), d_who);
+        d_fold = std::make_unique<runtime::device_memory>(
+            d_ctx, fold.size() * sizeof(fft::cpx), d_who);
+        for (const auto& t : { std::make_pair(d_twiddles.get(), &tw),
+                               std::make_pair(d_fold.get(), &fold) })
+            d_ctx->copy_async(t.first->get(),
+                              t.second->data(),
+                              t.second->size() * sizeof(fft::cpx),
+                              runtime::copy_kind::host_to_device,
+                              d_setup.get(),
+                              d_who);
+        d_setup.synchronize(); // pageable sources: the host waits, once
+    }
+    const fft::cpx* twiddles() const
+    {
+        return reinterpret_cast<const fft::cpx*>(d_twiddles->get());
+    }
+    const fft::cpx* fold() const
+    {
+        return reinterpret_cast<const fft::cpx*>(d_fold->get());
+    }
+
+    // The form with \p u rows: its tables and its cuFFT plans (one per
+    // power of two up to the chunk, as the other forms', made the first
+    // time u is used and kept: the tuner interleaves candidates without
+    // waiting for their kernels).
     void use_split(int u)
     {
         const int N = d_c.n_channels;
-        if (!d_split_twiddles) {
-            const auto tw = fft::twiddle_table(N);
-            const auto fold = fft::fold_table(N);
-            d_split_twiddles = std::make_unique<runtime::device_memory>(
-                d_ctx, tw.size() * sizeof(fft::cpx), d_who);
-            d_split_fold = std::make_unique<runtime::device_memory>(
-                d_ctx, fold.size() * sizeof(fft::cpx), d_who);
-            d_ctx->copy_async(d_split_twiddles->get(),
-                              tw.data(),
-                              tw.size() * sizeof(fft::cpx),
-                              runtime::copy_kind::host_to_device,
-                              d_setup.get(),
-                              d_who);
-            d_ctx->copy_async(d_split_fold->get(),
-                              fold.data(),
-                              fold.size() * sizeof(fft::cpx),
-                              runtime::copy_kind::host_to_device,
-                              d_setup.get(),
-                              d_who);
-            d_setup.synchronize(); // pageable sources: once per plan
-        }
+        ensure_fft_tables();
         auto& plans = d_split_plans[u];
         if (plans.empty()) {
             std::size_t work_bytes = 0;
@@ -798,6 +849,7 @@ private:
             set_work_area(work_bytes);
         }
         d_unzip = u;
+        d_fftpost_rows = 0;
         d_onepass = false;
         d_fused = false;
         d_section_factor = 1;
@@ -835,8 +887,8 @@ private:
             per_spectrum * ns / (8 * int64_t(d_multiprocessors)), 1, 8));
         const dim3 grid(bx, by, (ns + spb - 1) / spb);
         const auto* spec = reinterpret_cast<const fft::cpx*>(d_spec.get());
-        const auto* tw = reinterpret_cast<const fft::cpx*>(d_split_twiddles->get());
-        const auto* fold = reinterpret_cast<const fft::cpx*>(d_split_fold->get());
+        const fft::cpx* tw = twiddles();
+        const fft::cpx* fold = this->fold();
         const bool ci8 = d_c.output == fengine_output::ci8;
 #define GPUDSP_SPLIT(U)                                                           \
     do {                                                                          \
@@ -1184,13 +1236,14 @@ private:
     std::string d_onepass_refused; // why it cannot (empty: it can)
     int d_onepass_per_round = 1;   // its spectra per CTA and round
     int d_onepass_cluster = 1;     // its CTAs per cluster
-    std::unique_ptr<runtime::device_memory> d_twiddles, d_fold; // its tables
+    std::unique_ptr<runtime::device_memory> d_twiddles, d_fold; // ensure_fft_tables()
     std::unique_ptr<runtime::device_memory> d_rot_by_input;     // [input][channel]
     std::vector<cuFloatComplex> d_rot_by_input_host;
     int d_unzip = 0; // the split form's rows per spectrum (0: another form runs)
     std::string d_split_refused; // why the split form cannot run (empty: it can)
     std::map<int, std::vector<cufftHandle>> d_split_plans; // [u][k]: 2^k spectra
-    std::unique_ptr<runtime::device_memory> d_split_twiddles, d_split_fold; // its tables
+    std::vector<int> d_fftpost_rows_ok; // the fused FFT's rows a CTA that can run here
+    int d_fftpost_rows = 0;    // the fused FFT form runs, with these rows (0: not)
     bool d_fused = false;      // the fused plans run (else the plain ones and the kernel)
     std::string d_refused;     // why there are no fused plans (empty: there are)
     bool d_refused_by_plan = false; // d_refused: this plan's own link failed

@@ -87,6 +87,30 @@ inline std::vector<cd> pfb_double(const std::vector<std::vector<float>>& x,
     return out;
 }
 
+/*! The CUDA FIR kernel's output for real input x[i] (T taps w, 2N
+ *  columns): [s][i][2N] floats, taps in order, one fused multiply-add each
+ *  (fir::column_run's order). */
+inline std::vector<float> fir_float(const std::vector<std::vector<float>>& x,
+                                    const std::vector<float>& w,
+                                    int N,
+                                    int T,
+                                    int n_spectra)
+{
+    const int I = int(x.size()), step = 2 * N;
+    std::vector<float> out(std::size_t(n_spectra) * I * step);
+    for (int s = 0; s < n_spectra; ++s)
+        for (int i = 0; i < I; ++i)
+            for (int j = 0; j < step; ++j) {
+                float acc = 0;
+                for (int t = 0; t < T; ++t)
+                    acc = std::fma(w[std::size_t(t) * step + j],
+                                   x[i][std::size_t(s + t) * step + j],
+                                   acc);
+                out[(std::size_t(s) * I + i) * step + j] = acc;
+            }
+    return out;
+}
+
 //! I inputs of n random 10-bit samples, as floats.
 inline std::vector<std::vector<float>> ten_bit(int I, std::size_t n, std::mt19937_64& rng)
 {

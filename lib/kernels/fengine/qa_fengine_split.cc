@@ -119,20 +119,13 @@ std::vector<cpx> emulate_split(const std::vector<std::vector<float>>& x,
                                int n_spectra)
 {
     const int I = int(x.size()), step = 2 * N, n2 = N / U, shift = log2_exact(U);
-    // The FIR (taps in order, one fused multiply-add each), written to the
-    // permuted place: [s][i][r][m] as pairs.
-    std::vector<float> fir(std::size_t(n_spectra) * I * step);
-    for (int s = 0; s < n_spectra; ++s)
-        for (int i = 0; i < I; ++i)
-            for (int j = 0; j < step; ++j) {
-                float acc = 0;
-                for (int t = 0; t < T; ++t)
-                    acc = std::fma(w[std::size_t(t) * step + j],
-                                   x[i][std::size_t(s + t) * step + j],
-                                   acc);
-                fir[(std::size_t(s) * I + i) * step + split::fir_position(j, shift, n2)] =
-                    acc;
-            }
+    // The FIR, written to the permuted place: [s][i][r][m] as pairs.
+    const std::vector<float> plain = fir_float(x, w, N, T, n_spectra);
+    std::vector<float> fir(plain.size());
+    for (std::size_t row = 0; row < plain.size() / std::size_t(step); ++row)
+        for (int j = 0; j < step; ++j)
+            fir[row * step + std::size_t(split::fir_position(j, shift, n2))] =
+                plain[row * step + std::size_t(j)];
     // cuFFT's part: every row's N2-point FFT.
     std::vector<cpx> spec(fir.size() / 2);
     for (std::size_t e = 0; e < spec.size(); ++e)

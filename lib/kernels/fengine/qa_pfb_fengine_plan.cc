@@ -421,6 +421,62 @@ BOOST_AUTO_TEST_CASE(split_matches_the_cpu)
             });
 }
 
+// The fused FFT and post-processing kernel after the FIR kernel
+// (fengine_fftpost.h; GPUDSP_FENGINE_FFTPOST=rows forces it) against the
+// CPU: 1, 2 and 4 inputs a CTA, input counts that leave the last CTA's rows
+// short, N = 64 .. 8192, ci8 with dither and saturation, cf32, calls split
+// anywhere, 70 inputs, delay tracking.
+BOOST_AUTO_TEST_CASE(fftpost_matches_the_cpu)
+{
+    const qa::env_setting no_onepass("GPUDSP_FENGINE_ONEPASS", "0");
+    unsigned seed = 800;
+    auto form_is_fftpost = [](int rows) {
+        return [rows](const kernels::fengine_plan& p) {
+            const std::string form = p.kernel_form();
+            BOOST_TEST_MESSAGE("rows = " << rows << ": " << form);
+#ifdef GPUDSP_TEST_CUDA
+            BOOST_CHECK_MESSAGE(form.find("fused FFT and post-processing kernel (" +
+                                          std::to_string(rows) + " input") !=
+                                    std::string::npos,
+                                form);
+#else
+            (void)form;
+#endif
+        };
+    };
+    for (int rows : { 1, 2, 4 }) {
+        const qa::env_setting force("GPUDSP_FENGINE_FFTPOST",
+                                    std::to_string(rows).c_str());
+        auto c = config(fengine_input::packed10, fengine_output::ci8, 3, 256, 16);
+        c.dither = rows == 2;
+        compare(c, seed++, { 1, 17, 19 }, form_is_fftpost(rows));
+        compare(config(fengine_input::int16, fengine_output::cf32, 5, 64, 5),
+                seed++,
+                { 37 },
+                form_is_fftpost(rows));
+        compare(config(fengine_input::float32, fengine_output::ci8, 70, 128, 4),
+                seed++,
+                { 5, 32 },
+                form_is_fftpost(rows)); // saturates
+        if (rows <= 2)
+            compare(config(fengine_input::packed10, fengine_output::ci8, 2, 4096, 16),
+                    seed++,
+                    { 20, 17 },
+                    form_is_fftpost(rows),
+                    [](kernels::fengine_corrections& corr) {
+                        corr.delay_rates = { 1e-3, -2e-3 };
+                        corr.phase_rates = { 0.01, -0.03 };
+                        corr.fine_delays = { 0.2, -0.3 };
+                        corr.reference_spectrum = 0;
+                    });
+    }
+    const qa::env_setting force("GPUDSP_FENGINE_FFTPOST", "1");
+    compare(config(fengine_input::packed10, fengine_output::cf32, 2, 8192, 16),
+            seed++,
+            { 37 },
+            form_is_fftpost(1));
+}
+
 // The post-processing as its own kernel (GPUDSP_FENGINE_FUSED=0, the form
 // the plan falls back to) against the CPU too: both output formats,
 // dither, saturation, a call split.

@@ -1,0 +1,195 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The fused FFT and post-processing kernel's data flow on the host (the
+// kernel needs a GPU): every CTA and thread of fengine_fftpost.cu emulated
+// with the shared functions (fengine_fftpost.h, fengine_onepass.h,
+// fengine_fft.h) in the kernel's order — the 16-byte loads of pairs into
+// the padded shared memory, every FFT pass (all threads compute, then all
+// store), the fold and the output map — checking that every load and
+// value stays in bounds, every (spectrum, channel, input) is written once,
+// and that a warp's lanes of a row are the ones the saturation reduction
+// adds; against a float64 real FFT of the FIR's rows, and through the FIR
+// and the CPU plan's corrections and quantiser against the CPU F-engine.
+
+#include "fengine_fftpost.h"
+#include "qa_fengine_reference.h"
+#include <gnuradio/gpudsp/kernels/pfb_fengine.h>
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <complex>
+#include <random>
+#include <vector>
+
+using namespace gr::gpudsp::kernels;
+using namespace qa_fengine;
+using fft::cpx;
+
+namespace {
+
+// The kernel on FIR rows fir[s][i][2N] (floats, as pairs): X[s][k][i].
+std::vector<cpx>
+emulate_fftpost(const std::vector<float>& fir, int N, int I, int n_spectra, int rows)
+{
+    const fftpost::shape sh = fftpost::make_shape(N, rows);
+    const onepass::geometry& g = sh.fft;
+    const int P = sh.threads();
+    BOOST_REQUIRE(P % 32 == 0 && P <= fftpost::max_threads);
+    BOOST_REQUIRE_GE(sh.pairs_per_thread(), 1);
+    BOOST_REQUIRE_LE(sh.values_per_thread(), onepass::max_values);
+    BOOST_REQUIRE_EQUAL(sh.pairs_per_thread() * 2 * P, sh.points());
+    const auto tw = fft::twiddle_table(N);
+    const auto fold = fft::fold_table(N);
+    const int smem_points = sh.smem_bytes() / 8;
+    std::vector<cpx> X(std::size_t(n_spectra) * N * I, { NAN, NAN });
+    std::vector<int> written(X.size(), 0);
+    for (int s = 0; s < n_spectra; ++s)
+        for (int bx = 0; bx * rows < I; ++bx) {
+            const int i0 = bx * rows, rows_here = std::min(rows, I - i0);
+            std::vector<cpx> buf(std::size_t(smem_points), { NAN, NAN });
+            // Load: pairs of points, zeros for rows past the last input.
+            for (int t = 0; t < P; ++t)
+                for (int k = 0; k < sh.pairs_per_thread(); ++k) {
+                    const int m = 2 * sh.pair(t, k), row = m >> g.log2n;
+                    const int at = onepass::geometry::phys(m);
+                    BOOST_REQUIRE(at % 2 == 0 && at + 1 < smem_points); // 16-byte aligned
+                    BOOST_REQUIRE_EQUAL(onepass::geometry::phys(m + 1), at + 1);
+                    for (int h = 0; h < 2; ++h) {
+                        cpx v{ 0.0f, 0.0f };
+                        if (row < rows_here) {
+                            const std::size_t e =
+                                ((std::size_t(s) * I + i0) * N + std::size_t(m + h)) * 2;
+                            v = { fir[e], fir[e + 1] };
+                        }
+                        buf[std::size_t(at + h)] = v;
+                    }
+                }
+            // The FFT passes: every thread computes, then every thread stores.
+            for (int pass = 0; pass < g.radices.passes; ++pass) {
+                std::vector<std::vector<cpx>> v(std::size_t(P),
+                                                std::vector<cpx>(onepass::max_values));
+                for (int t = 0; t < P; ++t)
+                    onepass::fft_pass_compute_at(
+                        g, pass, t, buf.data(), 0, tw.data(), v[std::size_t(t)].data());
+                for (int t = 0; t < P; ++t)
+                    onepass::fft_pass_store_at(
+                        g, pass, t, buf.data(), 0, v[std::size_t(t)].data());
+            }
+            // Fold and output.
+            for (int t = 0; t < P; ++t)
+                for (int vv = 0; vv < sh.values_per_thread(); ++vv) {
+                    const int idx = sh.value(t, vv), r = sh.row_of(idx),
+                              k = sh.channel_of(idx);
+                    BOOST_REQUIRE(k >= 0 && k < N);
+                    // The saturation reduction: lane l < rows adds the lanes of row l.
+                    BOOST_REQUIRE_EQUAL(r, (t & 31) & (rows - 1));
+                    const int base = r << g.log2n;
+                    const cpx x = fft::real_fold(
+                        buf[std::size_t(onepass::geometry::phys(base + k))],
+                        buf[std::size_t(
+                            onepass::geometry::phys(base + ((N - k) & (N - 1))))],
+                        fold[std::size_t(k)]);
+                    if (r >= rows_here)
+                        continue;
+                    const std::size_t e = (std::size_t(s) * N + k) * I + i0 + r;
+                    X[e] = x;
+                    ++written[e];
+                }
+        }
+    for (std::size_t e = 0; e < written.size(); ++e)
+        BOOST_REQUIRE_EQUAL(written[e], 1);
+    return X;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(shapes_cover_what_they_claim)
+{
+    BOOST_CHECK(fftpost::supported(64, 1));
+    BOOST_CHECK(fftpost::supported(4096, 2));
+    BOOST_CHECK(fftpost::supported(8192, 1));
+    BOOST_CHECK(!fftpost::supported(8192, 2));
+    BOOST_CHECK(!fftpost::supported(32, 1));
+    BOOST_CHECK(!fftpost::supported(1000, 1));
+    BOOST_CHECK(!fftpost::supported(256, 3));
+    for (int N = 64; N <= 8192; N *= 2)
+        for (int rows : { 1, 2, 4 })
+            if (fftpost::supported(N, rows)) {
+                const auto sh = fftpost::make_shape(N, rows);
+                BOOST_CHECK_EQUAL(sh.threads(),
+                                  std::min(512, std::max(32, rows * N / 16)));
+                BOOST_CHECK_LE(sh.smem_bytes(), 8 * 8192 * 17 / 16 + 16);
+            }
+}
+
+// The emulated kernel against float64 real FFTs of random FIR rows: every
+// supported N, 1, 2 and 4 rows a CTA, input counts that leave the last
+// CTA's rows short.
+BOOST_AUTO_TEST_CASE(emulated_fftpost_matches_float64)
+{
+    std::mt19937_64 rng(31);
+    std::normal_distribution<float> d(0, 1000);
+    for (int N = 64; N <= 8192; N *= 2)
+        for (int rows : { 1, 2, 4 }) {
+            if (!fftpost::supported(N, rows))
+                continue;
+            const int I = rows == 1 ? 2 : rows + 1, n_spectra = N >= 4096 ? 1 : 2;
+            std::vector<float> fir(std::size_t(n_spectra) * I * 2 * N);
+            for (auto& v : fir)
+                v = d(rng);
+            const auto got = emulate_fftpost(fir, N, I, n_spectra, rows);
+            std::vector<cd> err, want_all;
+            for (int s = 0; s < n_spectra; ++s)
+                for (int i = 0; i < I; ++i) {
+                    std::vector<cd> y(2 * std::size_t(N));
+                    for (int j = 0; j < 2 * N; ++j)
+                        y[std::size_t(j)] =
+                            fir[(std::size_t(s) * I + i) * 2 * N + std::size_t(j)];
+                    fft_double(y);
+                    for (int k = 0; k < N; ++k) {
+                        const cpx x = got[(std::size_t(s) * N + k) * I + i];
+                        err.push_back(cd(x.re, x.im) - y[std::size_t(k)]);
+                        want_all.push_back(y[std::size_t(k)]);
+                    }
+                }
+            BOOST_TEST_MESSAGE("N=" << N << " rows=" << rows << " I=" << I << ": rel rms "
+                                    << rms(err) / rms(want_all));
+            BOOST_REQUIRE_LT(rms(err) / rms(want_all), 1e-6);
+        }
+}
+
+// Through the FIR and the CPU plan's corrections and quantiser: the int8
+// output equals the CPU F-engine's but for values within float rounding of
+// a half (at most 1 in 1000, and by one step).
+BOOST_AUTO_TEST_CASE(emulated_fftpost_matches_the_cpu_fengine_ci8)
+{
+    std::mt19937_64 rng(32);
+    for (const auto& nr : { std::make_pair(4096, 2), std::make_pair(1024, 4) }) {
+        const int N = nr.first, rows = nr.second, T = 16, I = 2, n_spectra = 5;
+        fengine_config c;
+        c.n_inputs = I;
+        c.n_channels = N;
+        c.n_taps = T;
+        c.input = fengine_input::float32;
+        c.output = fengine_output::ci8;
+        fengine_plan plan(c, gr::gpudsp::runtime::backend_choice{}, "qa_fengine_fftpost");
+        const auto corr = random_corrections(N, I, rng);
+        plan.set_corrections(corr);
+        auto x = ten_bit(I, std::size_t(n_spectra + T - 1) * 2 * N, rng);
+        std::vector<fengine_input_view> views;
+        for (const auto& v : x)
+            views.push_back({ v.data(), 0 });
+        std::vector<int8_t> want(std::size_t(n_spectra) * N * I * 2);
+        plan.execute_host(
+            views, x[0].size() * sizeof(float), want.data(), nullptr, n_spectra, 0);
+        std::vector<float> w(plan.weights().begin(), plan.weights().end());
+        const auto X =
+            emulate_fftpost(fir_float(x, w, N, T, n_spectra), N, I, n_spectra, rows);
+        const int differ = ci8_differences(corr, X, want, N, I, n_spectra);
+        BOOST_TEST_MESSAGE("N=" << N << " rows=" << rows << ": " << differ << " of "
+                                << want.size() << " int8 values differ by one step");
+        BOOST_REQUIRE_LE(differ, int(want.size() / 1000) + 1);
+    }
+}
