@@ -108,10 +108,12 @@ fftpost_refusal(const fengine_config& c, int rows, const runtime::device_info& d
     const auto sh = fftpost::make_shape(c.n_channels, rows);
     const int need = sh.smem_bytes();
     int optin = 0;
-    if (cudaDeviceGetAttribute(
-            &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device.index) != cudaSuccess)
+    if (cudaDeviceGetAttribute(&optin,
+                               cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               device.index) != cudaSuccess) {
+        cudaGetLastError(); // this query's error only
         optin = 48 * 1024;
-    cudaGetLastError();
+    }
     if (need > optin)
         return std::to_string(need) + " bytes of shared memory (this GPU allows " +
                std::to_string(optin) + ")";

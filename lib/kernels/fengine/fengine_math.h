@@ -11,6 +11,7 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_FENGINE_MATH_H
 #define INCLUDED_GPUDSP_KERNELS_FENGINE_MATH_H
 
+#include "kernels/common/fast_div.h"
 #include "kernels/common/host_device.h"
 #include <cmath>
 #include <cstdint>
@@ -63,41 +64,8 @@ GPUDSP_HD postproc_tile postproc_tile_for(int n_inputs)
     return postproc_tile{ inputs, postproc_elems / inputs };
 }
 
-/*!
- * Division of any 32-bit n by an invariant divisor d in [1, 2^31]
- * (Granlund and Montgomery's method: l = ceil(log2 d), m = floor(2^32
- * (2^l - d) / d) + 1, q = (t + ((n - t) >> 1)) >> (l - 1) with t the high
- * word of m n): one multiply-high, a subtraction, an add and two shifts
- * instead of the ~20-instruction software division a GPU runs for `/`.
- * The fused F-engine store callback divides every FFT output index by the
- * points per transform and the input count.
- */
-struct fast_div {
-    uint32_t d = 1, m = 1;
-    int s1 = 0, s2 = 0;
-    static fast_div of(uint32_t divisor)
-    {
-        fast_div f;
-        int l = 0;
-        while ((uint64_t(1) << l) < divisor)
-            ++l;
-        f.d = divisor;
-        f.m = uint32_t(((uint64_t(1) << 32) * ((uint64_t(1) << l) - divisor)) / divisor +
-                       1);
-        f.s1 = l > 0 ? 1 : 0;
-        f.s2 = l > 0 ? l - 1 : 0;
-        return f;
-    }
-    GPUDSP_HD uint32_t div(uint32_t n) const
-    {
-#ifdef __CUDA_ARCH__
-        const uint32_t t = __umulhi(m, n);
-#else
-        const uint32_t t = uint32_t((uint64_t(m) * n) >> 32);
-#endif
-        return (t + ((n - t) >> s1)) >> s2;
-    }
-};
+//! Division by an invariant divisor (kernels/common/fast_div.h).
+using kernels::fast_div;
 
 /*!
  * Element \p e of the spectra scratch ([spectrum][input][point], points

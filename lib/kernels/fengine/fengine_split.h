@@ -103,7 +103,7 @@ GPUDSP_HD tile tile_for(int n_inputs, int threads)
 }
 //! The largest shared-memory tile a block of U may need, in elements (two
 //! inputs: threads / 2 pairs of rows of 3): 6 KiB of ci8 and 24 KiB of cf32
-//! at U = 8, 3 and 12 KiB at U = 4.
+//! at U = 8 (128 threads) as at U = 4 (256).
 GPUDSP_HD constexpr int max_smem_elems(int U)
 {
     return 2 * U * (threads_for(U) + threads_for(U) / 2);

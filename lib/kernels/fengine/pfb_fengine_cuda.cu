@@ -458,8 +458,10 @@ public:
         if (d_unzip)
             return "cuFFT on " + std::to_string(d_unzip) + " rows of " +
                    std::to_string(d_c.n_channels / d_unzip) +
-                   " points + post-processing kernel (last radix-" +
-                   std::to_string(d_unzip) + " stage and real fold" + why + ")";
+                   " points + post-processing kernel (" +
+                   (d_unzip > 1 ? "last radix-" + std::to_string(d_unzip) + " stage and "
+                                : std::string()) +
+                   "real fold" + why + ")";
         return d_fused ? "cuFFT, post-processing fused (LTO store callback" + why + ")"
                        : "cuFFT + post-processing kernel (" +
                              (d_refused.empty() ? std::string("fusion: a tuner candidate")
@@ -783,16 +785,16 @@ private:
     // once: exp(-2 pi i q / N) and exp(-i pi k / N) in float64, rounded once.
     void ensure_fft_tables()
     {
-        if (d_twiddles)
+        if (d_twiddles && d_fold)
             return;
         const auto tw = fft::twiddle_table(d_c.n_channels);
         const auto fold = fft::fold_table(d_c.n_channels);
-        d_twiddles = std::make_unique<runtime::device_memory>(
+        auto dtw = std::make_unique<runtime::device_memory>(
             d_ctx, tw.size() * sizeof(fft::cpx), d_who);
-        d_fold = std::make_unique<runtime::device_memory>(
+        auto dfold = std::make_unique<runtime::device_memory>(
             d_ctx, fold.size() * sizeof(fft::cpx), d_who);
-        for (const auto& t : { std::make_pair(d_twiddles.get(), &tw),
-                               std::make_pair(d_fold.get(), &fold) })
+        for (const auto& t :
+             { std::make_pair(dtw.get(), &tw), std::make_pair(dfold.get(), &fold) })
             d_ctx->copy_async(t.first->get(),
                               t.second->data(),
                               t.second->size() * sizeof(fft::cpx),
@@ -800,6 +802,8 @@ private:
                               d_setup.get(),
                               d_who);
         d_setup.synchronize(); // pageable sources: the host waits, once
+        d_twiddles = std::move(dtw); // kept only when filled
+        d_fold = std::move(dfold);
     }
     const fft::cpx* twiddles() const
     {
@@ -818,35 +822,45 @@ private:
     {
         const int N = d_c.n_channels;
         ensure_fft_tables();
-        auto& plans = d_split_plans[u];
-        if (plans.empty()) {
+        if (d_split_plans.find(u) == d_split_plans.end()) {
+            // Made aside and kept only whole: a failure leaves no partial
+            // set behind for the next use to run.
+            std::vector<cufftHandle> plans;
             std::size_t work_bytes = 0;
-            for (int k = 0; (1 << k) <= d_chunk; ++k) {
-                cufftHandle h;
-                check_cufft(cufftCreate(&h), "cufftCreate", d_who);
-                plans.push_back(h);
-                check_cufft(
-                    cufftSetAutoAllocation(h, 0), "cufftSetAutoAllocation", d_who);
-                int n = N / u;
-                std::size_t bytes = 0;
-                check_cufft(cufftMakePlanMany(h,
-                                              1,
-                                              &n,
-                                              nullptr,
-                                              1,
-                                              n,
-                                              nullptr,
-                                              1,
-                                              n,
-                                              CUFFT_C2C,
-                                              (1 << k) * d_c.n_inputs * u,
-                                              &bytes),
-                            "cufftMakePlanMany",
-                            d_who);
-                d_ctx->note_plan(d_who);
-                work_bytes = std::max(work_bytes, bytes);
+            try {
+                for (int k = 0; (1 << k) <= d_chunk; ++k) {
+                    cufftHandle h;
+                    check_cufft(cufftCreate(&h), "cufftCreate", d_who);
+                    plans.push_back(h);
+                    check_cufft(
+                        cufftSetAutoAllocation(h, 0), "cufftSetAutoAllocation", d_who);
+                    int n = N / u;
+                    std::size_t bytes = 0;
+                    check_cufft(cufftMakePlanMany(h,
+                                                  1,
+                                                  &n,
+                                                  nullptr,
+                                                  1,
+                                                  n,
+                                                  nullptr,
+                                                  1,
+                                                  n,
+                                                  CUFFT_C2C,
+                                                  (1 << k) * d_c.n_inputs * u,
+                                                  &bytes),
+                                "cufftMakePlanMany",
+                                d_who);
+                    d_ctx->note_plan(d_who);
+                    work_bytes = std::max(work_bytes, bytes);
+                }
+                d_split_plans[u] = plans;
+                set_work_area(work_bytes);
+            } catch (...) {
+                d_split_plans.erase(u);
+                for (cufftHandle h : plans)
+                    cufftDestroy(h);
+                throw;
             }
-            set_work_area(work_bytes);
         }
         d_unzip = u;
         d_fftpost_rows = 0;
@@ -1103,8 +1117,9 @@ private:
     void set_work_area(std::size_t bytes)
     {
         if (!d_work || d_work_bytes < bytes) {
-            d_work_bytes = std::max<std::size_t>(bytes, 1);
-            d_work = std::make_unique<runtime::device_memory>(d_ctx, d_work_bytes, d_who);
+            const std::size_t b = std::max<std::size_t>(bytes, 1);
+            d_work = std::make_unique<runtime::device_memory>(d_ctx, b, d_who);
+            d_work_bytes = b; // only once it exists
         }
         for (const auto* set : plan_sets())
             for (cufftHandle h : *set)
