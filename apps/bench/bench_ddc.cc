@@ -303,6 +303,49 @@ void run_ddc(const options& opt, report& rep)
                       "FP32 peak (nominal)",
                       "one launch timed from the host, with its synchronisation" });
             if (!cplx) {
+                // The tensor-core form (GPUDSP_DDC_TENSOR=1, 10-bit input,
+                // sm_80 on) where it runs, the same launches, its flops
+                // counted as the rows above (useful multiply-adds only).
+                const char* user = std::getenv("GPUDSP_DDC_TENSOR");
+                const std::string saved = user ? user : "";
+                setenv("GPUDSP_DDC_TENSOR", "1", 1);
+                kernels::ddc_plan tensor(
+                    c,
+                    runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
+                    "bench");
+                if (user)
+                    setenv("GPUDSP_DDC_TENSOR", saved.c_str(), 1);
+                else
+                    unsetenv("GPUDSP_DDC_TENSOR");
+                if (tensor.tuning().chosen == "tensor") {
+                    const double tt = seconds_per_launch(
+                        ctx,
+                        stream.get(),
+                        [&] {
+                            tensor.execute(
+                                d_in.get(), 0, 0, g_out, d_out.get(), stream.get());
+                        },
+                        launches,
+                        iterations);
+                    char note[160];
+                    std::snprintf(note,
+                                  sizeof note,
+                                  "%.4g GS/s in; FP16 taps in two parts, %.1f waves, %d "
+                                  "back to back",
+                                  g_span / tt / 1e9,
+                                  tensor.launch_waves(g_out),
+                                  launches);
+                    rep.add({ "ddc",
+                              what + ", device-resident",
+                              "cuda/tensor",
+                              g_flops / tt / 1e12,
+                              "TFLOP/s",
+                              peak / 1e12,
+                              "FP32 peak (nominal)",
+                              note });
+                }
+            }
+            if (!cplx) {
                 // A bank of 8 outputs (other centre frequencies, same D and
                 // T) reading each input tile once, against the 8 run alone.
                 constexpr int bank = 8;

@@ -13,12 +13,15 @@
 // output reading its window through the cache.
 
 #include "ddc_impl.h"
+#include "ddc_rotate.cuh"
+#include "ddc_tensor_cuda.h"
 #include "ddc_tile.h"
 #include "kernels/common/sample_load.cuh"
 #include "runtime/cuda_check.h"
 #include <cuda_runtime.h>
-#include <cstring>
 #include <type_traits>
+#include <cstdlib>
+#include <cstring>
 
 namespace gr {
 namespace gpudsp {
@@ -27,20 +30,6 @@ namespace kernels {
 namespace {
 
 constexpr int threads = ddc_cuda_threads;
-
-// y exp(-2j pi phase(mD)), the phase exact in 64-bit fixed point.
-__device__ __forceinline__ float2 rotate_output(float2 acc,
-                                                unsigned long long m,
-                                                int decimation,
-                                                unsigned long long phase_step,
-                                                unsigned long long phase_offset)
-{
-    const unsigned long long p = phase_step * (m * (unsigned long long)decimation) + phase_offset;
-    const float cycles = float((long long)p) * 0x1p-64f; // in [-0.5, 0.5)
-    float s, c;
-    sincospif(-2.0f * cycles, &s, &c);
-    return make_float2(acc.x * c - acc.y * s, acc.x * s + acc.y * c);
-}
 
 template <class X>
 __device__ __forceinline__ X zero_sample();
@@ -145,11 +134,11 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
         for (int r = 0; r < R; ++r) {
             const unsigned long long m = (unsigned long long)(m0 + t * R + r);
             if (m < n_outputs)
-                bank.out[o][m] = rotate_output(make_float2(acc[r].re, acc[r].im),
-                                               first_output + m,
-                                               sh.D,
-                                               bank.phase_step[o],
-                                               bank.phase_offset[o]);
+                bank.out[o][m] = ddc_rotate_output(make_float2(acc[r].re, acc[r].im),
+                                                   first_output + m,
+                                                   sh.D,
+                                                   bank.phase_step[o],
+                                                   bank.phase_offset[o]);
         }
     }
 }
@@ -184,8 +173,11 @@ __global__ void __launch_bounds__(threads) ddc_kernel(const void* __restrict__ i
     ddc_cf acc{ 0.0f, 0.0f };
     for (int j = 0; j < taps; ++j)
         ddc_mac(acc, z[j], as_tile(sample_loader<K>::load(in, base + j)));
-    out[m] = rotate_output(
-        make_float2(acc.re, acc.im), first_output + m, decimation, phase_step, phase_offset);
+    out[m] = ddc_rotate_output(make_float2(acc.re, acc.im),
+                               first_output + m,
+                               decimation,
+                               phase_step,
+                               phase_offset);
 }
 
 sample_kind kind_of(ddc_input f)
@@ -234,24 +226,42 @@ public:
             });
         d_taps = std::make_unique<runtime::device_memory>(
             d_ctx, std::size_t(c.n_taps()) * sizeof(ddc_cf), who);
+        setup_tensor();
         int l2 = 0;
         check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d_ctx->device()),
               "cudaDeviceGetAttribute (L2 cache size)");
         d_l2 = std::size_t(l2);
     }
 
+    // The tile shapes, then the tensor-core form where it runs (a candidate
+    // only: never run on a GPU yet).
     std::vector<std::string> configurations() const override
     {
         std::vector<std::string> ids;
         for (const auto& sh : d_shapes)
             ids.push_back(ddc_tile_shape_id(sh));
+        if (d_tensor_ok && !ids.empty())
+            ids.push_back(tensor_id);
         return ids;
     }
     void use(const std::string& id) override
     {
+        if (id == tensor_id && d_tensor_ok) {
+            d_tensor = true;
+            return;
+        }
         for (const auto& sh : d_shapes)
-            if (ddc_tile_shape_id(sh) == id)
+            if (ddc_tile_shape_id(sh) == id) {
+                d_tensor = false;
                 use_shape(sh);
+            }
+    }
+    std::string forced_configuration() const override
+    {
+        const char* env = std::getenv("GPUDSP_DDC_TENSOR");
+        return env && std::strcmp(env, "1") == 0 && d_tensor_ok && !d_shapes.empty()
+                   ? std::string(tensor_id)
+                   : std::string();
     }
     // 2^24 input samples: many waves at any decimation.
     std::size_t tuning_outputs() const override
@@ -268,7 +278,10 @@ public:
         int per_sm = 0;
         std::size_t blocks = 0;
         cudaError_t r = cudaSuccess;
-        if (d_shape.A) {
+        if (d_tensor) {
+            blocks = (n + d_tensor_shape.outputs() - 1) / d_tensor_shape.outputs();
+            per_sm = ddc_tensor_blocks_per_sm(d_tensor_shape);
+        } else if (d_shape.A) {
             blocks = (n + d_shape.M - 1) / d_shape.M;
             for_kernel(d_shape, [&](auto kernel) {
                 r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -301,6 +314,11 @@ public:
         for (std::size_t j = 0; j < z.size(); ++j)
             d_host[j] = ddc_cf{ z[z.size() - 1 - j].real(), z[z.size() - 1 - j].imag() };
         d_dirty = true;
+        if (d_tensor_ok) { // the tensor form's image of the same reversed taps
+            const std::vector<std::complex<float>> zr(z.rbegin(), z.rend());
+            d_tensor_image = ddc_tensor::make_taps(zr, d_tensor_shape);
+            d_tensor_dirty = true;
+        }
     }
 
     void execute(const void* in,
@@ -313,6 +331,10 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
+        if (d_tensor) {
+            execute_tensor(in, first_sample, first_output, n, out, phase, stream);
+            return;
+        }
         if (d_shape.A) { // a bank of one
             execute_group({ { this, &phase, out } }, in, first_sample, first_output, n, sh);
             return;
@@ -350,8 +372,9 @@ public:
                        std::size_t n,
                        runtime::stream_handle sh) override
     {
-        if (!d_shape.A)
-            return false; // the simple kernel reads per output anyway
+        if (!d_shape.A || d_tensor)
+            return false; // the simple kernel reads per output anyway; the
+                          // tensor form takes one output a launch
         std::vector<ddc_cuda*> plans;
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
@@ -382,6 +405,66 @@ private:
     void check(cudaError_t e, const char* what) const
     {
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
+    }
+
+    static constexpr const char* tensor_id = "tensor";
+
+    // The tensor-core form where it runs: 10-bit input (exact in FP16),
+    // sm_80 on (mma.sync m16n8k16), a shape whose samples fit 48 KiB a
+    // block; GPUDSP_DDC_TENSOR=0 leaves it out, =1 forces it.
+    void setup_tensor()
+    {
+        const char* env = std::getenv("GPUDSP_DDC_TENSOR");
+        if (d_c.input != ddc_input::packed10 || d_ctx->info().compute_major < 8 ||
+            (env && std::strcmp(env, "0") == 0))
+            return;
+        d_tensor_shape = ddc_tensor::make_shape(d_c.decimation, d_c.n_taps());
+        if (!d_tensor_shape.warps)
+            return;
+        d_tensor_taps = std::make_unique<runtime::device_memory>(
+            d_ctx, std::size_t(d_tensor_shape.chunks) * 32 * 16, d_who);
+        d_tensor_ok = true;
+    }
+
+    // Outputs [0, n) by the tensor-core form, in launches of at most
+    // 2^31 - 1 blocks. Its taps image goes up on the launch's stream when
+    // new, as the tile kernel's taps.
+    void execute_tensor(const void* in,
+                        int64_t first_sample,
+                        uint64_t first_output,
+                        std::size_t n,
+                        void* out,
+                        const mixer_phase& phase,
+                        cudaStream_t stream)
+    {
+        if (d_tensor_dirty) { // pageable: staged when the call returns
+            d_ctx->copy_async(d_tensor_taps->get(),
+                              d_tensor_image.words.data(),
+                              d_tensor_image.words.size() * sizeof(uint32_t),
+                              runtime::copy_kind::host_to_device,
+                              stream,
+                              d_who);
+            d_tensor_dirty = false;
+        }
+        const int T = d_c.n_taps(), D = d_c.decimation;
+        const std::size_t per_launch = std::size_t(d_tensor_shape.outputs()) * 0x7fffffff;
+        auto* y = static_cast<float2*>(out);
+        for (std::size_t m0 = 0; m0 < n; m0 += per_launch) {
+            const std::size_t count = std::min(per_launch, n - m0);
+            launch_ddc_tensor(d_tensor_shape,
+                              in,
+                              first_sample + (long long)(m0 * D),
+                              (long long)(count - 1) * D + T,
+                              d_tensor_taps->get(),
+                              d_tensor_image.unscale,
+                              phase.step,
+                              phase.offset,
+                              y + m0,
+                              first_output + m0,
+                              count,
+                              stream);
+            d_ctx->check_last_error("ddc tensor kernel launch", d_who);
+        }
     }
 
     void use_shape(const ddc_tile_shape& sh)
@@ -515,6 +598,12 @@ private:
     std::unique_ptr<runtime::device_memory> d_taps;
     std::vector<ddc_cf> d_host;
     bool d_dirty = false;
+    bool d_tensor_ok = false;    // the tensor-core form can run here
+    bool d_tensor = false;       // it runs (else the tile or simple kernel)
+    bool d_tensor_dirty = false; // its taps image is newer than the device's
+    ddc_tensor::shape d_tensor_shape;
+    ddc_tensor::taps_image d_tensor_image; // of the last set_taps
+    std::unique_ptr<runtime::device_memory> d_tensor_taps;
 };
 
 } // namespace

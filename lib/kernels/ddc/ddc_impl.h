@@ -56,6 +56,8 @@ struct ddc_plan::impl {
     virtual std::vector<std::string> configurations() const { return {}; }
     /*! Runs configuration \p id from now on (one of configurations()). */
     virtual void use(const std::string& id) { (void)id; }
+    /*! The configuration an environment variable forces ("" for none). */
+    virtual std::string forced_configuration() const { return ""; }
     /*! Outputs per timed call: enough to fill the device several waves deep. */
     virtual std::size_t tuning_outputs() const { return 0; }
     /*! Waves of the launch over \p n outputs (0: no kernels). */

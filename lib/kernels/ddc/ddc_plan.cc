@@ -292,7 +292,7 @@ void ddc_plan::tune()
         (n - 1) * std::size_t(d_config.decimation) + std::size_t(d_config.n_taps());
     runtime::tune_problem p;
     p.kernel = "ddc";
-    p.version = 1;
+    p.version = 2; // 2: the tensor-core form (10-bit input, sm_80 on)
     p.shape = shape + " n_out=" + std::to_string(n);
     p.unit = "output";
     p.input_bytes = input_bytes(n_in);
@@ -348,6 +348,7 @@ void ddc_plan::tune()
                       d_who);
               } });
     p.heuristic = ids[0];
+    p.forced = d_impl->forced_configuration();
     d_tuning = runtime::autotune(p, ctx, d_who);
     d_impl->use(d_tuning.chosen);
 }

@@ -56,6 +56,20 @@ ddc_random_input(gr::gpudsp::kernels::ddc_input f, std::size_t n, unsigned seed)
     return {};
 }
 
+/*! The plan's premultiplied taps z[k] = h[k] exp(+2j pi f k), as the CUDA
+ *  plan receives them. */
+inline std::vector<std::complex<float>>
+ddc_premultiplied(const gr::gpudsp::kernels::ddc_plan& plan)
+{
+    const auto& c = plan.config();
+    std::vector<std::complex<float>> z(c.taps.size());
+    for (std::size_t k = 0; k < z.size(); ++k) {
+        const double cyc = double(int64_t(plan.phase().step * uint64_t(k))) * 0x1p-64;
+        z[k] = std::complex<float>(c.taps[k] * std::polar(1.0, 2 * M_PI * cyc));
+    }
+    return z;
+}
+
 /*! max |a - b| / max |b|: the error relative to the reference's peak. */
 inline double ddc_rel_err(const std::vector<std::complex<float>>& a,
                           const std::vector<std::complex<float>>& b)

@@ -140,6 +140,39 @@ BOOST_AUTO_TEST_CASE(formats_and_odd_sizes_match_cpu)
         }
 }
 
+// The tensor-core form (ddc_tensor.h: 10-bit input, sm_80 on), forced by
+// GPUDSP_DDC_TENSOR=1, against the CPU plan: odd and even decimations, taps
+// shorter and longer than a chunk, calls cut anywhere, a retune mid-stream
+// (new taps image and phase). Elsewhere (other GPUs, the emulated device)
+// the plan runs its other forms and the comparison still holds.
+BOOST_AUTO_TEST_CASE(tensor_form_matches_cpu)
+{
+    const qa::env_setting force("GPUDSP_DDC_TENSOR", "1");
+    unsigned seed = 900;
+    for (auto td : { std::make_pair(55, 5),
+                     std::make_pair(1, 1),
+                     std::make_pair(3, 8),
+                     std::make_pair(256, 16),
+                     std::make_pair(1024, 64),
+                     std::make_pair(300, 7) }) {
+        const auto c =
+            qa::ddc_config(ddc_input::packed10, td.first, td.second, 0.21e6, seed++);
+        const std::size_t n_out = 1301;
+        const int64_t first = 3;
+        const auto in = qa::ddc_random_input(
+            ddc_input::packed10, first + (n_out - 1) * td.second + td.first, seed);
+        kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
+        kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
+        BOOST_TEST_MESSAGE("T=" << td.first << " D=" << td.second << ": "
+                                << dev.tuning().chosen);
+        const auto want = run(cpu, in, first, n_out, { n_out }, 700);
+        const auto got = run(dev, in, first, n_out, { 7, 600, 1, 513 }, 700);
+        BOOST_CHECK_MESSAGE(rel_err(got, want) < 2e-5,
+                            "T=" << td.first << " D=" << td.second << " ("
+                                 << dev.tuning().chosen << "): " << rel_err(got, want));
+    }
+}
+
 BOOST_AUTO_TEST_CASE(tuned_plans_match_cpu)
 {
     // With the tuner on, the plan times its configurations (the emulated

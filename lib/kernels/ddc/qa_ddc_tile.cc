@@ -175,19 +175,6 @@ cvec simulate(const ddc_tile_shape& sh,
     return y;
 }
 
-// The plan's premultiplied taps z[k] = h[k] exp(+2j pi f k), as the CUDA
-// plan receives them.
-cvec premultiplied(const ddc_plan& plan)
-{
-    const auto& c = plan.config();
-    cvec z(c.taps.size());
-    for (std::size_t k = 0; k < z.size(); ++k) {
-        const double cyc = double(int64_t(plan.phase().step * uint64_t(k))) * 0x1p-64;
-        z[k] = std::complex<float>(c.taps[k] * std::polar(1.0, 2 * M_PI * cyc));
-    }
-    return z;
-}
-
 } // namespace
 
 BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
@@ -221,7 +208,7 @@ BOOST_AUTO_TEST_CASE(kernel_steps_match_the_cpu_plan)
                 const auto in = qa::ddc_random_input(f, samples, seed);
                 cvec want(n);
                 plan.execute(in.data(), first, 0, n, want.data(), nullptr);
-                const cvec z = premultiplied(plan);
+                const cvec z = qa::ddc_premultiplied(plan);
                 cvec got;
                 if (cplx) {
                     const auto* x = reinterpret_cast<const float*>(in.data());
@@ -286,7 +273,7 @@ BOOST_AUTO_TEST_CASE(every_tuner_candidate_matches_the_cpu_plan)
                 const auto in = qa::ddc_random_input(f, samples, seed);
                 cvec want(n);
                 plan.execute(in.data(), first, 0, n, want.data(), nullptr);
-                const cvec z = premultiplied(plan);
+                const cvec z = qa::ddc_premultiplied(plan);
                 cvec got;
                 if (cplx) {
                     const auto* x = reinterpret_cast<const float*>(in.data());
@@ -342,7 +329,12 @@ BOOST_AUTO_TEST_CASE(a_nan_reaches_only_the_windows_that_hold_it)
         cvec want(n);
         plan.execute(x.data(), 0, 0, n, want.data(), nullptr);
         const auto got = simulate<float>(
-            sh, T, [&](long long k) { return x[k]; }, n, premultiplied(plan), plan.phase());
+            sh,
+            T,
+            [&](long long k) { return x[k]; },
+            n,
+            qa::ddc_premultiplied(plan),
+            plan.phase());
         int nan_outputs = 0;
         for (std::size_t m = 0; m < n; ++m) {
             const bool in_window = bad >= m * D && bad < m * D + T;

@@ -1,0 +1,174 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The DDC's tensor-core form (docs/ddc.md, "Tensor cores"): a block decodes
+// the 10-bit samples its outputs need into shared memory as FP16 (exact),
+// and each warp computes 64 consecutive outputs as a chain of
+// mma.sync.m16n8k16 GEMMs of a Hankel arrangement of the samples by the
+// taps shifted by 0..3 decimations, the taps in two FP16 parts
+// (ddc_tensor.h, which qa_ddc_tensor emulates warp by warp); the two
+// parts' FP32 sums are combined, unscaled and rotated by the mixer's exact
+// phase; lane l writes the warp's outputs l and l + 32 (coalesced).
+
+#include "ddc_rotate.cuh"
+#include "ddc_tensor_cuda.h"
+#include "kernels/common/packed10.h"
+#include <cuda_fp16.h>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+namespace {
+
+// d += a b, A 16x16 FP16 row-major, B 16x8 FP16 column-major, D FP32.
+__device__ __forceinline__ void
+mma_f16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#endif
+}
+
+// SMALL_D: 4D < 16 (ddc_tensor::a_cursor).
+template <bool SMALL_D>
+__global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
+    ddc_tensor_kernel(const uint8_t* __restrict__ in,
+                      long long first_sample,
+                      long long valid,
+                      const uint4* __restrict__ taps, // [chunk][lane]
+                      float unscale,
+                      const ddc_tensor::shape sh,
+                      unsigned long long phase_step,
+                      unsigned long long phase_offset,
+                      float2* __restrict__ out,
+                      unsigned long long first_output,
+                      unsigned long long n_outputs)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto* tile = reinterpret_cast<__half*>(smem);
+    const long long m_blk = (long long)blockIdx.x * sh.outputs();
+    const long long a0 =
+        first_sample + m_blk * sh.D; // the block's first sample, in the stream
+    const int span = sh.span();
+    const int group = ddc_tensor::shifts * sh.D;
+
+    // The samples, four at a time from groups aligned in the stream (5
+    // whole bytes each); zeros from `valid` on; each at its padded place
+    // (one division a group: its four samples cross one padding at most).
+    for (long long g = (a0 & ~3LL) + 4LL * threadIdx.x; g < a0 + span;
+         g += 4LL * blockDim.x) {
+        float x[4];
+        const long long rel = g - first_sample; // >= -3
+        if (rel >= 0 && rel + 4 <= valid) {
+            packed10_four(in, g, x);
+        } else {
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                x[k] = rel + k >= 0 && rel + k < valid ? float(packed10_sample(in, g + k))
+                                                       : 0.0f;
+        }
+        const int s = int(g - a0); // >= -3
+        const int first = s < 0 ? 0 : s;
+        const int gi = int(sh.group.div(uint32_t(first)));
+        const int base = first + 8 * gi, bound = (gi + 1) * group;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const int sk = s + k;
+            if (sk >= 0 && sk < span)
+                tile[base + (sk - first) + (sk >= bound ? 8 : 0)] = __float2half_rn(x[k]);
+        }
+    }
+    __syncthreads();
+
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int wo = warp * ddc_tensor::warp_outputs * sh.D; // the warp's first sample
+    ddc_tensor::a_cursor cur[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q)
+        cur[q].start(sh, wo + ddc_tensor::a_sample(lane, q, 0, sh.D));
+    float hi[4] = { 0.0f, 0.0f, 0.0f, 0.0f }, lo[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    const uint4* tp = taps + lane;
+    for (int chunk = 0; chunk < sh.chunks; ++chunk, tp += 32) {
+        uint32_t a[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            a[q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
+            cur[q].template advance<SMALL_D>(sh);
+        }
+        const uint4 b = __ldg(tp);
+        mma_f16(hi, a, b.x, b.y);
+        mma_f16(lo, a, b.z, b.w);
+    }
+
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        const unsigned long long m =
+            (unsigned long long)(m_blk + warp * ddc_tensor::warp_outputs +
+                                 ddc_tensor::out_of(lane, half));
+        if (m >= n_outputs)
+            continue;
+        const float re =
+            fmaf(lo[2 * half], 1.0f / ddc_tensor::lo_scale, hi[2 * half]) * unscale;
+        const float im =
+            fmaf(lo[2 * half + 1], 1.0f / ddc_tensor::lo_scale, hi[2 * half + 1]) *
+            unscale;
+        out[m] = ddc_rotate_output(
+            make_float2(re, im), first_output + m, sh.D, phase_step, phase_offset);
+    }
+#endif
+}
+
+} // namespace
+
+int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh)
+{
+    int per_sm = 0;
+    const void* kernel = sh.small_d() ? (const void*)ddc_tensor_kernel<true>
+                                      : (const void*)ddc_tensor_kernel<false>;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &per_sm, kernel, sh.threads(), sh.smem_bytes()) != cudaSuccess) {
+        cudaGetLastError(); // a refused query leaves nothing behind
+        return 0;
+    }
+    return per_sm;
+}
+
+void launch_ddc_tensor(const ddc_tensor::shape& sh,
+                       const void* in,
+                       long long first_sample,
+                       long long valid,
+                       const void* taps,
+                       float unscale,
+                       unsigned long long phase_step,
+                       unsigned long long phase_offset,
+                       float2* out,
+                       unsigned long long first_output,
+                       std::size_t n,
+                       cudaStream_t stream)
+{
+    const unsigned blocks = unsigned((n + sh.outputs() - 1) / sh.outputs());
+    auto* kernel = sh.small_d() ? ddc_tensor_kernel<true> : ddc_tensor_kernel<false>;
+    kernel<<<blocks, sh.threads(), sh.smem_bytes(), stream>>>(
+        static_cast<const uint8_t*>(in),
+        first_sample,
+        valid,
+        static_cast<const uint4*>(taps),
+        unscale,
+        sh,
+        phase_step,
+        phase_offset,
+        out,
+        first_output,
+        n);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,242 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the DDC's tensor-core form (docs/ddc.md, "Tensor cores"), as
+// arithmetic its CUDA kernel (ddc_tensor.cu) and the host emulation that
+// tests it (qa_ddc_tensor) share. 10-bit input only: its samples are exact
+// in FP16.
+//
+// Output m of the launch is sum_j zr[j] x[mD + j] (zr: the reversed
+// premultiplied taps, complex), rotated by the mixer's exact phase. A warp
+// computes 64 consecutive outputs m0 + 4r + s (r = 0..15 the MMA's rows,
+// s = 0..3 a shift) as one m16n8k16 GEMM per chunk of 16 columns c:
+//   A[r][c] = x[(m0 + 4r) D + c]            (a Hankel arrangement: rows 4D apart)
+//   B[c][2s + part] = part(zr[c - s D])     (zero outside 0 .. T-1; part: re, im)
+// so that (A B)[r][2s + part] sums zr[j] x[(m0 + 4r + s) D + j] over the
+// chunk's j = c - s D: every output meets each of its taps once, over the
+// columns 0 .. T + 3D - 1, and a thread's accumulators hold the real and
+// imaginary parts of whole outputs. The taps are scaled by a power of two
+// and split in two FP16 parts, hi = half(z) and lo = half((z - hi) 2^11),
+// each with its own MMA and FP32 accumulators: y = (acc_hi + 2^-11 acc_lo)
+// / scale, the taps to ~2^-22 relative (one FP16 part alone: ~3e-4).
+
+#ifndef INCLUDED_GPUDSP_KERNELS_DDC_TENSOR_H
+#define INCLUDED_GPUDSP_KERNELS_DDC_TENSOR_H
+
+#include "kernels/common/fast_div.h"
+#include "kernels/common/host_device.h"
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+namespace ddc_tensor {
+
+constexpr int rows = 16;  //!< the MMA's rows: groups of `shifts` outputs
+constexpr int shifts = 4; //!< outputs a row (B's 8 columns: shift x re/im)
+constexpr int warp_outputs = rows * shifts; // 64
+constexpr int k_chunk = 16;                 //!< the MMA's k
+constexpr int max_warps = 8;
+constexpr std::size_t smem_budget = 48 * 1024; //!< no opt-in needed on any GPU
+constexpr float lo_scale = 2048.0f;            //!< 2^11: lo = half((z - hi) 2^11)
+
+struct shape {
+    int D = 1, T = 1;
+    GPUDSP_HD bool small_d() const { return shifts * D < k_chunk; }
+    int chunks = 0; //!< ceil((T + 3D) / 16): the columns of every output's taps
+    int warps = 0;  //!< per block (0: the form does not fit)
+    fast_div group; //!< by 4D, the samples between padding
+    GPUDSP_HD int outputs() const { return warps * warp_outputs; } //!< per block
+    GPUDSP_HD int threads() const { return warps * 32; }
+    //! Samples a block reads from its first, (outputs - 4) D + 16 chunks.
+    GPUDSP_HD int span() const { return (outputs() - shifts) * D + chunks * k_chunk; }
+    /*! The shared-memory place (in halves) of the block's sample s: 8
+     *  halves of padding after every 4D samples, so that a warp's A loads
+     *  (rows 4D apart) fall in different banks; a pair of samples starting
+     *  at an even s stays whole (4D is even). */
+    GPUDSP_HD int phys(int s) const { return s + 8 * int(group.div(uint32_t(s))); }
+    GPUDSP_HD std::size_t smem_bytes() const
+    {
+        return (std::size_t(phys(span() - 1)) + 2) / 2 * 4; // whole 32-bit words
+    }
+};
+
+/*! The shape for decimation D and T taps: the most warps a block (8, 4,
+ *  2, 1) whose samples fit the shared-memory budget; warps = 0 if none. */
+inline shape make_shape(int D, int T)
+{
+    shape sh;
+    sh.D = D;
+    sh.T = T;
+    sh.group = fast_div::of(uint32_t(shifts * D));
+    sh.chunks = (T + (shifts - 1) * D + k_chunk - 1) / k_chunk;
+    for (int w = max_warps; w >= 1; w /= 2) {
+        sh.warps = w;
+        if (sh.smem_bytes() <= smem_budget)
+            return sh;
+    }
+    sh.warps = 0;
+    return sh;
+}
+
+/*! Lane (g = lane / 4, t = lane % 4)'s A element pair q (0..3) of chunk
+ *  \p chunk: row g + 8 (q & 1), columns 2t + 8 (q >> 1) and the next: the
+ *  first of the two samples, from the warp's first (m0 D). */
+GPUDSP_HD int a_sample(int lane, int q, int chunk, int D)
+{
+    const int g = lane >> 2, t = lane & 3;
+    const int r = g + 8 * (q & 1), c = chunk * k_chunk + 2 * t + 8 * (q >> 1);
+    return shifts * r * D + c;
+}
+
+/*! A lane's place in shared memory of one A element pair, chunk after
+ *  chunk (16 samples on), without a division per chunk: the padding
+ *  comes every 4D samples. */
+struct a_cursor {
+    int s = 0;    //!< the sample (from the block's first)
+    int at = 0;   //!< its padded place, shape::phys(s)
+    int next = 0; //!< the next multiple of 4D above s
+    GPUDSP_HD void start(const shape& sh, int s0)
+    {
+        s = s0;
+        const int g = int(sh.group.div(uint32_t(s0)));
+        at = s0 + 8 * g;
+        next = (g + 1) * shifts * sh.D;
+    }
+    //! SMALL_D: 4D < 16, several paddings a chunk may pass; else one at most
+    //! (a predicated add, no loop).
+    template <bool SMALL_D>
+    GPUDSP_HD void advance(const shape& sh)
+    {
+        s += k_chunk;
+        at += k_chunk;
+        if (SMALL_D) {
+            while (s >= next) {
+                at += 8;
+                next += shifts * sh.D;
+            }
+        } else if (s >= next) {
+            at += 8;
+            next += shifts * sh.D;
+        }
+    }
+};
+
+/*! Lane (g, t)'s B element h (0..3: rows 2t, 2t+1, 2t+8, 2t+9) of chunk
+ *  \p chunk, column g (shift g / 2, part g % 2): the tap index it holds,
+ *  j = c - s D (outside 0 .. T-1: a zero). */
+GPUDSP_HD int b_tap(int lane, int h, int chunk, int D)
+{
+    const int g = lane >> 2, t = lane & 3;
+    const int c = chunk * k_chunk + 2 * t + (h & 1) + 8 * (h >> 1);
+    return c - (g >> 1) * D;
+}
+GPUDSP_HD bool b_imag(int lane) { return ((lane >> 2) & 1) != 0; }
+
+/*! Lane (g, t)'s accumulators: (d0, d1) are the real and imaginary parts
+ *  of the warp's output 4g + t, (d2, d3) of output 4 (g + 8) + t: lane l
+ *  holds outputs l and l + 32. */
+GPUDSP_HD int out_of(int lane, int half)
+{
+    return shifts * ((lane >> 2) + 8 * half) + (lane & 3);
+}
+
+//! IEEE binary16 bits of a float, rounded to nearest even (host side).
+inline uint16_t half_bits(float f)
+{
+    uint32_t x;
+    std::memcpy(&x, &f, 4);
+    const uint32_t sign = (x >> 16) & 0x8000u;
+    const int exp = int((x >> 23) & 0xff) - 127;
+    uint32_t mant = x & 0x7fffffu;
+    if (exp > 15)
+        return uint16_t(sign | 0x7c00u); // overflow: infinity (never for scaled taps)
+    if (exp >= -14) {                    // normal
+        uint32_t h = uint32_t(exp + 15) << 10 | (mant >> 13);
+        const uint32_t rest = mant & 0x1fffu;
+        if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+            ++h; // may carry into the exponent: still right
+        return uint16_t(sign | h);
+    }
+    if (exp < -25)
+        return uint16_t(sign);  // below half the smallest subnormal
+    mant |= 0x800000u;          // subnormal: 2^-24 units
+    const int shift = -exp - 1; // 14 .. 24 bits dropped from the 24-bit significand
+    uint32_t h = mant >> shift;
+    const uint32_t rest = mant & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+    if (rest > halfway || (rest == halfway && (h & 1u)))
+        ++h;
+    return uint16_t(sign | h);
+}
+//! The float value of binary16 bits (host side).
+inline float half_value(uint16_t h)
+{
+    const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    float v = exp == 0 ? std::ldexp(float(mant), -24)
+                       : std::ldexp(float(mant | 0x400), exp - 25);
+    return (h & 0x8000u) ? -v : v;
+}
+
+/*! The taps for the kernel: zr (reversed premultiplied) scaled by a power
+ *  of two (the largest part of any tap in [0.5, 1)), split into hi and lo
+ *  FP16 parts, in fragment order: words [chunk][lane][4] = (hi of
+ *  elements 0,1; hi of 2,3; lo of 0,1; lo of 2,3), the lower element in
+ *  the low half, as mma.sync reads a B fragment. \p unscale: 1 / scale. */
+struct taps_image {
+    std::vector<uint32_t> words;
+    float unscale = 1.0f;
+};
+inline taps_image make_taps(const std::vector<std::complex<float>>& zr, const shape& sh)
+{
+    float peak = 0;
+    for (const auto& z : zr)
+        peak = std::fmax(peak, std::fmax(std::fabs(z.real()), std::fabs(z.imag())));
+    int e = 0;
+    if (peak > 0)
+        std::frexp(peak, &e); // peak = f 2^e, f in [0.5, 1)
+    const float scale = std::ldexp(1.0f, -e);
+    taps_image img;
+    img.unscale = std::ldexp(1.0f, e);
+    img.words.assign(std::size_t(sh.chunks) * 32 * 4, 0u);
+    for (int chunk = 0; chunk < sh.chunks; ++chunk)
+        for (int lane = 0; lane < 32; ++lane) {
+            uint16_t hi[4], lo[4];
+            for (int h = 0; h < 4; ++h) {
+                const int j = b_tap(lane, h, chunk, sh.D);
+                float v = 0;
+                if (j >= 0 && j < int(zr.size()))
+                    v = (b_imag(lane) ? zr[std::size_t(j)].imag()
+                                      : zr[std::size_t(j)].real()) *
+                        scale;
+                hi[h] = half_bits(v);
+                lo[h] = half_bits((v - half_value(hi[h])) * lo_scale);
+            }
+            uint32_t* w = &img.words[(std::size_t(chunk) * 32 + lane) * 4];
+            w[0] = uint32_t(hi[0]) | uint32_t(hi[1]) << 16;
+            w[1] = uint32_t(hi[2]) | uint32_t(hi[3]) << 16;
+            w[2] = uint32_t(lo[0]) | uint32_t(lo[1]) << 16;
+            w[3] = uint32_t(lo[2]) | uint32_t(lo[3]) << 16;
+        }
+    return img;
+}
+
+/*! The share of the MMAs' multiply-adds the filter needs: a chunk gives
+ *  each output 16 columns x 2 (re, im), the filter 2T in all, so
+ *  T / (16 chunks) (the lo part then doubles the MMAs). */
+GPUDSP_HD double useful_fraction(const shape& sh)
+{
+    return double(sh.T) / double(sh.chunks * k_chunk);
+}
+
+} // namespace ddc_tensor
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif /* INCLUDED_GPUDSP_KERNELS_DDC_TENSOR_H */

@@ -1,0 +1,244 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The DDC's tensor-core form on the host (its kernel needs a GPU): the FP16
+// conversion of the taps, the fragment maps against mma.sync m16n8k16's
+// documented register layout (written out here independently), every
+// output meeting each of its taps exactly once, and the whole kernel
+// emulated block by block and warp by warp — the decoded tile at its
+// padded places, A fragments from it, B fragments from the taps image, the
+// MMAs, the two parts combined and rotated — against the CPU plan.
+
+#include "ddc_tensor.h"
+#include "kernels/common/packed10.h"
+#include "qa_ddc_common.h"
+#include <boost/test/unit_test.hpp>
+#include <cmath>
+#include <complex>
+#include <random>
+#include <vector>
+
+using namespace gr::gpudsp::kernels;
+namespace dt = gr::gpudsp::kernels::ddc_tensor;
+
+namespace {
+
+// mma.sync.m16n8k16 with .f16 inputs (PTX ISA, "Matrix fragments for
+// mma.m16n8k16"), lane l: g = l / 4, t = l % 4.
+struct ptx_layout {
+    static int a_row(int l, int i) { return l / 4 + 8 * ((i >> 1) & 1); }
+    static int a_col(int l, int i) { return 2 * (l % 4) + (i & 1) + 8 * (i >> 2); }
+    static int b_row(int l, int i) { return 2 * (l % 4) + (i & 1) + 8 * (i >> 1); }
+    static int b_col(int l) { return l / 4; }
+    static int c_row(int l, int i) { return l / 4 + 8 * (i >> 1); }
+    static int c_col(int l, int i) { return 2 * (l % 4) + (i & 1); }
+};
+
+using cvec = std::vector<std::complex<float>>;
+
+// The kernel on n outputs of 10-bit input (sample k of the launch at
+// stream index first + k, zero from `valid` on), taps zr (reversed), phase.
+cvec emulate(const dt::shape& sh,
+             const std::vector<uint8_t>& in,
+             int64_t first,
+             std::size_t n,
+             const cvec& zr,
+             const mixer_phase& phase)
+{
+    const auto img = dt::make_taps(zr, sh);
+    const long long valid = (long long)(n - 1) * sh.D + sh.T;
+    cvec y(n, { NAN, NAN });
+    std::vector<int> written(n, 0);
+    const int words = int(sh.smem_bytes() / 4);
+    for (std::size_t m_blk = 0; m_blk < n; m_blk += std::size_t(sh.outputs())) {
+        // The block's samples at their padded places (zeros past `valid`).
+        std::vector<float> tile(std::size_t(words) * 2, NAN);
+        for (int s = 0; s < sh.span(); ++s) {
+            const long long k = (long long)m_blk * sh.D + s;
+            const int at = sh.phys(s);
+            BOOST_REQUIRE_LT(at / 2, words);
+            tile[std::size_t(at)] =
+                k < valid ? float(packed10_sample(in.data(), first + k)) : 0.0f;
+        }
+        for (int w = 0; w < sh.warps; ++w) {
+            const int wo = w * dt::warp_outputs * sh.D; // the warp's first sample
+            float acc[2][32][4] = {};                   // [part][lane][register]
+            dt::a_cursor cur[32][4];                    // the kernel's A addressing
+            for (int l = 0; l < 32; ++l)
+                for (int q = 0; q < 4; ++q)
+                    cur[l][q].start(sh, wo + dt::a_sample(l, q, 0, sh.D));
+            for (int chunk = 0; chunk < sh.chunks; ++chunk) {
+                float A[16][16], B[2][16][8];
+                for (int l = 0; l < 32; ++l) {
+                    for (int q = 0; q < 4; ++q) {
+                        const int s = wo + dt::a_sample(l, q, chunk, sh.D);
+                        BOOST_REQUIRE_EQUAL(s % 2, 0); // a 32-bit load
+                        BOOST_REQUIRE_LT(s + 1, sh.span());
+                        const int at = sh.phys(s);
+                        BOOST_REQUIRE_EQUAL(cur[l][q].s, s);
+                        BOOST_REQUIRE_EQUAL(cur[l][q].at, at);
+                        if (chunk + 1 < sh.chunks) {
+                            if (sh.small_d())
+                                cur[l][q].advance<true>(sh);
+                            else
+                                cur[l][q].advance<false>(sh);
+                        }
+                        BOOST_REQUIRE_EQUAL(sh.phys(s + 1), at + 1);
+                        for (int e = 0; e < 2; ++e) {
+                            const int i = 2 * q + e;
+                            A[ptx_layout::a_row(l, i)][ptx_layout::a_col(l, i)] =
+                                tile[std::size_t(at + e)];
+                        }
+                    }
+                    const uint32_t* wd = &img.words[(std::size_t(chunk) * 32 + l) * 4];
+                    for (int part = 0; part < 2; ++part)
+                        for (int i = 0; i < 4; ++i) {
+                            const uint32_t word = wd[2 * part + i / 2];
+                            const uint16_t h =
+                                uint16_t(i % 2 ? word >> 16 : word & 0xffff);
+                            B[part][ptx_layout::b_row(l, i)][ptx_layout::b_col(l)] =
+                                dt::half_value(h);
+                        }
+                }
+                // The MMAs: FP32 accumulation of exact FP16 products.
+                for (int part = 0; part < 2; ++part)
+                    for (int l = 0; l < 32; ++l)
+                        for (int i = 0; i < 4; ++i) {
+                            double sum = 0;
+                            for (int k = 0; k < 16; ++k)
+                                sum += double(A[ptx_layout::c_row(l, i)][k]) *
+                                       double(B[part][k][ptx_layout::c_col(l, i)]);
+                            acc[part][l][i] = float(acc[part][l][i] + float(sum));
+                        }
+            }
+            for (int l = 0; l < 32; ++l)
+                for (int half = 0; half < 2; ++half) {
+                    const std::size_t m =
+                        m_blk + std::size_t(w * dt::warp_outputs + dt::out_of(l, half));
+                    if (m >= n)
+                        continue;
+                    const float re = (acc[0][l][2 * half] +
+                                      acc[1][l][2 * half] * (1.0f / dt::lo_scale)) *
+                                     img.unscale;
+                    const float im = (acc[0][l][2 * half + 1] +
+                                      acc[1][l][2 * half + 1] * (1.0f / dt::lo_scale)) *
+                                     img.unscale;
+                    const uint64_t p = phase.at(m * uint64_t(sh.D));
+                    y[m] = std::complex<float>(
+                        std::complex<double>(re, im) *
+                        std::polar(1.0, -2 * M_PI * double(int64_t(p)) * 0x1p-64));
+                    ++written[m];
+                }
+        }
+    }
+    for (int v : written)
+        BOOST_REQUIRE_EQUAL(v, 1);
+    return y;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(half_conversion_rounds_to_nearest_even)
+{
+    for (uint32_t h = 0; h < 0x10000u; ++h) {
+        if ((h & 0x7c00u) == 0x7c00u)
+            continue; // infinities and NaNs: never made
+        const float v = dt::half_value(uint16_t(h));
+        BOOST_REQUIRE_EQUAL(dt::half_bits(v), uint16_t(h)); // exact values stay
+        // Halfway to the next: to the even one.
+        if ((h & 0x7fffu) < 0x7bffu) {
+            const float next = dt::half_value(uint16_t(h + 1));
+            const float mid = float((double(v) + double(next)) / 2);
+            const uint16_t even = (h & 1u) ? uint16_t(h + 1) : uint16_t(h);
+            BOOST_REQUIRE_EQUAL(dt::half_bits(mid), even);
+        }
+    }
+    BOOST_CHECK_EQUAL(dt::half_bits(1.0f), 0x3c00);
+    BOOST_CHECK_EQUAL(dt::half_bits(-2.0f), 0xc000);
+    BOOST_CHECK_EQUAL(dt::half_bits(1e-9f), 0);
+}
+
+// Every output of a warp meets each of its taps exactly once across the
+// chunks, B's columns and its rows (the maps against PTX's layout); no
+// column of A reaches a sample outside the block's span.
+BOOST_AUTO_TEST_CASE(every_output_meets_each_tap_once)
+{
+    for (const auto& dt_ : { std::make_pair(1, 1),
+                             std::make_pair(16, 256),
+                             std::make_pair(5, 55),
+                             std::make_pair(7, 300),
+                             std::make_pair(64, 1024),
+                             std::make_pair(3, 37),
+                             std::make_pair(8, 3) }) {
+        const int D = dt_.first, T = dt_.second;
+        const dt::shape sh = dt::make_shape(D, T);
+        BOOST_REQUIRE_GT(sh.warps, 0);
+        BOOST_REQUIRE_LE(sh.smem_bytes(), dt::smem_budget);
+        for (int s = 0; s < sh.span(); ++s) // the multiply-high division
+            BOOST_REQUIRE_EQUAL(sh.phys(s), s + 8 * (s / (dt::shifts * D)));
+        std::vector<int> met(std::size_t(dt::warp_outputs) * T, 0);
+        for (int chunk = 0; chunk < sh.chunks; ++chunk)
+            for (int l = 0; l < 32; ++l)      // B's lane: its column
+                for (int i = 0; i < 4; ++i) { // B's element: its row k
+                    const int j = dt::b_tap(l, i, chunk, D);
+                    if (j < 0 || j >= T)
+                        continue;
+                    const int k = ptx_layout::b_row(l, i), n = ptx_layout::b_col(l);
+                    BOOST_REQUIRE_EQUAL(
+                        k, dt::b_tap(l, i, chunk, D) + (n / 2) * D - chunk * dt::k_chunk);
+                    for (int r = 0; r < 16; ++r) {
+                        // Row r, column k of A is sample 4rD + 16 chunk + k; with
+                        // tap j it belongs to output 4r + n / 2.
+                        const int out = dt::shifts * r + n / 2;
+                        if (n % 2 == 0)
+                            ++met[std::size_t(out) * T + j];
+                    }
+                }
+        for (int v : met)
+            BOOST_REQUIRE_EQUAL(v, 1);
+        // C's layout: lane l holds outputs l and l + 32, re then im.
+        for (int l = 0; l < 32; ++l)
+            for (int half = 0; half < 2; ++half) {
+                BOOST_REQUIRE_EQUAL(dt::out_of(l, half), l + 32 * half);
+                BOOST_REQUIRE_EQUAL(ptx_layout::c_col(l, 2 * half) / 2,
+                                    dt::out_of(l, half) % dt::shifts);
+                BOOST_REQUIRE_EQUAL(ptx_layout::c_row(l, 2 * half),
+                                    dt::out_of(l, half) / dt::shifts);
+            }
+    }
+}
+
+// The emulated kernel against the CPU plan, 10-bit input: odd and even
+// decimations, tap counts shorter and longer than a chunk, three blocks and
+// a bit, an odd first sample.
+BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_plan)
+{
+    unsigned seed = 71;
+    for (const auto& td : { std::make_pair(256, 16),
+                            std::make_pair(55, 5),
+                            std::make_pair(1, 1),
+                            std::make_pair(3, 8),
+                            std::make_pair(300, 7),
+                            std::make_pair(1024, 64),
+                            std::make_pair(37, 3) }) {
+        const int T = td.first, D = td.second;
+        const auto c = qa::ddc_config(ddc_input::packed10, T, D, 0.21e6, seed++);
+        const dt::shape sh = dt::make_shape(D, T);
+        const std::size_t n = 2 * std::size_t(sh.outputs()) + 37;
+        const int64_t first = 3;
+        const std::size_t samples = first + (n - 1) * D + T;
+        ddc_plan plan(c, gr::gpudsp::runtime::backend_choice{}, "qa");
+        const auto in = qa::ddc_random_input(ddc_input::packed10, samples, seed);
+        cvec want(n);
+        plan.execute(in.data(), first, 0, n, want.data(), nullptr);
+        const cvec z = qa::ddc_premultiplied(plan);
+        cvec zr(z.rbegin(), z.rend());
+        const cvec got = emulate(sh, in, first, n, zr, plan.phase());
+        const double err = qa::ddc_rel_err(got, want);
+        BOOST_TEST_MESSAGE("T=" << T << " D=" << D << " warps=" << sh.warps
+                                << " chunks=" << sh.chunks << ": rel err " << err);
+        BOOST_CHECK_LT(err, 2e-5);
+    }
+}
