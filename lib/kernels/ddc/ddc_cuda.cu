@@ -378,7 +378,7 @@ public:
         std::vector<ddc_cuda*> plans;
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
-            if (!p || p->d_ctx != d_ctx ||
+            if (!p || p->d_tensor || p->d_ctx != d_ctx ||
                 std::memcmp(&p->d_shape, &d_shape, sizeof d_shape) != 0)
                 return false;
             plans.push_back(p);
@@ -416,13 +416,16 @@ private:
     {
         const char* env = std::getenv("GPUDSP_DDC_TENSOR");
         if (d_c.input != ddc_input::packed10 || d_ctx->info().compute_major < 8 ||
-            (env && std::strcmp(env, "0") == 0))
+            (env && std::strcmp(env, "0") == 0) || !ddc_tensor_built())
             return;
         d_tensor_shape = ddc_tensor::make_shape(d_c.decimation, d_c.n_taps());
         if (!d_tensor_shape.warps)
             return;
         d_tensor_taps = std::make_unique<runtime::device_memory>(
-            d_ctx, std::size_t(d_tensor_shape.chunks) * 32 * 16, d_who);
+            d_ctx,
+            (ddc_tensor::header_words + std::size_t(d_tensor_shape.chunks) * 32 * 4) *
+                sizeof(uint32_t),
+            d_who);
         d_tensor_ok = true;
     }
 
@@ -456,7 +459,6 @@ private:
                               first_sample + (long long)(m0 * D),
                               (long long)(count - 1) * D + T,
                               d_tensor_taps->get(),
-                              d_tensor_image.unscale,
                               phase.step,
                               phase.offset,
                               y + m0,

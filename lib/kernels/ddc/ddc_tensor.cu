@@ -41,8 +41,7 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     ddc_tensor_kernel(const uint8_t* __restrict__ in,
                       long long first_sample,
                       long long valid,
-                      const uint4* __restrict__ taps, // [chunk][lane]
-                      float unscale,
+                      const uint4* __restrict__ taps, // header, [chunk][lane]
                       const ddc_tensor::shape sh,
                       unsigned long long phase_step,
                       unsigned long long phase_offset,
@@ -56,35 +55,19 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     const long long m_blk = (long long)blockIdx.x * sh.outputs();
     const long long a0 =
         first_sample + m_blk * sh.D; // the block's first sample, in the stream
-    const int span = sh.span();
-    const int group = ddc_tensor::shifts * sh.D;
 
-    // The samples, four at a time from groups aligned in the stream (5
-    // whole bytes each); zeros from `valid` on; each at its padded place
-    // (one division a group: its four samples cross one padding at most).
-    for (long long g = (a0 & ~3LL) + 4LL * threadIdx.x; g < a0 + span;
-         g += 4LL * blockDim.x) {
-        float x[4];
-        const long long rel = g - first_sample; // >= -3
-        if (rel >= 0 && rel + 4 <= valid) {
-            packed10_four(in, g, x);
-        } else {
-#pragma unroll
-            for (int k = 0; k < 4; ++k)
-                x[k] = rel + k >= 0 && rel + k < valid ? float(packed10_sample(in, g + k))
-                                                       : 0.0f;
-        }
-        const int s = int(g - a0); // >= -3
-        const int first = s < 0 ? 0 : s;
-        const int gi = int(sh.group.div(uint32_t(first)));
-        const int base = first + 8 * gi, bound = (gi + 1) * group;
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            const int sk = s + k;
-            if (sk >= 0 && sk < span)
-                tile[base + (sk - first) + (sk >= bound ? 8 : 0)] = __float2half_rn(x[k]);
-        }
-    }
+    // The samples, four at a time from groups aligned in the stream, at
+    // their padded places (ddc_tensor::decode_block).
+    ddc_tensor::decode_block(
+        sh,
+        first_sample,
+        valid,
+        a0,
+        threadIdx.x,
+        blockDim.x,
+        [&](long long g, float* x) { packed10_four(in, g, x); },
+        [&](long long g) { return float(packed10_sample(in, g)); },
+        [&](int at, float x) { tile[at] = __float2half_rn(x); });
     __syncthreads();
 
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -94,7 +77,8 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     for (int q = 0; q < 4; ++q)
         cur[q].start(sh, wo + ddc_tensor::a_sample(lane, q, 0, sh.D));
     float hi[4] = { 0.0f, 0.0f, 0.0f, 0.0f }, lo[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-    const uint4* tp = taps + lane;
+    const float unscale = __ldg(reinterpret_cast<const float*>(taps)); // the image's own
+    const uint4* tp = taps + ddc_tensor::header_words / 4 + lane;
     for (int chunk = 0; chunk < sh.chunks; ++chunk, tp += 32) {
         uint32_t a[4];
 #pragma unroll
@@ -127,6 +111,21 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 
 } // namespace
 
+bool ddc_tensor_built()
+{
+    for (const void* kernel : { (const void*)ddc_tensor_kernel<true>,
+                                (const void*)ddc_tensor_kernel<false> }) {
+        cudaFuncAttributes attr{};
+        if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
+            cudaGetLastError(); // not built for this GPU: no form
+            return false;
+        }
+        if (attr.ptxVersion < 80) // the virtual architecture it came from
+            return false;
+    }
+    return true;
+}
+
 int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh)
 {
     int per_sm = 0;
@@ -145,7 +144,6 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
                        long long first_sample,
                        long long valid,
                        const void* taps,
-                       float unscale,
                        unsigned long long phase_step,
                        unsigned long long phase_offset,
                        float2* out,
@@ -160,7 +158,6 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
         first_sample,
         valid,
         static_cast<const uint4*>(taps),
-        unscale,
         sh,
         phase_step,
         phase_offset,

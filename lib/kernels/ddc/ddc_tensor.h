@@ -51,16 +51,18 @@ struct shape {
     GPUDSP_HD bool small_d() const { return shifts * D < k_chunk; }
     int chunks = 0; //!< ceil((T + 3D) / 16): the columns of every output's taps
     int warps = 0;  //!< per block (0: the form does not fit)
+    int pad = 0;    //!< halves of padding after every 4D samples (0, 4, 8 or 12)
     fast_div group; //!< by 4D, the samples between padding
     GPUDSP_HD int outputs() const { return warps * warp_outputs; } //!< per block
     GPUDSP_HD int threads() const { return warps * 32; }
     //! Samples a block reads from its first, (outputs - 4) D + 16 chunks.
     GPUDSP_HD int span() const { return (outputs() - shifts) * D + chunks * k_chunk; }
-    /*! The shared-memory place (in halves) of the block's sample s: 8
-     *  halves of padding after every 4D samples, so that a warp's A loads
-     *  (rows 4D apart) fall in different banks; a pair of samples starting
-     *  at an even s stays whole (4D is even). */
-    GPUDSP_HD int phys(int s) const { return s + 8 * int(group.div(uint32_t(s))); }
+    /*! The shared-memory place (in halves) of the block's sample s: `pad`
+     *  halves after every 4D samples, so that a warp's A loads (8 rows 4D
+     *  apart, 4 words each) fall in 32 different banks: rows 2D + pad / 2
+     *  words apart, 4 (mod 8) for every D; a pair of samples starting at an
+     *  even s stays whole (4D and pad are even). */
+    GPUDSP_HD int phys(int s) const { return s + pad * int(group.div(uint32_t(s))); }
     GPUDSP_HD std::size_t smem_bytes() const
     {
         return (std::size_t(phys(span() - 1)) + 2) / 2 * 4; // whole 32-bit words
@@ -75,6 +77,7 @@ inline shape make_shape(int D, int T)
     sh.D = D;
     sh.T = T;
     sh.group = fast_div::of(uint32_t(shifts * D));
+    sh.pad = 2 * (((4 - 2 * D) % 8 + 8) % 8);
     sh.chunks = (T + (shifts - 1) * D + k_chunk - 1) / k_chunk;
     for (int w = max_warps; w >= 1; w /= 2) {
         sh.warps = w;
@@ -106,7 +109,7 @@ struct a_cursor {
     {
         s = s0;
         const int g = int(sh.group.div(uint32_t(s0)));
-        at = s0 + 8 * g;
+        at = s0 + sh.pad * g;
         next = (g + 1) * shifts * sh.D;
     }
     //! SMALL_D: 4D < 16, several paddings a chunk may pass; else one at most
@@ -118,15 +121,57 @@ struct a_cursor {
         at += k_chunk;
         if (SMALL_D) {
             while (s >= next) {
-                at += 8;
+                at += sh.pad;
                 next += shifts * sh.D;
             }
         } else if (s >= next) {
-            at += 8;
+            at += sh.pad;
             next += shifts * sh.D;
         }
     }
 };
+
+/*! The block's samples into shared memory, as the kernel's threads do it:
+ *  thread \p tid of \p threads takes groups of 4 samples aligned in the
+ *  stream (5 whole bytes of 10-bit input: `four(g, x)` decodes stream
+ *  samples g .. g+3, `one(g)` one sample), zeros outside [0, valid) from
+ *  the launch's first sample \p first_sample; `put(place, x)` stores
+ *  sample x at its padded place (one division a group: four samples cross
+ *  one padding at most, 4D >= 4). \p a0: the block's first sample in the
+ *  stream. */
+template <class Four, class One, class Put>
+GPUDSP_HD void decode_block(const shape& sh,
+                            long long first_sample,
+                            long long valid,
+                            long long a0,
+                            int tid,
+                            int threads,
+                            Four four,
+                            One one,
+                            Put put)
+{
+    const int span = sh.span(), group = shifts * sh.D;
+    for (long long g = (a0 & ~3LL) + 4LL * tid; g < a0 + span; g += 4LL * threads) {
+        float x[4];
+        const long long rel = g - first_sample; // >= -3
+        if (rel >= 0 && rel + 4 <= valid) {
+            four(g, x);
+        } else {
+            for (int k = 0; k < 4; ++k)
+                x[k] = rel + k >= 0 && rel + k < valid ? one(g + k) : 0.0f;
+        }
+        const int s = int(g - a0); // >= -3
+        const int first = s < 0 ? 0 : s;
+        const int gi = int(sh.group.div(uint32_t(first)));
+        const int base = first + sh.pad * gi, bound = (gi + 1) * group;
+        GPUDSP_UNROLL
+        for (int k = 0; k < 4; ++k) {
+            const int sk = s + k;
+            if (sk >= 0 && sk < span)
+                put(base + (sk - first) + (sk >= bound ? sh.pad : 0), x[k]);
+        }
+    }
+}
 
 /*! Lane (g, t)'s B element h (0..3: rows 2t, 2t+1, 2t+8, 2t+9) of chunk
  *  \p chunk, column g (shift g / 2, part g % 2): the tap index it holds,
@@ -184,10 +229,13 @@ inline float half_value(uint16_t h)
 }
 
 /*! The taps for the kernel: zr (reversed premultiplied) scaled by a power
- *  of two (the largest part of any tap in [0.5, 1)), split into hi and lo
- *  FP16 parts, in fragment order: words [chunk][lane][4] = (hi of
- *  elements 0,1; hi of 2,3; lo of 0,1; lo of 2,3), the lower element in
- *  the low half, as mma.sync reads a B fragment. \p unscale: 1 / scale. */
+ *  of two (the largest part of any tap in [0.5, 1), within float's normal
+ *  range), split into hi and lo FP16 parts. Words: a 16-byte header (word
+ *  0: 1 / scale as a float, so that a kernel reading an image reads its
+ *  own scale), then in fragment order [chunk][lane][4] = (hi of elements
+ *  0,1; hi of 2,3; lo of 0,1; lo of 2,3), the lower element in the low
+ *  half, as mma.sync reads a B fragment. */
+constexpr int header_words = 4;
 struct taps_image {
     std::vector<uint32_t> words;
     float unscale = 1.0f;
@@ -200,10 +248,12 @@ inline taps_image make_taps(const std::vector<std::complex<float>>& zr, const sh
     int e = 0;
     if (peak > 0)
         std::frexp(peak, &e); // peak = f 2^e, f in [0.5, 1)
+    e = e < -125 ? -125 : (e > 127 ? 127 : e); // both 2^e and 2^-e finite and normal
     const float scale = std::ldexp(1.0f, -e);
     taps_image img;
     img.unscale = std::ldexp(1.0f, e);
-    img.words.assign(std::size_t(sh.chunks) * 32 * 4, 0u);
+    img.words.assign(header_words + std::size_t(sh.chunks) * 32 * 4, 0u);
+    std::memcpy(img.words.data(), &img.unscale, 4);
     for (int chunk = 0; chunk < sh.chunks; ++chunk)
         for (int lane = 0; lane < 32; ++lane) {
             uint16_t hi[4], lo[4];
@@ -217,7 +267,7 @@ inline taps_image make_taps(const std::vector<std::complex<float>>& zr, const sh
                 hi[h] = half_bits(v);
                 lo[h] = half_bits((v - half_value(hi[h])) * lo_scale);
             }
-            uint32_t* w = &img.words[(std::size_t(chunk) * 32 + lane) * 4];
+            uint32_t* w = &img.words[header_words + (std::size_t(chunk) * 32 + lane) * 4];
             w[0] = uint32_t(hi[0]) | uint32_t(hi[1]) << 16;
             w[1] = uint32_t(hi[2]) | uint32_t(hi[3]) << 16;
             w[2] = uint32_t(lo[0]) | uint32_t(lo[1]) << 16;

@@ -165,6 +165,12 @@ BOOST_AUTO_TEST_CASE(tensor_form_matches_cpu)
         kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
         BOOST_TEST_MESSAGE("T=" << td.first << " D=" << td.second << ": "
                                 << dev.tuning().chosen);
+#ifdef GPUDSP_TEST_CUDA
+        if (runtime::device_context::get(dev.where().kind, dev.where().device)
+                ->info()
+                .compute_major >= 8)
+            BOOST_CHECK_EQUAL(dev.tuning().chosen, "tensor");
+#endif
         const auto want = run(cpu, in, first, n_out, { n_out }, 700);
         const auto got = run(dev, in, first, n_out, { 7, 600, 1, 513 }, 700);
         BOOST_CHECK_MESSAGE(rel_err(got, want) < 2e-5,

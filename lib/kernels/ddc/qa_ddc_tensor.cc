@@ -17,6 +17,7 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -48,19 +49,42 @@ cvec emulate(const dt::shape& sh,
              const mixer_phase& phase)
 {
     const auto img = dt::make_taps(zr, sh);
+    float unscale;
+    std::memcpy(
+        &unscale, img.words.data(), 4); // the kernel reads its scale from the image
+    BOOST_REQUIRE_EQUAL(unscale, img.unscale);
     const long long valid = (long long)(n - 1) * sh.D + sh.T;
     cvec y(n, { NAN, NAN });
     std::vector<int> written(n, 0);
     const int words = int(sh.smem_bytes() / 4);
     for (std::size_t m_blk = 0; m_blk < n; m_blk += std::size_t(sh.outputs())) {
-        // The block's samples at their padded places (zeros past `valid`).
+        // The block's samples at their padded places (zeros past `valid`),
+        // by the kernel's decode, every thread of the block; each sample
+        // once, where phys puts it.
         std::vector<float> tile(std::size_t(words) * 2, NAN);
+        std::vector<int> put(tile.size(), 0);
+        for (int tid = 0; tid < sh.threads(); ++tid)
+            dt::decode_block(
+                sh,
+                first,
+                valid,
+                first + (long long)m_blk * sh.D,
+                tid,
+                sh.threads(),
+                [&](long long g, float* x) { packed10_four(in.data(), g, x); },
+                [&](long long g) { return float(packed10_sample(in.data(), g)); },
+                [&](int at, float x) {
+                    BOOST_REQUIRE(at >= 0 && at / 2 < words);
+                    tile[std::size_t(at)] = x;
+                    ++put[std::size_t(at)];
+                });
         for (int s = 0; s < sh.span(); ++s) {
             const long long k = (long long)m_blk * sh.D + s;
             const int at = sh.phys(s);
-            BOOST_REQUIRE_LT(at / 2, words);
-            tile[std::size_t(at)] =
-                k < valid ? float(packed10_sample(in.data(), first + k)) : 0.0f;
+            BOOST_REQUIRE_EQUAL(put[std::size_t(at)], 1);
+            BOOST_REQUIRE_EQUAL(tile[std::size_t(at)],
+                                k < valid ? float(packed10_sample(in.data(), first + k))
+                                          : 0.0f);
         }
         for (int w = 0; w < sh.warps; ++w) {
             const int wo = w * dt::warp_outputs * sh.D; // the warp's first sample
@@ -92,7 +116,8 @@ cvec emulate(const dt::shape& sh,
                                 tile[std::size_t(at + e)];
                         }
                     }
-                    const uint32_t* wd = &img.words[(std::size_t(chunk) * 32 + l) * 4];
+                    const uint32_t* wd =
+                        &img.words[dt::header_words + (std::size_t(chunk) * 32 + l) * 4];
                     for (int part = 0; part < 2; ++part)
                         for (int i = 0; i < 4; ++i) {
                             const uint32_t word = wd[2 * part + i / 2];
@@ -121,10 +146,10 @@ cvec emulate(const dt::shape& sh,
                         continue;
                     const float re = (acc[0][l][2 * half] +
                                       acc[1][l][2 * half] * (1.0f / dt::lo_scale)) *
-                                     img.unscale;
+                                     unscale;
                     const float im = (acc[0][l][2 * half + 1] +
                                       acc[1][l][2 * half + 1] * (1.0f / dt::lo_scale)) *
-                                     img.unscale;
+                                     unscale;
                     const uint64_t p = phase.at(m * uint64_t(sh.D));
                     y[m] = std::complex<float>(
                         std::complex<double>(re, im) *
@@ -171,13 +196,29 @@ BOOST_AUTO_TEST_CASE(every_output_meets_each_tap_once)
                              std::make_pair(7, 300),
                              std::make_pair(64, 1024),
                              std::make_pair(3, 37),
-                             std::make_pair(8, 3) }) {
+                             std::make_pair(8, 3),
+                             std::make_pair(14, 100),
+                             std::make_pair(6, 50),
+                             std::make_pair(2, 9) }) {
         const int D = dt_.first, T = dt_.second;
         const dt::shape sh = dt::make_shape(D, T);
         BOOST_REQUIRE_GT(sh.warps, 0);
         BOOST_REQUIRE_LE(sh.smem_bytes(), dt::smem_budget);
         for (int s = 0; s < sh.span(); ++s) // the multiply-high division
-            BOOST_REQUIRE_EQUAL(sh.phys(s), s + 8 * (s / (dt::shifts * D)));
+            BOOST_REQUIRE_EQUAL(sh.phys(s), s + sh.pad * (s / (dt::shifts * D)));
+        // A warp's A loads of a chunk: 32 words in 32 banks (rows 4D apart).
+        for (int chunk = 0; chunk < sh.chunks; ++chunk)
+            for (int q = 0; q < 4; ++q) {
+                std::vector<int> bank(32, 0);
+                for (int l = 0; l < 32; ++l)
+                    ++bank[std::size_t(sh.phys(dt::a_sample(l, q, chunk, D)) / 2 % 32)];
+                int worst = 0;
+                for (int b : bank)
+                    worst = std::max(worst, b);
+                // A row's 4 words may straddle a padding (its 8 rows then
+                // meet one bank twice at most).
+                BOOST_REQUIRE_LE(worst, 2);
+            }
         std::vector<int> met(std::size_t(dt::warp_outputs) * T, 0);
         for (int chunk = 0; chunk < sh.chunks; ++chunk)
             for (int l = 0; l < 32; ++l)      // B's lane: its column
