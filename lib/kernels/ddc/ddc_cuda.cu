@@ -331,8 +331,9 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        if (d_tensor) {
-            execute_tensor(in, first_sample, first_output, n, out, phase, stream);
+        if (d_tensor) { // a bank of one
+            execute_tensor_group(
+                { { this, &phase, out } }, in, first_sample, first_output, n, sh);
             return;
         }
         if (d_shape.A) { // a bank of one
@@ -372,9 +373,10 @@ public:
                        std::size_t n,
                        runtime::stream_handle sh) override
     {
-        if (!d_shape.A || d_tensor)
-            return false; // the simple kernel reads per output anyway; the
-                          // tensor form takes one output a launch
+        if (d_tensor)
+            return execute_tensor_group(members, in, first_sample, first_output, n, sh);
+        if (!d_shape.A)
+            return false; // the simple kernel reads per output anyway
         std::vector<ddc_cuda*> plans;
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
@@ -429,39 +431,81 @@ private:
         d_tensor_ok = true;
     }
 
-    // Outputs [0, n) by the tensor-core form, in launches of at most
-    // 2^31 - 1 blocks. Its taps image goes up on the launch's stream when
-    // new, as the tile kernel's taps.
-    void execute_tensor(const void* in,
-                        int64_t first_sample,
-                        uint64_t first_output,
-                        std::size_t n,
-                        void* out,
-                        const mixer_phase& phase,
-                        cudaStream_t stream)
+    // Its taps image up on the stream of the launch that reads it, when
+    // new (pageable: staged when the call returns).
+    void upload_tensor_taps(cudaStream_t stream)
     {
-        if (d_tensor_dirty) { // pageable: staged when the call returns
-            d_ctx->copy_async(d_tensor_taps->get(),
-                              d_tensor_image.words.data(),
-                              d_tensor_image.words.size() * sizeof(uint32_t),
-                              runtime::copy_kind::host_to_device,
-                              stream,
-                              d_who);
-            d_tensor_dirty = false;
+        if (!d_tensor_dirty)
+            return;
+        d_ctx->copy_async(d_tensor_taps->get(),
+                          d_tensor_image.words.data(),
+                          d_tensor_image.words.size() * sizeof(uint32_t),
+                          runtime::copy_kind::host_to_device,
+                          stream,
+                          d_who);
+        d_tensor_dirty = false;
+    }
+
+    // Outputs of the same input, decimation and taps count, all run by the
+    // tensor form, as banks of up to ddc_tensor_bank::max a launch (each
+    // block's samples decoded once for the bank); false where a member is
+    // another plan kind or form or shape (the caller then runs each alone).
+    bool execute_tensor_group(const std::vector<ddc_group_member>& members,
+                              const void* in,
+                              int64_t first_sample,
+                              uint64_t first_output,
+                              std::size_t n,
+                              runtime::stream_handle sh)
+    {
+        std::vector<ddc_cuda*> plans;
+        for (const auto& m : members) {
+            auto* p = dynamic_cast<ddc_cuda*>(m.impl);
+            if (!p || !p->d_tensor || p->d_ctx != d_ctx ||
+                p->d_tensor_shape.D != d_tensor_shape.D ||
+                p->d_tensor_shape.T != d_tensor_shape.T)
+                return false;
+            plans.push_back(p);
         }
+        d_ctx->make_current();
+        auto stream = static_cast<cudaStream_t>(sh);
+        for (std::size_t k0 = 0; k0 < plans.size(); k0 += ddc_tensor_bank::max) {
+            ddc_tensor_bank bank{};
+            bank.count =
+                int(std::min<std::size_t>(ddc_tensor_bank::max, plans.size() - k0));
+            for (int i = 0; i < bank.count; ++i) {
+                ddc_cuda& p = *plans[k0 + i];
+                p.upload_tensor_taps(stream);
+                bank.taps[i] = reinterpret_cast<const uint4*>(p.d_tensor_taps->get());
+                bank.phase_step[i] = members[k0 + i].phase->step;
+                bank.phase_offset[i] = members[k0 + i].phase->offset;
+                bank.out[i] = static_cast<float2*>(members[k0 + i].out);
+            }
+            launch_tensor(in, first_sample, first_output, n, bank, stream);
+        }
+        return true;
+    }
+
+    // The tensor kernel over outputs [0, n) for every output of the bank,
+    // in launches of at most 2^31 - 1 blocks.
+    void launch_tensor(const void* in,
+                       int64_t first_sample,
+                       uint64_t first_output,
+                       std::size_t n,
+                       ddc_tensor_bank bank,
+                       cudaStream_t stream)
+    {
         const int T = d_c.n_taps(), D = d_c.decimation;
         const std::size_t per_launch = std::size_t(d_tensor_shape.outputs()) * 0x7fffffff;
-        auto* y = static_cast<float2*>(out);
         for (std::size_t m0 = 0; m0 < n; m0 += per_launch) {
             const std::size_t count = std::min(per_launch, n - m0);
+            ddc_tensor_bank b = bank;
+            for (int i = 0; i < b.count; ++i)
+                b.out[i] += m0;
             launch_ddc_tensor(d_tensor_shape,
                               in,
                               first_sample + (long long)(m0 * D),
                               (long long)(count - 1) * D + T,
-                              d_tensor_taps->get(),
-                              phase.step,
-                              phase.offset,
-                              y + m0,
+                              b,
                               first_output + m0,
                               count,
                               stream);

@@ -35,17 +35,17 @@ mma_f16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 #endif
 }
 
-// SMALL_D: 4D < 16 (ddc_tensor::a_cursor).
-template <bool SMALL_D>
+// SMALL_D: 4D < 16 (ddc_tensor::a_cursor). BANK: the most outputs of one
+// input a launch computes (1 or ddc_tensor_bank::max): each chunk's A
+// fragments are loaded once for all of them, each output has its own B
+// fragments, scale, accumulators, phase and destination.
+template <bool SMALL_D, int BANK>
 __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     ddc_tensor_kernel(const uint8_t* __restrict__ in,
                       long long first_sample,
                       long long valid,
-                      const uint4* __restrict__ taps, // header, [chunk][lane]
+                      const ddc_tensor_bank bank,
                       const ddc_tensor::shape sh,
-                      unsigned long long phase_step,
-                      unsigned long long phase_offset,
-                      float2* __restrict__ out,
                       unsigned long long first_output,
                       unsigned long long n_outputs)
 {
@@ -76,45 +76,77 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 #pragma unroll
     for (int q = 0; q < 4; ++q)
         cur[q].start(sh, wo + ddc_tensor::a_sample(lane, q, 0, sh.D));
-    float hi[4] = { 0.0f, 0.0f, 0.0f, 0.0f }, lo[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-    const float unscale = __ldg(reinterpret_cast<const float*>(taps)); // the image's own
-    const uint4* tp = taps + ddc_tensor::header_words / 4 + lane;
-    for (int chunk = 0; chunk < sh.chunks; ++chunk, tp += 32) {
+    float hi[BANK][4], lo[BANK][4];
+#pragma unroll
+    for (int o = 0; o < BANK; ++o)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            hi[o][i] = lo[o][i] = 0.0f;
+    // Each image: its header, then [chunk][lane].
+    constexpr int skip = ddc_tensor::header_words / 4;
+    for (int chunk = 0; chunk < sh.chunks; ++chunk) {
         uint32_t a[4];
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
             a[q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
             cur[q].template advance<SMALL_D>(sh);
         }
-        const uint4 b = __ldg(tp);
-        mma_f16(hi, a, b.x, b.y);
-        mma_f16(lo, a, b.z, b.w);
+        const int at = skip + chunk * 32 + lane;
+#pragma unroll
+        for (int o = 0; o < BANK; ++o)
+            if (o < bank.count) {
+                const uint4 b = __ldg(bank.taps[o] + at);
+                mma_f16(hi[o], a, b.x, b.y);
+                mma_f16(lo[o], a, b.z, b.w);
+            }
     }
 
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-        const unsigned long long m =
-            (unsigned long long)(m_blk + warp * ddc_tensor::warp_outputs +
-                                 ddc_tensor::out_of(lane, half));
-        if (m >= n_outputs)
-            continue;
-        const float re =
-            fmaf(lo[2 * half], 1.0f / ddc_tensor::lo_scale, hi[2 * half]) * unscale;
-        const float im =
-            fmaf(lo[2 * half + 1], 1.0f / ddc_tensor::lo_scale, hi[2 * half + 1]) *
-            unscale;
-        out[m] = ddc_rotate_output(
-            make_float2(re, im), first_output + m, sh.D, phase_step, phase_offset);
+    for (int o = 0; o < BANK; ++o) {
+        if (o >= bank.count)
+            break;
+        const float unscale = __ldg(reinterpret_cast<const float*>(bank.taps[o]));
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            const unsigned long long m =
+                (unsigned long long)(m_blk + warp * ddc_tensor::warp_outputs +
+                                     ddc_tensor::out_of(lane, half));
+            if (m >= n_outputs)
+                continue;
+            const float re =
+                fmaf(lo[o][2 * half], 1.0f / ddc_tensor::lo_scale, hi[o][2 * half]) *
+                unscale;
+            const float im = fmaf(lo[o][2 * half + 1],
+                                  1.0f / ddc_tensor::lo_scale,
+                                  hi[o][2 * half + 1]) *
+                             unscale;
+            bank.out[o][m] = ddc_rotate_output(make_float2(re, im),
+                                               first_output + m,
+                                               sh.D,
+                                               bank.phase_step[o],
+                                               bank.phase_offset[o]);
+        }
     }
 #endif
+}
+
+// The kernel for a shape and a bank size.
+template <int BANK>
+const void* kernel_for(const ddc_tensor::shape& sh)
+{
+    return sh.small_d() ? (const void*)ddc_tensor_kernel<true, BANK>
+                        : (const void*)ddc_tensor_kernel<false, BANK>;
 }
 
 } // namespace
 
 bool ddc_tensor_built()
 {
-    for (const void* kernel : { (const void*)ddc_tensor_kernel<true>,
-                                (const void*)ddc_tensor_kernel<false> }) {
+    for (const void* kernel :
+         { (const void*)ddc_tensor_kernel<true, 1>,
+           (const void*)ddc_tensor_kernel<false, 1>,
+           (const void*)ddc_tensor_kernel<true, ddc_tensor_bank::max>,
+           (const void*)ddc_tensor_kernel<false, ddc_tensor_bank::max> }) {
         cudaFuncAttributes attr{};
         if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
             cudaGetLastError(); // not built for this GPU: no form
@@ -129,10 +161,8 @@ bool ddc_tensor_built()
 int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh)
 {
     int per_sm = 0;
-    const void* kernel = sh.small_d() ? (const void*)ddc_tensor_kernel<true>
-                                      : (const void*)ddc_tensor_kernel<false>;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, kernel, sh.threads(), sh.smem_bytes()) != cudaSuccess) {
+            &per_sm, kernel_for<1>(sh), sh.threads(), sh.smem_bytes()) != cudaSuccess) {
         cudaGetLastError(); // a refused query leaves nothing behind
         return 0;
     }
@@ -143,27 +173,27 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
                        const void* in,
                        long long first_sample,
                        long long valid,
-                       const void* taps,
-                       unsigned long long phase_step,
-                       unsigned long long phase_offset,
-                       float2* out,
+                       const ddc_tensor_bank& bank,
                        unsigned long long first_output,
                        std::size_t n,
                        cudaStream_t stream)
 {
     const unsigned blocks = unsigned((n + sh.outputs() - 1) / sh.outputs());
-    auto* kernel = sh.small_d() ? ddc_tensor_kernel<true> : ddc_tensor_kernel<false>;
-    kernel<<<blocks, sh.threads(), sh.smem_bytes(), stream>>>(
-        static_cast<const uint8_t*>(in),
-        first_sample,
-        valid,
-        static_cast<const uint4*>(taps),
-        sh,
-        phase_step,
-        phase_offset,
-        out,
-        first_output,
-        n);
+    const auto* src = static_cast<const uint8_t*>(in);
+#define GPUDSP_DDC_TENSOR(SMALL, B)                                                 \
+    ddc_tensor_kernel<SMALL, B><<<blocks, sh.threads(), sh.smem_bytes(), stream>>>( \
+        src, first_sample, valid, bank, sh, first_output, n)
+    if (bank.count == 1) {
+        if (sh.small_d())
+            GPUDSP_DDC_TENSOR(true, 1);
+        else
+            GPUDSP_DDC_TENSOR(false, 1);
+    } else if (sh.small_d()) {
+        GPUDSP_DDC_TENSOR(true, ddc_tensor_bank::max);
+    } else {
+        GPUDSP_DDC_TENSOR(false, ddc_tensor_bank::max);
+    }
+#undef GPUDSP_DDC_TENSOR
 }
 
 } // namespace kernels

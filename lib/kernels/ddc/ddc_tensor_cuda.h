@@ -18,19 +18,27 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-/*! Outputs [0, n) of 10-bit input \p in (the launch's first window sample
- *  at stream index \p first_sample, valid samples [0, valid) from there)
- *  into \p out: \p taps the image of ddc_tensor::make_taps (device
- *  memory: its header, then [chunk][lane] x 16 bytes), rotated by the mixer's exact phase
- *  (output m's sample mD: phase_step mD + phase_offset). */
+/*! Up to `max` outputs of one input with the same decimation and taps
+ *  count, computed from one decode of each block's samples: each output's
+ *  taps image (ddc_tensor::make_taps, device memory: its header, then
+ *  [chunk][lane] x 16 bytes), mixer phase (output m's sample mD: step mD
+ *  + offset) and destination. */
+struct ddc_tensor_bank {
+    static constexpr int max = 8;
+    int count = 0;
+    const uint4* taps[max];
+    unsigned long long phase_step[max], phase_offset[max];
+    float2* out[max];
+};
+
+/*! Outputs [0, n) of every output of \p bank from 10-bit input \p in (the
+ *  launch's first window sample at stream index \p first_sample, valid
+ *  samples [0, valid) from there), rotated by each output's exact phase. */
 void launch_ddc_tensor(const ddc_tensor::shape& sh,
                        const void* in,
                        long long first_sample,
                        long long valid,
-                       const void* taps,
-                       unsigned long long phase_step,
-                       unsigned long long phase_offset,
-                       float2* out,
+                       const ddc_tensor_bank& bank,
                        unsigned long long first_output,
                        std::size_t n,
                        cudaStream_t stream);

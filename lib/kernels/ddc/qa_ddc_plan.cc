@@ -305,51 +305,61 @@ BOOST_AUTO_TEST_CASE(retune_is_phase_continuous)
 // turn. On the emulated device (no GPU) every case takes that per-plan
 // path; the bank kernel runs in qa_ddc_plan_cuda. Plans that differ in
 // decimation or backend are refused.
+namespace {
+
+// 17 outputs of one input (other centre frequencies, same D and T) run
+// together (execute_together: banks, calls cut anywhere) equal each run
+// alone, bit for bit.
+void check_together_equals_alone(ddc_input f, int T, int D, unsigned& seed)
+{
+    const int n_plans = 17;
+    const std::size_t n_out = T > 10000 ? 61 : 3001;
+    const int64_t first = f == ddc_input::packed10 ? 3 : 0;
+    const auto in = qa::ddc_random_input(f, first + (n_out - 1) * D + T, seed++);
+    std::vector<std::unique_ptr<kernels::ddc_plan>> plans;
+    std::vector<kernels::ddc_plan*> raw;
+    for (int i = 0; i < n_plans; ++i) {
+        const auto c = qa::ddc_config(f, T, D, -0.4e6 + 0.05e6 * i, seed++);
+        plans.push_back(
+            std::make_unique<kernels::ddc_plan>(c, qa::test_device(), "qa_device"));
+        raw.push_back(plans.back().get());
+    }
+    device_io dev(qa::test_device(), in, n_plans * n_out);
+    std::size_t done = 0;
+    for (std::size_t k = 0; done < n_out; ++k) {
+        const std::size_t n = std::min<std::size_t>(k % 2 ? 5000 : 7, n_out - done);
+        std::vector<void*> outs;
+        for (int i = 0; i < n_plans; ++i)
+            outs.push_back(dev.at(i * n_out + done));
+        kernels::ddc_plan::execute_together(raw,
+                                            dev.in.get(),
+                                            first + int64_t(done) * D,
+                                            done,
+                                            n,
+                                            outs,
+                                            dev.stream.get());
+        done += n;
+    }
+    const cvec together = dev.read(dev.out.get(), n_plans * n_out);
+    for (int i = 0; i < n_plans; ++i) {
+        const auto alone = run(*plans[i], in, first, n_out, { n_out });
+        BOOST_CHECK_MESSAGE(
+            std::memcmp(alone.data(), together.data() + i * n_out, n_out * 8) == 0,
+            "output " << i << " format " << int(f) << " T=" << T << " D=" << D << " ("
+                      << plans[i]->tuning().chosen << ")");
+    }
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
 {
     unsigned seed = 700;
     for (auto f : { ddc_input::packed10, ddc_input::complex64 })
         for (auto td : { std::make_pair(256, 16),
                          std::make_pair(55, 5),
-                         std::make_pair(20000, 64) }) {
-            const int T = td.first, D = td.second, n_plans = 17;
-            const std::size_t n_out = T > 10000 ? 61 : 3001;
-            const int64_t first = f == ddc_input::packed10 ? 3 : 0;
-            const auto in = qa::ddc_random_input(f, first + (n_out - 1) * D + T, seed++);
-            std::vector<std::unique_ptr<kernels::ddc_plan>> plans;
-            std::vector<kernels::ddc_plan*> raw;
-            for (int i = 0; i < n_plans; ++i) {
-                const auto c = qa::ddc_config(f, T, D, -0.4e6 + 0.05e6 * i, seed++);
-                plans.push_back(std::make_unique<kernels::ddc_plan>(
-                    c, qa::test_device(), "qa_device"));
-                raw.push_back(plans.back().get());
-            }
-            device_io dev(qa::test_device(), in, n_plans * n_out);
-            std::size_t done = 0;
-            for (std::size_t k = 0; done < n_out; ++k) {
-                const std::size_t n =
-                    std::min<std::size_t>(k % 2 ? 5000 : 7, n_out - done);
-                std::vector<void*> outs;
-                for (int i = 0; i < n_plans; ++i)
-                    outs.push_back(dev.at(i * n_out + done));
-                kernels::ddc_plan::execute_together(raw,
-                                                    dev.in.get(),
-                                                    first + int64_t(done) * D,
-                                                    done,
-                                                    n,
-                                                    outs,
-                                                    dev.stream.get());
-                done += n;
-            }
-            const cvec together = dev.read(dev.out.get(), n_plans * n_out);
-            for (int i = 0; i < n_plans; ++i) {
-                const auto alone = run(*plans[i], in, first, n_out, { n_out });
-                BOOST_CHECK_MESSAGE(
-                    std::memcmp(alone.data(), together.data() + i * n_out, n_out * 8) ==
-                        0,
-                    "output " << i << " format " << int(f) << " T=" << T << " D=" << D);
-            }
-        }
+                         std::make_pair(20000, 64) })
+            check_together_equals_alone(f, td.first, td.second, seed);
     auto c = qa::ddc_config(ddc_input::complex64, 16, 4, 0.1e6, 1);
     kernels::ddc_plan a(c, qa::test_device(), "qa_device");
     c.decimation = 8;
@@ -371,6 +381,17 @@ BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
 // one shape, the shapes one after another over chunks of input; the
 // emulated device's chunks are 16 KiB, so these calls take several) give
 // each output exactly what its plan gives alone, poisoned outputs first.
+// The tensor form's banks (up to 8 outputs a launch from one decode of the
+// samples) equal each output run alone, bit for bit.
+BOOST_AUTO_TEST_CASE(tensor_outputs_together_equal_each_alone)
+{
+    const qa::env_setting force("GPUDSP_DDC_TENSOR", "1");
+    unsigned seed = 950;
+    for (auto td :
+         { std::make_pair(256, 16), std::make_pair(55, 5), std::make_pair(3, 2) })
+        check_together_equals_alone(ddc_input::packed10, td.first, td.second, seed);
+}
+
 BOOST_AUTO_TEST_CASE(other_decimations_together_equal_each_alone)
 {
     unsigned seed = 800;

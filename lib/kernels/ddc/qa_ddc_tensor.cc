@@ -15,9 +15,11 @@
 #include "kernels/common/packed10.h"
 #include "qa_ddc_common.h"
 #include <boost/test/unit_test.hpp>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -40,22 +42,30 @@ struct ptx_layout {
 using cvec = std::vector<std::complex<float>>;
 
 // The kernel on n outputs of 10-bit input (sample k of the launch at
-// stream index first + k, zero from `valid` on), taps zr (reversed), phase.
-cvec emulate(const dt::shape& sh,
-             const std::vector<uint8_t>& in,
-             int64_t first,
-             std::size_t n,
-             const cvec& zr,
-             const mixer_phase& phase)
+// stream index first + k, zero from `valid` on) for a bank of outputs,
+// each with its taps zrs[o] (reversed) and phase: the A fragments loaded
+// once a chunk for all of them, as the kernel does.
+std::vector<cvec> emulate_bank(const dt::shape& sh,
+                               const std::vector<uint8_t>& in,
+                               int64_t first,
+                               std::size_t n,
+                               const std::vector<cvec>& zrs,
+                               const std::vector<mixer_phase>& phases)
 {
-    const auto img = dt::make_taps(zr, sh);
-    float unscale;
-    std::memcpy(
-        &unscale, img.words.data(), 4); // the kernel reads its scale from the image
-    BOOST_REQUIRE_EQUAL(unscale, img.unscale);
+    const std::size_t bank = zrs.size();
+    std::vector<dt::taps_image> imgs;
+    std::vector<float> unscales;
+    for (const auto& zr : zrs) {
+        imgs.push_back(dt::make_taps(zr, sh));
+        float u;
+        std::memcpy(
+            &u, imgs.back().words.data(), 4); // the kernel reads it from the image
+        BOOST_REQUIRE_EQUAL(u, imgs.back().unscale);
+        unscales.push_back(u);
+    }
     const long long valid = (long long)(n - 1) * sh.D + sh.T;
-    cvec y(n, { NAN, NAN });
-    std::vector<int> written(n, 0);
+    std::vector<cvec> y(bank, cvec(n, { NAN, NAN }));
+    std::vector<std::vector<int>> written(bank, std::vector<int>(n, 0));
     const int words = int(sh.smem_bytes() / 4);
     for (std::size_t m_blk = 0; m_blk < n; m_blk += std::size_t(sh.outputs())) {
         // The block's samples at their padded places (zeros past `valid`),
@@ -88,13 +98,18 @@ cvec emulate(const dt::shape& sh,
         }
         for (int w = 0; w < sh.warps; ++w) {
             const int wo = w * dt::warp_outputs * sh.D; // the warp's first sample
-            float acc[2][32][4] = {};                   // [part][lane][register]
+            // [output][part][lane][register]
+            std::vector<std::array<std::array<std::array<float, 4>, 32>, 2>> acc(bank);
+            for (auto& a : acc)
+                for (auto& part : a)
+                    for (auto& lane : part)
+                        lane.fill(0.0f);
             dt::a_cursor cur[32][4];                    // the kernel's A addressing
             for (int l = 0; l < 32; ++l)
                 for (int q = 0; q < 4; ++q)
                     cur[l][q].start(sh, wo + dt::a_sample(l, q, 0, sh.D));
             for (int chunk = 0; chunk < sh.chunks; ++chunk) {
-                float A[16][16], B[2][16][8];
+                float A[16][16];
                 for (int l = 0; l < 32; ++l) {
                     for (int q = 0; q < 4; ++q) {
                         const int s = wo + dt::a_sample(l, q, chunk, sh.D);
@@ -116,50 +131,61 @@ cvec emulate(const dt::shape& sh,
                                 tile[std::size_t(at + e)];
                         }
                     }
-                    const uint32_t* wd =
-                        &img.words[dt::header_words + (std::size_t(chunk) * 32 + l) * 4];
+                }
+                for (std::size_t o = 0; o < bank; ++o) {
+                    float B[2][16][8];
+                    for (int l = 0; l < 32; ++l) {
+                        const uint32_t* wd =
+                            &imgs[o].words[dt::header_words +
+                                           (std::size_t(chunk) * 32 + l) * 4];
+                        for (int part = 0; part < 2; ++part)
+                            for (int i = 0; i < 4; ++i) {
+                                const uint32_t word = wd[2 * part + i / 2];
+                                const uint16_t h =
+                                    uint16_t(i % 2 ? word >> 16 : word & 0xffff);
+                                B[part][ptx_layout::b_row(l, i)][ptx_layout::b_col(l)] =
+                                    dt::half_value(h);
+                            }
+                    }
+                    // The MMAs: FP32 accumulation of exact FP16 products.
                     for (int part = 0; part < 2; ++part)
-                        for (int i = 0; i < 4; ++i) {
-                            const uint32_t word = wd[2 * part + i / 2];
-                            const uint16_t h =
-                                uint16_t(i % 2 ? word >> 16 : word & 0xffff);
-                            B[part][ptx_layout::b_row(l, i)][ptx_layout::b_col(l)] =
-                                dt::half_value(h);
-                        }
+                        for (int l = 0; l < 32; ++l)
+                            for (int i = 0; i < 4; ++i) {
+                                double sum = 0;
+                                for (int k = 0; k < 16; ++k)
+                                    sum += double(A[ptx_layout::c_row(l, i)][k]) *
+                                           double(B[part][k][ptx_layout::c_col(l, i)]);
+                                float& a = acc[o][std::size_t(part)][std::size_t(l)]
+                                              [std::size_t(i)];
+                                a = float(a + float(sum));
+                            }
                 }
-                // The MMAs: FP32 accumulation of exact FP16 products.
-                for (int part = 0; part < 2; ++part)
-                    for (int l = 0; l < 32; ++l)
-                        for (int i = 0; i < 4; ++i) {
-                            double sum = 0;
-                            for (int k = 0; k < 16; ++k)
-                                sum += double(A[ptx_layout::c_row(l, i)][k]) *
-                                       double(B[part][k][ptx_layout::c_col(l, i)]);
-                            acc[part][l][i] = float(acc[part][l][i] + float(sum));
-                        }
             }
-            for (int l = 0; l < 32; ++l)
-                for (int half = 0; half < 2; ++half) {
-                    const std::size_t m =
-                        m_blk + std::size_t(w * dt::warp_outputs + dt::out_of(l, half));
-                    if (m >= n)
-                        continue;
-                    const float re = (acc[0][l][2 * half] +
-                                      acc[1][l][2 * half] * (1.0f / dt::lo_scale)) *
-                                     unscale;
-                    const float im = (acc[0][l][2 * half + 1] +
-                                      acc[1][l][2 * half + 1] * (1.0f / dt::lo_scale)) *
-                                     unscale;
-                    const uint64_t p = phase.at(m * uint64_t(sh.D));
-                    y[m] = std::complex<float>(
-                        std::complex<double>(re, im) *
-                        std::polar(1.0, -2 * M_PI * double(int64_t(p)) * 0x1p-64));
-                    ++written[m];
-                }
+            for (std::size_t o = 0; o < bank; ++o)
+                for (int l = 0; l < 32; ++l)
+                    for (int half = 0; half < 2; ++half) {
+                        const std::size_t m = m_blk + std::size_t(w * dt::warp_outputs +
+                                                                  dt::out_of(l, half));
+                        if (m >= n)
+                            continue;
+                        const auto& a = acc[o];
+                        const float re = (a[0][l][2 * half] +
+                                          a[1][l][2 * half] * (1.0f / dt::lo_scale)) *
+                                         unscales[o];
+                        const float im = (a[0][l][2 * half + 1] +
+                                          a[1][l][2 * half + 1] * (1.0f / dt::lo_scale)) *
+                                         unscales[o];
+                        const uint64_t p = phases[o].at(m * uint64_t(sh.D));
+                        y[o][m] = std::complex<float>(
+                            std::complex<double>(re, im) *
+                            std::polar(1.0, -2 * M_PI * double(int64_t(p)) * 0x1p-64));
+                        ++written[o][m];
+                    }
         }
     }
-    for (int v : written)
-        BOOST_REQUIRE_EQUAL(v, 1);
+    for (const auto& wo : written)
+        for (int v : wo)
+            BOOST_REQUIRE_EQUAL(v, 1);
     return y;
 }
 
@@ -276,10 +302,41 @@ BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_plan)
         plan.execute(in.data(), first, 0, n, want.data(), nullptr);
         const cvec z = qa::ddc_premultiplied(plan);
         cvec zr(z.rbegin(), z.rend());
-        const cvec got = emulate(sh, in, first, n, zr, plan.phase());
+        const cvec got = emulate_bank(sh, in, first, n, { zr }, { plan.phase() })[0];
         const double err = qa::ddc_rel_err(got, want);
         BOOST_TEST_MESSAGE("T=" << T << " D=" << D << " warps=" << sh.warps
                                 << " chunks=" << sh.chunks << ": rel err " << err);
         BOOST_CHECK_LT(err, 2e-5);
+    }
+}
+
+// A bank of 8 outputs of one input (other centre frequencies, same D and
+// T), the samples' fragments loaded once for all: each equals its CPU plan.
+BOOST_AUTO_TEST_CASE(emulated_bank_matches_each_cpu_plan)
+{
+    unsigned seed = 81;
+    const int T = 256, D = 16, bank = 8;
+    const dt::shape sh = dt::make_shape(D, T);
+    const std::size_t n = std::size_t(sh.outputs()) + 21;
+    const int64_t first = 1;
+    const auto in =
+        qa::ddc_random_input(ddc_input::packed10, first + (n - 1) * D + T, seed++);
+    std::vector<std::unique_ptr<ddc_plan>> plans;
+    std::vector<cvec> zrs;
+    std::vector<mixer_phase> phases;
+    for (int o = 0; o < bank; ++o) {
+        const auto c =
+            qa::ddc_config(ddc_input::packed10, T, D, -0.4e6 + 0.1e6 * o, seed++);
+        plans.push_back(
+            std::make_unique<ddc_plan>(c, gr::gpudsp::runtime::backend_choice{}, "qa"));
+        const cvec z = qa::ddc_premultiplied(*plans.back());
+        zrs.emplace_back(z.rbegin(), z.rend());
+        phases.push_back(plans.back()->phase());
+    }
+    const auto got = emulate_bank(sh, in, first, n, zrs, phases);
+    for (int o = 0; o < bank; ++o) {
+        cvec want(n);
+        plans[std::size_t(o)]->execute(in.data(), first, 0, n, want.data(), nullptr);
+        BOOST_CHECK_LT(qa::ddc_rel_err(got[std::size_t(o)], want), 2e-5);
     }
 }
