@@ -168,28 +168,9 @@ BOOST_AUTO_TEST_CASE(emulated_fftpost_matches_the_cpu_fengine_ci8)
     std::mt19937_64 rng(32);
     for (const auto& nr : { std::make_pair(4096, 2), std::make_pair(1024, 4) }) {
         const int N = nr.first, rows = nr.second, T = 16, I = 2, n_spectra = 5;
-        fengine_config c;
-        c.n_inputs = I;
-        c.n_channels = N;
-        c.n_taps = T;
-        c.input = fengine_input::float32;
-        c.output = fengine_output::ci8;
-        fengine_plan plan(c, gr::gpudsp::runtime::backend_choice{}, "qa_fengine_fftpost");
-        const auto corr = random_corrections(N, I, rng);
-        plan.set_corrections(corr);
-        auto x = ten_bit(I, std::size_t(n_spectra + T - 1) * 2 * N, rng);
-        std::vector<fengine_input_view> views;
-        for (const auto& v : x)
-            views.push_back({ v.data(), 0 });
-        std::vector<int8_t> want(std::size_t(n_spectra) * N * I * 2);
-        plan.execute_host(
-            views, x[0].size() * sizeof(float), want.data(), nullptr, n_spectra, 0);
-        std::vector<float> w(plan.weights().begin(), plan.weights().end());
-        const auto X =
-            emulate_fftpost(fir_float(x, w, N, T, n_spectra), N, I, n_spectra, rows);
-        const int differ = ci8_differences(corr, X, want, N, I, n_spectra);
-        BOOST_TEST_MESSAGE("N=" << N << " rows=" << rows << ": " << differ << " of "
-                                << want.size() << " int8 values differ by one step");
-        BOOST_REQUIRE_LE(differ, int(want.size() / 1000) + 1);
+        const auto ref = cpu_ci8_reference(N, T, I, n_spectra, rng);
+        const auto X = emulate_fftpost(
+            fir_float(ref.x, ref.w, N, T, n_spectra), N, I, n_spectra, rows);
+        check_ci8(ref, X, N, n_spectra, "fftpost");
     }
 }

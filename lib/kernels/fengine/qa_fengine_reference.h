@@ -173,6 +173,57 @@ random_corrections(int N, int I, std::mt19937_64& rng)
     return corr;
 }
 
+/*! A CPU F-engine run to hold an emulated kernel to: random 10-bit input
+ *  (as floats) of I inputs, random corrections, and the CPU plan's ci8
+ *  output of n_spectra spectra (N channels, T taps). */
+struct cpu_ci8_case {
+    std::vector<std::vector<float>> x; //!< the inputs
+    std::vector<float> w;              //!< the plan's taps, [tap][2N]
+    gr::gpudsp::kernels::fengine_corrections corr;
+    std::vector<int8_t> want; //!< [s][k][i] ci8
+};
+inline cpu_ci8_case
+cpu_ci8_reference(int N, int T, int I, int n_spectra, std::mt19937_64& rng)
+{
+    using namespace gr::gpudsp::kernels;
+    fengine_config c;
+    c.n_inputs = I;
+    c.n_channels = N;
+    c.n_taps = T;
+    c.input = fengine_input::float32;
+    c.output = fengine_output::ci8;
+    fengine_plan plan(c, gr::gpudsp::runtime::backend_choice{}, "qa_fengine");
+    cpu_ci8_case r;
+    r.corr = random_corrections(N, I, rng);
+    plan.set_corrections(r.corr);
+    r.x = ten_bit(I, std::size_t(n_spectra + T - 1) * 2 * N, rng);
+    std::vector<fengine_input_view> views;
+    for (const auto& v : r.x)
+        views.push_back({ v.data(), 0 });
+    r.want.resize(std::size_t(n_spectra) * N * I * 2);
+    plan.execute_host(
+        views, r.x[0].size() * sizeof(float), r.want.data(), nullptr, n_spectra, 0);
+    r.w.assign(plan.weights().begin(), plan.weights().end());
+    return r;
+}
+
+/*! Emulated spectra X of \p ref's input, corrected and quantised, equal the
+ *  CPU plan's ci8 output but for values within float rounding of a half: at
+ *  most 1 in 1000, by one step. */
+template <typename C>
+void check_ci8(const cpu_ci8_case& ref,
+               const std::vector<C>& X,
+               int N,
+               int n_spectra,
+               const char* what)
+{
+    const int I = int(ref.x.size());
+    const int differ = ci8_differences(ref.corr, X, ref.want, N, I, n_spectra);
+    BOOST_TEST_MESSAGE(what << " N=" << N << ": " << differ << " of " << ref.want.size()
+                            << " int8 values differ by one step");
+    BOOST_REQUIRE_LE(differ, int(ref.want.size() / 1000) + 1);
+}
+
 } // namespace qa_fengine
 
 #endif

@@ -234,29 +234,9 @@ BOOST_AUTO_TEST_CASE(emulated_split_matches_the_cpu_fengine_ci8)
 {
     std::mt19937_64 rng(12);
     for (const auto& nu : { std::make_pair(8192, 2), std::make_pair(2048, 8) }) {
-        const int N = nu.first, U = nu.second, T = 16, I = 2, n_spectra = 4;
-        const int step = 2 * N;
-        fengine_config c;
-        c.n_inputs = I;
-        c.n_channels = N;
-        c.n_taps = T;
-        c.input = fengine_input::float32;
-        c.output = fengine_output::ci8;
-        fengine_plan plan(c, gr::gpudsp::runtime::backend_choice{}, "qa_fengine_split");
-        const auto corr = random_corrections(N, I, rng);
-        plan.set_corrections(corr);
-        auto x = ten_bit(I, std::size_t(n_spectra + T - 1) * step, rng);
-        std::vector<fengine_input_view> views;
-        for (const auto& v : x)
-            views.push_back({ v.data(), 0 });
-        std::vector<int8_t> want(std::size_t(n_spectra) * N * I * 2);
-        plan.execute_host(
-            views, x[0].size() * sizeof(float), want.data(), nullptr, n_spectra, 0);
-        std::vector<float> w(plan.weights().begin(), plan.weights().end());
-        const auto X = emulate_split(x, w, N, T, U, n_spectra);
-        const int differ = ci8_differences(corr, X, want, N, I, n_spectra);
-        BOOST_TEST_MESSAGE("N=" << N << " U=" << U << ": " << differ << " of "
-                                << want.size() << " int8 values differ by one step");
-        BOOST_REQUIRE_LE(differ, int(want.size() / 1000) + 1);
+        const int N = nu.first, U = nu.second, T = 16, n_spectra = 4;
+        const auto ref = cpu_ci8_reference(N, T, 2, n_spectra, rng);
+        check_ci8(
+            ref, emulate_split(ref.x, ref.w, N, T, U, n_spectra), N, n_spectra, "split");
     }
 }
