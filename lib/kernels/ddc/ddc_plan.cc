@@ -32,6 +32,26 @@ std::string simd_id(int lanes)
     return lanes == 16 ? "simd=avx512" : lanes == 8 ? "simd=avx2" : "simd=baseline";
 }
 
+// The tuner's names of SIMD levels (widest first; each has .lanes), and
+// the level a name picks (\p current where none matches).
+template <class Level>
+std::vector<std::string> level_ids(const std::vector<Level>& levels)
+{
+    std::vector<std::string> ids;
+    for (const auto& l : levels)
+        ids.push_back(simd_id(l.lanes));
+    return ids;
+}
+template <class Level>
+std::size_t
+level_of(const std::vector<Level>& levels, const std::string& id, std::size_t current)
+{
+    for (std::size_t k = 0; k < levels.size(); ++k)
+        if (simd_id(levels[k].lanes) == id)
+            return k;
+    return current;
+}
+
 // The emulated device: the CPU implementation in stream order. New taps
 // apply to the work enqueued after them, as on CUDA. Its configurations are
 // the CPU's vector widths (each its own CPU implementation, all given the
@@ -83,17 +103,9 @@ public:
 
     std::vector<std::string> configurations() const override
     {
-        std::vector<std::string> ids;
-        for (const auto& l : d_levels)
-            ids.push_back(simd_id(l.lanes));
-        return ids;
+        return level_ids(d_levels);
     }
-    void use(const std::string& id) override
-    {
-        for (std::size_t k = 0; k < d_levels.size(); ++k)
-            if (simd_id(d_levels[k].lanes) == id)
-                d_use = k;
-    }
+    void use(const std::string& id) override { d_use = level_of(d_levels, id, d_use); }
     // A CPU's pace: a few milliseconds a call.
     std::size_t tuning_outputs() const override { return 4096; }
 
@@ -144,17 +156,9 @@ public:
     }
     std::vector<std::string> configurations() const override
     {
-        std::vector<std::string> ids;
-        for (const auto& l : d_levels)
-            ids.push_back(simd_id(l.lanes));
-        return ids;
+        return level_ids(d_levels);
     }
-    void use(const std::string& id) override
-    {
-        for (std::size_t k = 0; k < d_levels.size(); ++k)
-            if (simd_id(d_levels[k].lanes) == id)
-                d_use = k;
-    }
+    void use(const std::string& id) override { d_use = level_of(d_levels, id, d_use); }
     std::size_t tuning_outputs() const override { return 4096; }
 
     static bool applies() { return ddc_cpu_lane_options().front() == 16; }
