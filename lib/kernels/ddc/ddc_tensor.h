@@ -276,14 +276,6 @@ inline taps_image make_taps(const std::vector<std::complex<float>>& zr, const sh
     return img;
 }
 
-/*! The share of the MMAs' multiply-adds the filter needs: a chunk gives
- *  each output 16 columns x 2 (re, im), the filter 2T in all, so
- *  T / (16 chunks) (the lo part then doubles the MMAs). */
-GPUDSP_HD double useful_fraction(const shape& sh)
-{
-    return double(sh.T) / double(sh.chunks * k_chunk);
-}
-
 } // namespace ddc_tensor
 } // namespace kernels
 } // namespace gpudsp

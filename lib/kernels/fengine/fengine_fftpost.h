@@ -79,10 +79,6 @@ GPUDSP_HD shape make_shape(int n_channels, int rows)
     return sh;
 }
 
-/*! Bytes moved per 10-bit input sample by the FIR kernel and this one:
- *  1.25 in and 4 out, then 4 in and 1 out (ci8). */
-constexpr double bytes_per_sample = 10.25;
-
 } // namespace fftpost
 } // namespace kernels
 } // namespace gpudsp
