@@ -23,7 +23,8 @@
 //            mma.sync, mma.sync-packed (no direct form), mma.sync-direct-s=6
 //            (the deeper direct ring, few stations), wmma, cublaslt (the
 //            Gram form: cuBLASLt's GEMM inside the plan, pack and combine
-//            included)
+//            included), wgmma-gram and wgmma-gram-n=128 (the Gram form on
+//            our persistent sm_90a kernel, pack included)
 //   cublas   cublasCherk3mEx (ci8 in, cf32 out) per channel on the same data
 //   cublaslt a cuBLASLt int8 GEMM per channel (batched): Y = [Re X; Im X]
 //            (2A x T, time contiguous, transposed on the host outside the
@@ -323,7 +324,9 @@ void run_xengine(const options& opt, report& rep)
                variant{ kernels::xengine_kernel::tensor, "mma.sync packed" },
                variant{ kernels::xengine_kernel::tensor, "mma.sync direct s=6" },
                variant{ kernels::xengine_kernel::tensor, "wmma" },
-               variant{ kernels::xengine_kernel::tensor, "cublaslt" } }) {
+               variant{ kernels::xengine_kernel::tensor, "cublaslt" },
+               variant{ kernels::xengine_kernel::tensor, "wgmma gram" },
+               variant{ kernels::xengine_kernel::tensor, "wgmma gram n=128" } }) {
             c.kernel = v.kernel;
             const std::string form_cap = v.cap ? v.cap : user_cap;
             if (form_cap.empty())

@@ -15,7 +15,10 @@
 #include "kernels/xengine/qa_xengine_reference.h"
 #include "kernels/xengine/xengine_gram.h"
 #include "kernels/xengine/xengine_impl.h"
+#include "kernels/xengine/xengine_tile.h"
+#include "kernels/xengine/xengine_ws.h"
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -24,16 +27,11 @@ using namespace gr::gpudsp::kernels;
 namespace {
 
 
-// One launch as xengine_gram.cu runs it: nt spectra (from x, [t][channel]
-// [input][re, im]) of channels c0 .. c0 + nc - 1.
-void run_launch(const std::vector<int8_t>& x,
-                int nt,
-                int C,
-                int c0,
-                int nc,
-                int A,
-                std::vector<uint32_t>& part,
-                std::vector<int>& writes)
+// The pack kernel of one launch as xengine_gram.cu runs it: nt spectra
+// (from x, [t][channel][input][re, im]) of channels c0 .. c0 + nc - 1 into Y
+// [lc][row][t_pad].
+std::vector<int8_t>
+pack_launch(const std::vector<int8_t>& x, int nt, int C, int c0, int nc, int A)
 {
     const int R = xgr_rows(A), t_pad = (nt + xgr_k - 1) / xgr_k * xgr_k;
     std::vector<int8_t> y(std::size_t(nc) * R * t_pad, int8_t(0x5a)); // poisoned
@@ -67,6 +65,21 @@ void run_launch(const std::vector<int8_t>& x,
                     std::copy_n(&s[row_local * xgr_pack_pitch + 8 * quarter], 8, &y[at]);
                 }
             }
+    return y;
+}
+
+// One launch of the cuBLASLt path.
+void run_launch(const std::vector<int8_t>& x,
+                int nt,
+                int C,
+                int c0,
+                int nc,
+                int A,
+                std::vector<uint32_t>& part,
+                std::vector<int>& writes)
+{
+    const int R = xgr_rows(A), t_pad = (nt + xgr_k - 1) / xgr_k * xgr_k;
+    const std::vector<int8_t> y = pack_launch(x, nt, C, c0, nc, A);
     // cuBLASLt, TN: G(i, j) = sum_t Y[i][t] Y[j][t], column-major, int32,
     // after Y in the workspace. (The GEMM is emulated by its definition:
     // cuBLASLt's own layouts, transposes and strides are checked only on a
@@ -247,4 +260,370 @@ BOOST_AUTO_TEST_CASE(gram_path_on_the_host_equals_the_int64_definition)
                     }
         }
     }
+}
+
+// ---- The persistent wgmma Gram kernel (xengine_ws.h, xengine_ws.cu) ----
+
+namespace {
+
+// One launch of xengine_ws.cu's kernel on a grid of \p grid blocks, as its
+// threads run it: the producer's TMA boxes (swizzled, zeros past the rows
+// and spectra) into a poisoned stage, the two warpgroups' wgmma through
+// their descriptors, the accumulator fragments, the combine's shuffle, the
+// staging (poisoned once per block: what a previous tile left stays there)
+// and the row runs' atomics and bulk reduction copies, with their
+// alignment.
+template <int BN>
+void run_ws_launch(const std::vector<int8_t>& x,
+                   int nt,
+                   int C,
+                   int c0,
+                   int nc,
+                   int A,
+                   int grid,
+                   std::vector<uint32_t>& part,
+                   std::vector<int>& writes)
+{
+    using S = xws_shape<BN>;
+    const int R = xgr_rows(A), t_pad = (nt + xgr_k - 1) / xgr_k * xgr_k;
+    const std::vector<int8_t> y = pack_launch(x, nt, C, c0, nc, A);
+    // The tensor map describes Y as the pack wrote it.
+    const xws_map_shape map = xws_map_for(t_pad, R, nc);
+    BOOST_REQUIRE_EQUAL(map.strides[0], xgr_y_offset(0, 1, 0, R, t_pad));
+    BOOST_REQUIRE_EQUAL(map.strides[1], xgr_y_offset(1, 0, 0, R, t_pad));
+    BOOST_REQUIRE(map.strides[0] % 16 == 0 && map.strides[1] % 16 == 0);
+    BOOST_REQUIRE(map.dims[0] == uint64_t(t_pad) && map.dims[1] == uint64_t(R) &&
+                  map.dims[2] == uint64_t(nc));
+    BOOST_REQUIRE(map.box[0] == uint32_t(xws_bk) && map.box[1] == uint32_t(xws_box_rows));
+    BOOST_REQUIRE_LE(map.box[0], 128u); // the 128-byte swizzle's span
+    auto y_at = [&](int lc, long long row, long long k) -> int8_t {
+        return row < R && k < t_pad ? y[xgr_y_offset(lc, int(row), int(k), R, t_pad)] : 0;
+    };
+    const long long per_channel = xws_tiles_per_channel(R, BN), tiles = per_channel * nc;
+    const int k_blocks = xws_k_blocks(t_pad);
+    const long long pairs = (long long)A * (A + 1) / 2;
+    const uint32_t st = 5 * 1024; // a stage's (1024-aligned) shared address
+    std::vector<int> tile_runs(std::size_t(tiles), 0);
+    for (int cta = 0; cta < grid; ++cta) {
+        std::vector<uint8_t> stage(S::stage_bytes);
+        std::vector<uint8_t> staging(2 * S::staging_bytes, 0xc3);
+        for (long long t = cta; t < tiles; t += grid) {
+            const xws_tile w = xws_tile_at(t, per_channel, BN);
+            ++tile_runs[std::size_t(t)];
+            int b_boxes;
+            const int tx = xws_stage_tx(w, BN, R, b_boxes);
+            std::vector<int32_t> acc(std::size_t(2) * 64 * BN, 0x7b7b7b7b);
+            for (int kb = 0; kb < k_blocks; ++kb) {
+                // What no box writes holds garbage (a box past the rows is
+                // not issued).
+                std::fill(stage.begin(), stage.end(), uint8_t(0xa7));
+                int landed = 0;
+                auto box = [&](int dst, long long row0) {
+                    for (int r = 0; r < xws_box_rows; ++r)
+                        for (int k = 0; k < xws_bk; ++k)
+                            stage[std::size_t(dst + xws_sw128(r, k))] =
+                                uint8_t(y_at(w.lc, row0 + r, (long long)kb * xws_bk + k));
+                    landed += xws_box_rows * xws_bk;
+                };
+                if (!w.inner)
+                    box(0, (long long)w.i * xws_bm);
+                for (int q = 0; q < b_boxes; ++q)
+                    box(S::a_bytes + q * xws_box_rows * xws_bk,
+                        (long long)w.j * BN + q * xws_box_rows);
+                BOOST_REQUIRE_EQUAL(landed, tx); // the mbarrier's byte count
+                for (int h = 0; h < 2; ++h) {
+                    const uint32_t a_off =
+                        (w.inner ? S::a_bytes + w.a_in_b * xws_bk : 0) +
+                        h * xws_rows_per_wg * xws_bk;
+                    const uint64_t da = xws_desc(st + a_off),
+                                   db = xws_desc(st + S::a_bytes);
+                    for (int kk = 0; kk < xws_bk / xws_k_step; ++kk) {
+                        auto operand = [&](uint64_t desc, int rows) {
+                            std::vector<int8_t> v(std::size_t(rows) * xws_k_step);
+                            for (int r = 0; r < rows; ++r)
+                                for (int k = 0; k < xws_k_step; ++k) {
+                                    const uint32_t at = xws_desc_element(desc, r, k);
+                                    BOOST_REQUIRE(at >= st &&
+                                                  at - st < uint32_t(S::stage_bytes));
+                                    v[std::size_t(r) * xws_k_step + k] =
+                                        int8_t(stage[at - st]);
+                                }
+                            return v;
+                        };
+                        const auto a = operand(da + 2 * kk, 64),
+                                   b = operand(db + 2 * kk, BN);
+                        for (int r = 0; r < 64; ++r)
+                            for (int c = 0; c < BN; ++c) {
+                                int32_t sum = 0;
+                                for (int k = 0; k < xws_k_step; ++k)
+                                    sum += int32_t(a[std::size_t(r) * xws_k_step + k]) *
+                                           b[std::size_t(c) * xws_k_step + k];
+                                int32_t& d = acc[(std::size_t(h) * 64 + r) * BN + c];
+                                d = (kb | kk) != 0 ? int32_t(uint32_t(d) + uint32_t(sum))
+                                                   : sum;
+                            }
+                    }
+                }
+            }
+            // Epilogue: fragments, combine, staging, runs.
+            for (int h = 0; h < 2; ++h) {
+                auto d = [&](int warp, int lane, int i) {
+                    return acc[(std::size_t(h) * 64 + xwg_d_row(warp, lane, i)) * BN +
+                               xwg_d_col(lane, i)];
+                };
+                const int a0 = w.i * (xws_bm / 2) + h * xws_inputs_per_wg;
+                const int b0 = w.j * (BN / 2);
+                const long long cp0 = (long long)(c0 + w.lc) * pairs;
+                uint8_t* stg = &staging[std::size_t(h) * S::staging_bytes];
+                for (int warp = 0; warp < 4; ++warp)
+                    for (int lane = 0; lane < 32; ++lane) {
+                        int shift[2];
+                        for (int r = 0; r < 2; ++r)
+                            shift[r] =
+                                xws_row_run(a0 + xws_result(warp, lane, 2 * r).a_local,
+                                            b0,
+                                            BN,
+                                            A,
+                                            cp0)
+                                    .shift;
+                        for (int i = 0; i < S::regs; i += 2) {
+                            const int32_t other = d(warp, lane ^ 4, i + 1);
+                            const xws_result_at at = xws_result(warp, lane, i);
+                            const int off = xws_staging_offset<BN>(
+                                at.a_local, at.b_local, at.part, shift[(i >> 1) & 1]);
+                            BOOST_REQUIRE(off >= 0 && off + 4 <= S::staging_bytes);
+                            const int32_t v =
+                                xws_combine(at.part, d(warp, lane, i), other);
+                            std::memcpy(stg + off, &v, 4);
+                        }
+                    }
+                for (int lane = 0; lane < 32; ++lane) {
+                    const xws_run run = xws_row_run(a0 + lane, b0, BN, A, cp0);
+                    BOOST_REQUIRE_EQUAL(run.head + run.body + run.tail, run.n);
+                    const int row_off = lane * S::staging_pitch + 8 * run.shift;
+                    auto add_pair = [&](int e) {
+                        int32_t v[2];
+                        std::memcpy(v, stg + row_off + 8 * e, 8);
+                        const std::size_t at = std::size_t(run.pair0 + e);
+                        part[2 * at] += uint32_t(v[0]);
+                        part[2 * at + 1] += uint32_t(v[1]);
+                        ++writes[at];
+                    };
+                    if (run.head)
+                        add_pair(0);
+                    if (run.body > 0) {
+                        // cp.reduce.async.bulk: 16-byte aligned both ends,
+                        // a multiple of 16 bytes.
+                        BOOST_REQUIRE_EQUAL((run.pair0 + run.head) * 8 % 16, 0);
+                        BOOST_REQUIRE_EQUAL((row_off + 8 * run.head) % 16, 0);
+                        BOOST_REQUIRE_EQUAL(run.body * 8 % 16, 0);
+                        for (int e = run.head; e < run.head + run.body; ++e)
+                            add_pair(e);
+                    }
+                    if (run.tail)
+                        add_pair(run.head + run.body);
+                }
+            }
+        }
+    }
+    for (int n : tile_runs)
+        BOOST_REQUIRE_EQUAL(n, 1); // the persistent grid runs each tile once
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(ws_tiles_cover_the_triangle_once)
+{
+    for (int bn : { 128, 256 })
+        for (int R = 16; R <= 4096; R += 16) {
+            const int nI = xws_row_blocks(R), nc = R % 48 == 0 ? 3 : 1;
+            const long long per = xws_tiles_per_channel(R, bn);
+            std::vector<int> seen(std::size_t(nc) * nI * nI, 0);
+            for (long long t = 0; t < per * nc; ++t) {
+                const xws_tile w = xws_tile_at(t, per, bn);
+                BOOST_REQUIRE(w.lc >= 0 && w.lc < nc && w.i >= 0 && w.i < nI && w.j >= 0);
+                // some B row at or below some A row; B starts inside Y
+                BOOST_REQUIRE_LT((long long)w.j * bn, (long long)(w.i + 1) * xws_bm);
+                BOOST_REQUIRE_LT(w.j * bn, R);
+                // inner: the A rows inside the B rows, at a 1024-byte
+                // aligned offset (the swizzle atom)
+                const bool inside =
+                    w.i * xws_bm >= w.j * bn && (w.i + 1) * xws_bm <= (w.j + 1) * bn;
+                BOOST_REQUIRE_EQUAL(w.inner, inside);
+                BOOST_REQUIRE_EQUAL(w.a_in_b * xws_bk % 1024, 0);
+                ++seen[(std::size_t(w.lc) * nI + w.i) * nI + w.j];
+            }
+            for (int lc = 0; lc < nc; ++lc)
+                for (int i = 0; i < nI; ++i)
+                    for (int j = 0; j < nI; ++j)
+                        BOOST_REQUIRE_EQUAL(
+                            seen[(std::size_t(lc) * nI + i) * nI + j],
+                            (long long)j * bn < (long long)(i + 1) * xws_bm ? 1 : 0);
+        }
+    // The largest Y the plan allows (65536 dual-pol stations: 262144 rows):
+    // the first and last tiles of a row block decode exactly.
+    for (int bn : { 128, 256 }) {
+        const int R = 262144, nI = xws_row_blocks(R);
+        const long long per = xws_tiles_per_channel(R, bn);
+        for (int i : { 0, 1, 2, 3, nI / 2, nI - 2, nI - 1 }) {
+            const long long first = xws_tiles_before(i, bn),
+                            last = xws_tiles_before(i + 1, bn) - 1;
+            const xws_tile a = xws_tile_at(first + per, per, bn),
+                           b = xws_tile_at(last + 2 * per, per, bn);
+            BOOST_REQUIRE(a.lc == 1 && a.i == i && a.j == 0);
+            BOOST_REQUIRE(b.lc == 2 && b.i == i && b.j == i * xws_bm / bn);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(ws_descriptors_read_what_tma_wrote)
+{
+    // The PTX ISA's fields: start >> 4 in bits 0-13, SBO (1024) >> 4 in
+    // 32-45, 128-byte swizzle (1) in 62-63, base offset 0.
+    const uint64_t d = xws_desc(0x2c400);
+    BOOST_CHECK_EQUAL(d & 0x3fff, uint64_t(0x2c400 >> 4));
+    BOOST_CHECK_EQUAL((d >> 16) & 0x3fff, 1u);
+    BOOST_CHECK_EQUAL((d >> 32) & 0x3fff, 64u);
+    BOOST_CHECK_EQUAL((d >> 49) & 7, 0u);
+    BOOST_CHECK_EQUAL(d >> 62, 1u);
+    // What a descriptor at a 1024-aligned operand plus 32 kk bytes reads is
+    // what TMA's swizzle wrote at (row, 32 kk + k); every byte of an
+    // operand once per k step.
+    for (uint32_t base : { 0u, 1024u, 17u * 1024u, 200u * 1024u })
+        for (int rows : { 64, 128, 256 }) {
+            std::vector<int> hits(std::size_t(rows) * 128, 0);
+            for (int kk = 0; kk < 4; ++kk)
+                for (int r = 0; r < rows; ++r)
+                    for (int k = 0; k < 32; ++k) {
+                        const uint32_t at =
+                            xws_desc_element(xws_desc(base) + 2 * kk, r, k);
+                        BOOST_REQUIRE_EQUAL(at,
+                                            base + uint32_t(xws_sw128(r, 32 * kk + k)));
+                        ++hits[at - base];
+                    }
+            for (int n : hits)
+                BOOST_REQUIRE_EQUAL(n, 1);
+        }
+}
+
+BOOST_AUTO_TEST_CASE(ws_combine_map_pairs_lanes_and_fills_the_staging)
+{
+    // Lane ^ 4 holds the other row of the same input for the same columns;
+    // the results of a warpgroup cover its 32 x BN/2 pairs, re and im, once.
+    for (int bn : { 128, 256 }) {
+        std::vector<int> seen(std::size_t(xws_inputs_per_wg) * (bn / 2) * 2, 0);
+        for (int warp = 0; warp < 4; ++warp)
+            for (int lane = 0; lane < 32; ++lane)
+                for (int i = 0; i < bn / 2; i += 2) {
+                    const xws_result_at a = xws_result(warp, lane, i),
+                                        b = xws_result(warp, lane ^ 4, i);
+                    BOOST_REQUIRE(a.a_local == b.a_local && a.b_local == b.b_local &&
+                                  a.part != b.part);
+                    // the fragment's rows and columns (xwg_d_row, xwg_d_col)
+                    BOOST_REQUIRE_EQUAL(2 * a.a_local + a.part, xwg_d_row(warp, lane, i));
+                    BOOST_REQUIRE_EQUAL(2 * a.b_local, xwg_d_col(lane, i));
+                    BOOST_REQUIRE_EQUAL(xwg_d_col(lane, i + 1), 2 * a.b_local + 1);
+                    BOOST_REQUIRE(a.a_local >= 0 && a.a_local < xws_inputs_per_wg &&
+                                  a.b_local >= 0 && a.b_local < bn / 2);
+                    ++seen[(std::size_t(a.a_local) * (bn / 2) + a.b_local) * 2 + a.part];
+                }
+        for (int n : seen)
+            BOOST_REQUIRE_EQUAL(n, 1);
+    }
+    // The combine at the int32 bound (xengine_int32_spectra of -128 - 128j).
+    const int64_t T = int64_t(xengine_int32_spectra);
+    const int32_t sq = int32_t(16384 * T);
+    BOOST_CHECK_EQUAL(int64_t(xws_combine(0, sq, sq)), 2 * 16384 * T);
+    BOOST_CHECK_EQUAL(xws_combine(1, sq, sq), 0);
+    BOOST_CHECK_EQUAL(int64_t(xws_combine(1, int32_t(16384 * T), int32_t(-16256 * T))),
+                      16384 * T + 16256 * T);
+    // Runs: head, even body, tail; the staging shift follows the parity.
+    for (long long p0 : { 0LL, 1LL, 1000LL, 1001LL })
+        for (int a : { 0, 1, 5, 63, 64, 127, 200 })
+            for (int b0 : { 0, 64, 128 })
+                for (int bn : { 128, 256 }) {
+                    const xws_run r = xws_row_run(a, b0, bn, 150, p0);
+                    const int expect =
+                        a < 150 ? std::max(0, std::min(b0 + bn / 2, a + 1) - b0) : 0;
+                    BOOST_REQUIRE_EQUAL(r.n, expect);
+                    BOOST_REQUIRE_EQUAL(r.pair0, p0 + (long long)a * (a + 1) / 2 + b0);
+                    BOOST_REQUIRE_EQUAL(r.shift, int(r.pair0 & 1));
+                    BOOST_REQUIRE(r.body % 2 == 0 && r.head + r.body + r.tail == r.n);
+                    BOOST_REQUIRE(r.n == 0 || (r.pair0 + r.head) % 2 == 0);
+                }
+    // Shared memory fits sm_90's 227 KiB, the ring 1024-aligned after the slack.
+    BOOST_CHECK_LE(xws_shape<128>::smem_bytes, xws_smem_limit);
+    BOOST_CHECK_LE(xws_shape<256>::smem_bytes, xws_smem_limit);
+}
+
+BOOST_AUTO_TEST_CASE(ws_path_on_the_host_equals_the_int64_definition)
+{
+    struct size {
+        int A, C;
+        std::vector<int> calls; // spectra per call
+        int grid;               // persistent blocks
+    };
+    const size sizes[] = {
+        { 1, 2, { 5 }, 1 },
+        { 3, 1, { 33, 1 }, 2 },
+        { 40, 3, { 70 }, 2 },      // B's second box past the rows (n=256)
+        { 67, 2, { 130, 31 }, 3 }, // two row blocks, two k blocks
+        { 64, 2, { 128 }, 5 },
+        { 133, 2, { 300 }, 7 }, // three row blocks, k blocks of zeros
+        { 200, 1, { 40 }, 4 },  // inner tiles at 128 rows into B (n=256)
+    };
+    for (const size& z : sizes)
+        for (int bn : { 128, 256 }) {
+            const int A = z.A, C = z.C;
+            int T = 0;
+            for (int n : z.calls)
+                T += n;
+            BOOST_TEST_CONTEXT("n=" << bn << " inputs " << A << " channels " << C
+                                    << " spectra " << T << " grid " << z.grid)
+            {
+                const auto x =
+                    qa::full_range(std::size_t(T) * C * A * 2, unsigned(A * 71 + T + bn));
+                const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
+                std::vector<uint32_t> part =
+                    qa::poisoned_partials(std::size_t(C) * pairs * 2);
+                const std::vector<uint32_t> before = part;
+                std::vector<int> writes(std::size_t(C) * pairs, 0);
+                int expected_writes = 0, t0 = 0;
+                for (int n : z.calls) {
+                    const xgr_launch_shape sh =
+                        xgr_launch_shape_for(n, C, A, xgr_workspace(C, A, false), false);
+                    BOOST_REQUIRE(sh.spectra >= xgr_k && sh.channels >= 1);
+                    for (int u = 0; u < n; u += sh.spectra) {
+                        const int nt = std::min(n - u, sh.spectra);
+                        const std::vector<int8_t> chunk(
+                            x.begin() + std::size_t(t0 + u) * C * A * 2,
+                            x.begin() + std::size_t(t0 + u + nt) * C * A * 2);
+                        for (int c0 = 0; c0 < C; c0 += sh.channels) {
+                            const int nc = std::min(sh.channels, C - c0);
+                            if (bn == 128)
+                                run_ws_launch<128>(
+                                    chunk, nt, C, c0, nc, A, z.grid, part, writes);
+                            else
+                                run_ws_launch<256>(
+                                    chunk, nt, C, c0, nc, A, z.grid, part, writes);
+                        }
+                        ++expected_writes;
+                    }
+                    t0 += n;
+                }
+                for (int c = 0; c < C; ++c)
+                    for (int a = 0; a < A; ++a)
+                        for (int b = 0; b <= a; ++b) {
+                            int64_t sr, si;
+                            qa::xengine_reference(x, T, C, A, c, a, b, sr, si);
+                            const std::size_t k =
+                                (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
+                            BOOST_REQUIRE_EQUAL(writes[k / 2], expected_writes);
+                            BOOST_REQUIRE_EQUAL(part[k] - before[k],
+                                                uint32_t(int32_t(sr)));
+                            BOOST_REQUIRE_EQUAL(part[k + 1] - before[k + 1],
+                                                uint32_t(int32_t(si)));
+                        }
+            }
+        }
 }

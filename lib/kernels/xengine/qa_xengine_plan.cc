@@ -170,6 +170,9 @@ std::string expected_form(const std::string& cap, int n_inputs)
     const bool few = n_inputs % 8 == 0 && n_inputs <= 256; // the direct path's
     if (cap == "cublaslt") // small plans: its workspace always fits
         return "cublaslt";
+    // Our Gram kernel (sm_90a only): the best form elsewhere.
+    if (cap == "wgmma gram" || cap == "wgmma gram n=128")
+        return major == 9 && minor == 0 ? cap : expected_form("wgmma", n_inputs);
     if (cap == "mma.sync direct s=6") { // 120 KiB a block: sm_80 and sm_90
         int optin = 0;
         cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0);
@@ -198,17 +201,21 @@ std::string expected_form(const std::string& cap, int n_inputs)
 BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
 {
     // wgmma (sm_90a), mma.sync (sm_80+; direct from the input where inputs
-    // are few, a multiple of 8), WMMA (sm_75) and the Gram form on cuBLASLt
-    // (any): GPUDSP_XENGINE_TENSOR caps the form, so that one GPU checks
+    // are few, a multiple of 8), WMMA (sm_75), the Gram form on cuBLASLt
+    // (any) and on our persistent kernel (sm_90a, B tiles of 256 and 128
+    // rows): GPUDSP_XENGINE_TENSOR caps the form, so that one GPU checks
     // each form it can run. One call of 400 spectra goes round the
-    // pipelines' stage rings several times.
+    // pipelines' stage rings several times; 257 stations are 5 row blocks
+    // of Y, so the persistent grid's blocks run several tiles each.
     unsigned seed = 500;
     for (const char* cap : { "wgmma",
                              "mma.sync",
                              "mma.sync packed",
                              "mma.sync direct s=6",
                              "wmma",
-                             "cublaslt" }) {
+                             "cublaslt",
+                             "wgmma gram",
+                             "wgmma gram n=128" }) {
         const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
         for (int S : { 1, 4, 19, 33, 64, 257 }) { // 4 and 64: the direct path
             auto c = config(S, 2, 3, xengine_kernel::tensor);
@@ -232,9 +239,10 @@ BOOST_AUTO_TEST_CASE(one_call_longer_than_a_tensor_launch)
     // 9000 spectra in one call: the tensor path cuts it into launches of at
     // most 8192 (its in-kernel int32 bound), the FP32 kernel flushes 17 times.
     // 5 stations: the packed path; 4 (8 inputs): the direct one; "cublaslt":
-    // the Gram form, all 9000 in one GEMM.
+    // the Gram form, all 9000 in one GEMM ("wgmma gram": 71 stages of 128
+    // spectra a tile, the last with zeros past the spectra).
     for (int S : { 5, 4 })
-        for (const char* cap : { "", "cublaslt" })
+        for (const char* cap : { "", "cublaslt", "wgmma gram" })
             for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
                 const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
                 auto c = config(S, 2, 3, k);

@@ -19,6 +19,10 @@
 //  cublaslt  the Gram form (xengine_gram.cu): cuBLASLt's int8 GEMM of the
 //            interleaved re/im rows; a candidate the tuner times, never the
 //            heuristic's choice.
+//  wgmma gram  the same rows, our persistent warp-specialized sm_90a kernel
+//            (xengine_ws.cu: TMA, wgmma, bulk-reduction epilogue; B tiles
+//            of 256 or 128 rows); tuner candidates, never the heuristic's
+//            choice until a GPU run has measured them.
 //
 // ci8 sums live in int32 partials (one read-modify-write per launch), moved
 // into the int64 totals by a promote kernel every 65535 spectra and before
@@ -622,11 +626,31 @@ public:
     // for few inputs, wgmma on sm_90a, packed mma.sync on sm_80+, WMMA on
     // sm_75; the tuner may choose any available one (xengine_plan::tune),
     // the Gram form on cuBLASLt included.
-    enum class form_kind { fp32, wmma, direct, direct_deep, packed, wgmma, gram };
-    static constexpr form_kind all_forms[] = { form_kind::fp32,   form_kind::wmma,
-                                               form_kind::direct, form_kind::direct_deep,
-                                               form_kind::packed, form_kind::wgmma,
-                                               form_kind::gram };
+    enum class form_kind {
+        fp32,
+        wmma,
+        direct,
+        direct_deep,
+        packed,
+        wgmma,
+        gram,
+        gram_ws,
+        gram_ws128
+    };
+    static constexpr form_kind all_forms[] = {
+        form_kind::fp32,        form_kind::wmma,    form_kind::direct,
+        form_kind::direct_deep, form_kind::packed,  form_kind::wgmma,
+        form_kind::gram,        form_kind::gram_ws, form_kind::gram_ws128
+    };
+    // The Gram forms' engine (xengine_gram_cuda): cuBLASLt or our kernel's
+    // B rows; -1 for the other forms.
+    static int engine_of(form_kind f)
+    {
+        return f == form_kind::gram         ? xengine_gram_cuda::cublaslt
+               : f == form_kind::gram_ws    ? 256
+               : f == form_kind::gram_ws128 ? 128
+                                            : -1;
+    }
 
     xengine_cuda(const xengine_config& c,
                  runtime::device_context::sptr ctx,
@@ -646,6 +670,7 @@ public:
           d_smem_optin(shared_memory_optin(*d_ctx)),
           d_gram_unavailable(xengine_gram_cuda::unavailable(
               c.n_channels, c.n_inputs(), d_ctx->free_memory())),
+          d_ws_unavailable{ ws_unavailable(256), ws_unavailable(128) },
           d_form(heuristic_form(d_cap < 0 ? no_cap : d_cap)),
           d_pack(d_ctx, pack_bytes(), who),
           d_im_sum(d_ctx,
@@ -672,9 +697,8 @@ public:
         if (available(form_kind::direct_deep).empty())
             allow(reinterpret_cast<const void*>(xcorr_direct<xdr_deep_stages, true>),
                   xdr_smem_bytes_for(xdr_deep_stages));
-        if (d_form == form_kind::gram)
-            d_gram = std::make_unique<xengine_gram_cuda>(
-                d_ctx, d_c.n_channels, d_c.n_inputs(), d_who);
+        if (engine_of(d_form) >= 0)
+            make_gram(d_form);
         reset(d_init.get());
         d_init.synchronize();
     }
@@ -705,18 +729,34 @@ public:
     {
         for (auto f : all_forms)
             if (name_of(f) == id && available(f).empty()) {
-                // The Gram form's workspace and cuBLASLt handle on first use
-                // (trim() frees them when another form wins).
-                if (f == form_kind::gram && !d_gram)
-                    d_gram = std::make_unique<xengine_gram_cuda>(
-                        d_ctx, d_c.n_channels, d_c.n_inputs(), d_who);
+                // A Gram form's workspace (and cuBLASLt handle) on first
+                // use (trim() frees them when another form wins).
+                if (engine_of(f) >= 0)
+                    make_gram(f);
                 d_form = f;
             }
     }
     void trim() override
     {
-        if (d_form != form_kind::gram)
+        if (engine_of(d_form) < 0)
             d_gram.reset();
+    }
+    void make_gram(form_kind f)
+    {
+        if (d_gram && d_gram_engine == engine_of(f))
+            return;
+        d_gram.reset(); // one workspace at a time
+        d_gram = std::make_unique<xengine_gram_cuda>(
+            d_ctx, d_c.n_channels, d_c.n_inputs(), d_who, engine_of(f));
+        d_gram_engine = engine_of(f);
+    }
+    std::string ws_unavailable(int bn) const
+    {
+        if (!d_ci8)
+            return "tensor kernels take ci8 input only";
+        d_ctx->make_current();
+        return xengine_gram_cuda::unavailable(
+            d_c.n_channels, d_c.n_inputs(), d_ctx->free_memory(), bn, d_ctx->device());
     }
     void reset(runtime::stream_handle sh) override
     {
@@ -739,6 +779,10 @@ public:
             return "mma.sync";
         case form_kind::wgmma:
             return "wgmma";
+        case form_kind::gram_ws:
+            return "wgmma gram";
+        case form_kind::gram_ws128:
+            return "wgmma gram n=128";
         default:
             return "cublaslt";
         }
@@ -782,7 +826,11 @@ public:
         case form_kind::packed:
             return d_sm80 ? "" : "needs sm_80 or later (and a build for it)";
         case form_kind::gram:
-            return d_gram ? "" : d_gram_unavailable;
+            return d_gram && d_gram_engine == engine_of(f) ? "" : d_gram_unavailable;
+        case form_kind::gram_ws:
+            return d_ws_unavailable[0];
+        case form_kind::gram_ws128:
+            return d_ws_unavailable[1];
         default:
             return d_has_wgmma ? "" : "needs sm_90a (an H100 or H200) and a build for it";
         }
@@ -796,6 +844,13 @@ public:
         if (cap == gram_only) {
             if (d_gram_unavailable.empty())
                 return form_kind::gram;
+            cap = no_cap;
+        }
+        if (cap == ws_only || cap == ws128_only) {
+            const form_kind f =
+                cap == ws_only ? form_kind::gram_ws : form_kind::gram_ws128;
+            if (available(f).empty())
+                return f;
             cap = no_cap;
         }
         if (cap == deep_only) {
@@ -825,11 +880,13 @@ public:
     // GPUDSP_XENGINE_TENSOR caps the tensor kernel's form: 0 wmma,
     // 1 mma.sync, 2 wgmma (unset: the best the device runs); "mma.sync
     // packed" is mma.sync without the direct form (to compare the two);
-    // "cublaslt" the Gram form (where it cannot run: the best the device
-    // runs).
+    // "cublaslt" the Gram form, "wgmma gram" and "wgmma gram n=128" our
+    // Gram kernel (where they cannot run: the best the device runs).
     static constexpr int packed_only = 3;
     static constexpr int gram_only = 4;
     static constexpr int deep_only = 5;
+    static constexpr int ws_only = 6;
+    static constexpr int ws128_only = 7;
     static constexpr int no_cap = 2;
     static int tensor_cap(const std::string& who) // -1: unset
     {
@@ -849,10 +906,15 @@ public:
             return gram_only;
         if (v == "mma.sync direct s=6")
             return deep_only;
+        if (v == "wgmma gram")
+            return ws_only;
+        if (v == "wgmma gram n=128")
+            return ws128_only;
         throw std::invalid_argument(who +
                                     ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
                                     "\"mma.sync\", \"mma.sync packed\", \"mma.sync "
-                                    "direct s=6\", \"wmma\" or \"cublaslt\", got \"" +
+                                    "direct s=6\", \"wmma\", \"cublaslt\", \"wgmma "
+                                    "gram\" or \"wgmma gram n=128\", got \"" +
                                     v + "\"");
     }
 
@@ -913,7 +975,7 @@ public:
     {
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        if (d_form == form_kind::gram) {
+        if (engine_of(d_form) >= 0) {
             d_gram->accumulate(x, n, part(), stream);
             return;
         }
@@ -1115,10 +1177,12 @@ private:
     bool d_has_wgmma;                // sm_90a and built for it: wgmma
     int d_smem_optin;                // shared memory a block may opt in to
     std::string d_gram_unavailable;  // why the Gram form cannot run ("": it can)
+    std::string d_ws_unavailable[2]; // why "wgmma gram" (n=256, n=128) cannot run
     form_kind d_form;                // what accumulates
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums
-    std::unique_ptr<xengine_gram_cuda> d_gram; // while the Gram form may run
+    std::unique_ptr<xengine_gram_cuda> d_gram; // while a Gram form may run
+    int d_gram_engine = -1;                    // d_gram's engine
 };
 
 } // namespace

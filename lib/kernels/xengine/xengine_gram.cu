@@ -16,12 +16,18 @@
 //                   pair, no dependent chain.
 // The GEMM forms the full square, twice the needed products, and G passes
 // through memory: the form's price for a library's tuned main loop.
+// With the engine "wgmma gram" (sm_90a), our persistent kernel
+// (xengine_ws.cu) replaces the last two steps: it forms only the lower
+// triangle's tiles and adds them straight to the partials, so the
+// workspace holds Y alone.
 
 #include "runtime/autotune.h"
 #include "runtime/cuda_check.h"
 #include "xengine_gram.h"
 #include "xengine_gram_cuda.h"
 #include "xengine_impl.h"
+#include "xengine_ws.h"
+#include "xengine_ws_cuda.h"
 #include <cublasLt.h>
 #include <algorithm>
 #include <map>
@@ -111,15 +117,25 @@ std::string lt_status(cublasStatus_t st)
 } // namespace
 
 struct xengine_gram_cuda::impl {
-    impl(runtime::device_context::sptr c, int nc, int na, const std::string& w)
+    impl(runtime::device_context::sptr c, int nc, int na, const std::string& w, int e)
         : ctx(std::move(c)),
           n_channels(nc),
           n_inputs(na),
           n_rows(xgr_rows(na)),
+          engine(e),
           who(w),
-          work(ctx, xgr_workspace(nc, na), who),
-          lt_work(ctx, lt_workspace_bytes, who)
+          work(ctx, xgr_workspace(nc, na, e == xengine_gram_cuda::cublaslt), who),
+          lt_work(ctx, e == xengine_gram_cuda::cublaslt ? lt_workspace_bytes : 16, who)
     {
+        if (engine != xengine_gram_cuda::cublaslt) {
+            ctx->make_current();
+            if (cudaDeviceGetAttribute(&sm_count,
+                                       cudaDevAttrMultiProcessorCount,
+                                       ctx->device()) != cudaSuccess ||
+                sm_count < 1)
+                throw runtime::device_error(who + ": cannot read the SM count");
+            return; // no cuBLASLt handle
+        }
         try {
             create();
         } catch (...) {
@@ -239,11 +255,55 @@ struct xengine_gram_cuda::impl {
         return layouts.emplace(key, sh).first->second;
     }
 
+    // The persistent kernel's tensor map of launches of t_pad spectra x nc
+    // channels (Y always at the workspace's start).
+    const xws_map& map_for(int t_pad, int nc)
+    {
+        const auto key = std::make_pair(t_pad, nc);
+        const auto found = maps.find(key);
+        if (found != maps.end())
+            return found->second;
+        xws_map m{};
+#ifdef GPUDSP_HAVE_WGMMA
+        const std::string e = xengine_ws_encode(m, work.get(), t_pad, n_rows, nc);
+#else
+        const std::string e = "built without sm_90a code";
+#endif
+        if (!e.empty())
+            throw runtime::device_error(who + ": X-engine wgmma Gram kernel: " + e);
+        return maps.emplace(key, m).first->second;
+    }
+
+    // Our kernel: the lower triangle of every launch channel's G, tile by
+    // tile on a persistent grid, into the partials.
+    void launch_ws(int t_pad, int nc, int c0, int* part, cudaStream_t stream)
+    {
+#ifdef GPUDSP_HAVE_WGMMA
+        const long long per_channel = xws_tiles_per_channel(n_rows, engine);
+        const long long tiles = per_channel * nc;
+        const int grid = int(std::min<long long>(tiles, sm_count));
+        xengine_ws_launch(engine,
+                          map_for(t_pad, nc),
+                          grid,
+                          tiles,
+                          per_channel,
+                          xws_k_blocks(t_pad),
+                          n_rows,
+                          n_inputs,
+                          c0,
+                          part,
+                          stream);
+        ctx->check_last_error("xengine wgmma Gram kernel launch", who);
+#else
+        (void)t_pad, (void)nc, (void)c0, (void)part, (void)stream;
+#endif
+    }
+
     void accumulate(const char2* x, std::size_t n, int* part, cudaStream_t stream)
     {
         ctx->make_current();
-        const xgr_launch_shape sh =
-            xgr_launch_shape_for(n, n_channels, n_inputs, work.size());
+        const xgr_launch_shape sh = xgr_launch_shape_for(
+            n, n_channels, n_inputs, work.size(), engine == xengine_gram_cuda::cublaslt);
         auto* y = reinterpret_cast<signed char*>(work.get());
         for (std::size_t t0 = 0; t0 < n; t0 += std::size_t(sh.spectra)) {
             const int nt = int(std::min<std::size_t>(n - t0, std::size_t(sh.spectra)));
@@ -267,6 +327,10 @@ struct xengine_gram_cuda::impl {
                                      t_pad,
                                      y);
                 ctx->check_last_error("xengine Gram pack kernel launch", who);
+                if (engine != xengine_gram_cuda::cublaslt) {
+                    launch_ws(t_pad, nc, c0, part, stream);
+                    continue;
+                }
                 const shape& sh_lt = shape_for(t_pad, nc);
                 const int32_t alpha = 1, beta = 0;
                 check(cublasLtMatmul(lt,
@@ -298,6 +362,8 @@ struct xengine_gram_cuda::impl {
 
     runtime::device_context::sptr ctx;
     int n_channels, n_inputs, n_rows;
+    int engine;       // xengine_gram_cuda::cublaslt, or our kernel's B rows
+    int sm_count = 0; // our kernel's persistent grid
     std::string who;
     runtime::device_memory work;    // Y of a launch, then its G
     runtime::device_memory lt_work; // cuBLASLt's
@@ -305,21 +371,38 @@ struct xengine_gram_cuda::impl {
     cublasLtMatmulDesc_t op = nullptr;
     cublasLtMatmulPreference_t pref = nullptr;
     std::map<std::pair<int, int>, shape> layouts; // by (t_pad, nc)
+    std::map<std::pair<int, int>, xws_map> maps;  // by (t_pad, nc)
 };
 
 xengine_gram_cuda::xengine_gram_cuda(runtime::device_context::sptr ctx,
                                      int n_channels,
                                      int n_inputs,
-                                     const std::string& who)
-    : d(std::make_unique<impl>(std::move(ctx), n_channels, n_inputs, who))
+                                     const std::string& who,
+                                     int engine)
+    : d(std::make_unique<impl>(std::move(ctx), n_channels, n_inputs, who, engine))
 {
 }
 
 xengine_gram_cuda::~xengine_gram_cuda() = default;
 
-std::string
-xengine_gram_cuda::unavailable(int n_channels, int n_inputs, std::size_t free_bytes)
+std::string xengine_gram_cuda::unavailable(
+    int n_channels, int n_inputs, std::size_t free_bytes, int engine, int device)
 {
+    if (engine != cublaslt) {
+#ifdef GPUDSP_HAVE_WGMMA
+        const std::string why = xengine_ws_unusable(device, engine);
+        if (!why.empty())
+            return why;
+#else
+        (void)device;
+        return "needs sm_90a (an H100 or H200) and a build for it";
+#endif
+        const std::size_t need = xgr_workspace(n_channels, n_inputs, false);
+        if (need > free_bytes / 2)
+            return "the wgmma Gram form needs " + std::to_string(need >> 20) +
+                   " MiB of workspace, over half the device's free memory";
+        return "";
+    }
     const std::size_t need = xgr_workspace(n_channels, n_inputs) + lt_workspace_bytes;
     if (need > free_bytes / 2)
         return "the Gram form needs " + std::to_string(need >> 20) +

@@ -133,23 +133,25 @@ GPUDSP_HD void xgr_combine(
 }
 
 /*! Spectra (padded) and channels per launch of the Gram form within a
- *  workspace of \p budget bytes (Y and G together): all the call's spectra
- *  if one channel fits with them, then as many channels as fit (at most
- *  65535). spectra == 0: not even one channel of 32 spectra fits. */
+ *  workspace of \p budget bytes (Y, and G where \p with_g: cuBLASLt's path
+ *  writes G; the persistent kernel, xengine_ws.h, adds its tiles straight
+ *  to the partials): all the call's spectra if one channel fits with them,
+ *  then as many channels as fit (at most 65535). spectra == 0: not even
+ *  one channel of 32 spectra fits. */
 struct xgr_launch_shape {
     int spectra;  // padded spectra per launch, a multiple of xgr_k
     int channels; // per launch
 };
-GPUDSP_HD std::size_t xgr_channel_bytes(int n_inputs, int t_pad)
+GPUDSP_HD std::size_t xgr_channel_bytes(int n_inputs, int t_pad, bool with_g = true)
 {
     const std::size_t r = std::size_t(xgr_rows(n_inputs));
-    return r * std::size_t(t_pad) + r * r * sizeof(int32_t);
+    return r * std::size_t(t_pad) + (with_g ? r * r * sizeof(int32_t) : 0);
 }
-inline xgr_launch_shape
-xgr_launch_shape_for(std::size_t n, int n_channels, int n_inputs, std::size_t budget)
+inline xgr_launch_shape xgr_launch_shape_for(
+    std::size_t n, int n_channels, int n_inputs, std::size_t budget, bool with_g = true)
 {
     const std::size_t r = std::size_t(xgr_rows(n_inputs));
-    const std::size_t g = r * r * sizeof(int32_t);
+    const std::size_t g = with_g ? r * r * sizeof(int32_t) : 0;
     if (budget < g + r * xgr_k)
         return { 0, 0 };
     std::size_t s = (n + xgr_k - 1) / xgr_k * xgr_k;
@@ -157,20 +159,20 @@ xgr_launch_shape_for(std::size_t n, int n_channels, int n_inputs, std::size_t bu
         s = xgr_k;
     const std::size_t fit = (budget - g) / r / xgr_k * xgr_k;
     s = s < fit ? s : fit;
-    std::size_t ch = budget / xgr_channel_bytes(n_inputs, int(s));
+    std::size_t ch = budget / xgr_channel_bytes(n_inputs, int(s), with_g);
     ch = ch < std::size_t(n_channels) ? ch : std::size_t(n_channels);
     ch = ch < 65535 ? ch : 65535;
     return { int(s), int(ch) };
 }
 
-/*! The Gram form's workspace (Y and G) for a plan: every channel's 8192
- *  spectra within 256 MiB, and always one channel of 8192 (so that a
- *  launch never holds fewer spectra than the call brings, up to 8192: at
- *  4096 inputs one channel's G alone is 256 MiB). */
+/*! The Gram form's workspace (Y, and G where \p with_g) for a plan: every
+ *  channel's 8192 spectra within 256 MiB, and always one channel of 8192
+ *  (so that a launch never holds fewer spectra than the call brings, up to
+ *  8192: at 4096 inputs one channel's G alone is 256 MiB). */
 constexpr int xgr_launch_spectra = 8192;
-inline std::size_t xgr_workspace(int n_channels, int n_inputs)
+inline std::size_t xgr_workspace(int n_channels, int n_inputs, bool with_g = true)
 {
-    const std::size_t one = xgr_channel_bytes(n_inputs, xgr_launch_spectra);
+    const std::size_t one = xgr_channel_bytes(n_inputs, xgr_launch_spectra, with_g);
     std::size_t want = one * std::size_t(n_channels);
     const std::size_t cap = std::size_t(256) << 20;
     want = want < cap ? want : cap;

@@ -4,9 +4,11 @@
  */
 
 // Internal: the X-engine's Gram form on CUDA (xengine_gram.cu): a pack
-// kernel writes each launch's rows of Y, cuBLASLt's batched int8 GEMM forms
-// G = Y Y^T per channel, a combine kernel adds (re, im) of every pair a >= b
-// to the int32 partials (index arithmetic in xengine_gram.h).
+// kernel writes each launch's rows of Y; then either cuBLASLt's batched int8
+// GEMM forms G = Y Y^T per channel and a combine kernel adds (re, im) of
+// every pair a >= b to the int32 partials (index arithmetic in
+// xengine_gram.h), or, on sm_90a, our persistent warp-specialized kernel
+// forms the lower triangle's tiles and adds them itself (xengine_ws.h).
 
 #ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_CUDA_H
 #define INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_CUDA_H
@@ -23,20 +25,28 @@ namespace kernels {
 class xengine_gram_cuda
 {
 public:
-    /*! Allocates the workspace (xgr_workspace) and the cuBLASLt handle;
-     *  throws device_error when they cannot be had. */
+    //! Engines: cuBLASLt, or our kernel with B tiles of 128 or 256 rows.
+    static constexpr int cublaslt = 0;
+
+    /*! Allocates the workspace (xgr_workspace) and, for cuBLASLt, its
+     *  handle; throws device_error when they cannot be had. */
     xengine_gram_cuda(runtime::device_context::sptr ctx,
                       int n_channels,
                       int n_inputs,
-                      const std::string& who);
+                      const std::string& who,
+                      int engine = cublaslt);
     ~xengine_gram_cuda();
     xengine_gram_cuda(const xengine_gram_cuda&) = delete;
     xengine_gram_cuda& operator=(const xengine_gram_cuda&) = delete;
 
-    /*! Why the form cannot run for these channels and inputs with
-     *  \p free_bytes of device memory free (half of it at most for the
-     *  workspace); empty if it can. */
-    static std::string unavailable(int n_channels, int n_inputs, std::size_t free_bytes);
+    /*! Why the form with \p engine cannot run for these channels and
+     *  inputs with \p free_bytes of device memory free (half of it at most
+     *  for the workspace) on \p device (current); empty if it can. */
+    static std::string unavailable(int n_channels,
+                                   int n_inputs,
+                                   std::size_t free_bytes,
+                                   int engine = cublaslt,
+                                   int device = 0);
 
     /*! Adds \p n (<= xengine_int32_spectra) spectra of ci8 [t][channel]
      *  [input] at \p x to the int32 partials [channel][pair][re, im]. */

@@ -230,8 +230,9 @@ void xengine_plan::tune()
 
     runtime::tune_problem p;
     p.kernel = "xengine";
-    p.version =
-        2; // 2: the Gram form, 8192-spectrum batches, launch shapes with 512 blocks
+    // 2: the Gram form, 8192-spectrum batches, launch shapes with 512
+    // blocks; 3: the Gram form on our persistent wgmma kernel.
+    p.version = 3;
     p.shape = shape;
     p.unit = "spectrum";
     p.input_bytes = b0 * c.input_item_size();

@@ -1,0 +1,580 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// The X-engine's persistent warp-specialized Gram kernel for Hopper
+// (sm_90a; docs/xengine.md, "wgmma gram"): TMA loads into a ring of
+// 128-byte-swizzled stages on mbarriers, one producer thread, two wgmma
+// warpgroups, a persistent grid over the lower-triangular tiles of every
+// launch channel, and an epilogue of bulk reduction copies that runs while
+// the warpgroup's next tile computes. Index arithmetic: xengine_ws.h
+// (emulated on the host by qa_xengine_gram). Compiled only as sm_90a code
+// (wgmma and setmaxnreg exist only in the arch-specific target), like
+// xengine_wgmma.cu.
+
+#include "xengine_ws.h"
+#include "xengine_ws_cuda.h"
+#include <cuda.h>
+#include <cuda/ptx>
+#include <cudaTypedefs.h>
+#include <mutex>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+static_assert(sizeof(xws_map) == sizeof(CUtensorMap) &&
+                  alignof(xws_map) >= alignof(CUtensorMap),
+              "xws_map holds a CUtensorMap");
+
+namespace {
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GPUDSP_WS_BODY 1
+#endif
+
+#ifdef GPUDSP_WS_BODY
+namespace ptx = cuda::ptx;
+
+__device__ __forceinline__ void
+wgmma_m64n128(int (&d)[64], uint64_t a, uint64_t b, int accumulate)
+{
+    // d = a b + (accumulate ? d : 0)
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "setp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+        "}, %64, %65, p;\n"
+        "}\n"
+        : "+r"(d[0]),
+          "+r"(d[1]),
+          "+r"(d[2]),
+          "+r"(d[3]),
+          "+r"(d[4]),
+          "+r"(d[5]),
+          "+r"(d[6]),
+          "+r"(d[7]),
+          "+r"(d[8]),
+          "+r"(d[9]),
+          "+r"(d[10]),
+          "+r"(d[11]),
+          "+r"(d[12]),
+          "+r"(d[13]),
+          "+r"(d[14]),
+          "+r"(d[15]),
+          "+r"(d[16]),
+          "+r"(d[17]),
+          "+r"(d[18]),
+          "+r"(d[19]),
+          "+r"(d[20]),
+          "+r"(d[21]),
+          "+r"(d[22]),
+          "+r"(d[23]),
+          "+r"(d[24]),
+          "+r"(d[25]),
+          "+r"(d[26]),
+          "+r"(d[27]),
+          "+r"(d[28]),
+          "+r"(d[29]),
+          "+r"(d[30]),
+          "+r"(d[31]),
+          "+r"(d[32]),
+          "+r"(d[33]),
+          "+r"(d[34]),
+          "+r"(d[35]),
+          "+r"(d[36]),
+          "+r"(d[37]),
+          "+r"(d[38]),
+          "+r"(d[39]),
+          "+r"(d[40]),
+          "+r"(d[41]),
+          "+r"(d[42]),
+          "+r"(d[43]),
+          "+r"(d[44]),
+          "+r"(d[45]),
+          "+r"(d[46]),
+          "+r"(d[47]),
+          "+r"(d[48]),
+          "+r"(d[49]),
+          "+r"(d[50]),
+          "+r"(d[51]),
+          "+r"(d[52]),
+          "+r"(d[53]),
+          "+r"(d[54]),
+          "+r"(d[55]),
+          "+r"(d[56]),
+          "+r"(d[57]),
+          "+r"(d[58]),
+          "+r"(d[59]),
+          "+r"(d[60]),
+          "+r"(d[61]),
+          "+r"(d[62]),
+          "+r"(d[63])
+        : "l"(a), "l"(b), "r"(accumulate));
+}
+
+__device__ __forceinline__ void
+wgmma_m64n256(int (&d)[128], uint64_t a, uint64_t b, int accumulate)
+{
+    // d = a b + (accumulate ? d : 0)
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "setp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, "
+        "%110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, "
+        "%125, %126, %127"
+        "}, %128, %129, p;\n"
+        "}\n"
+        : "+r"(d[0]),
+          "+r"(d[1]),
+          "+r"(d[2]),
+          "+r"(d[3]),
+          "+r"(d[4]),
+          "+r"(d[5]),
+          "+r"(d[6]),
+          "+r"(d[7]),
+          "+r"(d[8]),
+          "+r"(d[9]),
+          "+r"(d[10]),
+          "+r"(d[11]),
+          "+r"(d[12]),
+          "+r"(d[13]),
+          "+r"(d[14]),
+          "+r"(d[15]),
+          "+r"(d[16]),
+          "+r"(d[17]),
+          "+r"(d[18]),
+          "+r"(d[19]),
+          "+r"(d[20]),
+          "+r"(d[21]),
+          "+r"(d[22]),
+          "+r"(d[23]),
+          "+r"(d[24]),
+          "+r"(d[25]),
+          "+r"(d[26]),
+          "+r"(d[27]),
+          "+r"(d[28]),
+          "+r"(d[29]),
+          "+r"(d[30]),
+          "+r"(d[31]),
+          "+r"(d[32]),
+          "+r"(d[33]),
+          "+r"(d[34]),
+          "+r"(d[35]),
+          "+r"(d[36]),
+          "+r"(d[37]),
+          "+r"(d[38]),
+          "+r"(d[39]),
+          "+r"(d[40]),
+          "+r"(d[41]),
+          "+r"(d[42]),
+          "+r"(d[43]),
+          "+r"(d[44]),
+          "+r"(d[45]),
+          "+r"(d[46]),
+          "+r"(d[47]),
+          "+r"(d[48]),
+          "+r"(d[49]),
+          "+r"(d[50]),
+          "+r"(d[51]),
+          "+r"(d[52]),
+          "+r"(d[53]),
+          "+r"(d[54]),
+          "+r"(d[55]),
+          "+r"(d[56]),
+          "+r"(d[57]),
+          "+r"(d[58]),
+          "+r"(d[59]),
+          "+r"(d[60]),
+          "+r"(d[61]),
+          "+r"(d[62]),
+          "+r"(d[63]),
+          "+r"(d[64]),
+          "+r"(d[65]),
+          "+r"(d[66]),
+          "+r"(d[67]),
+          "+r"(d[68]),
+          "+r"(d[69]),
+          "+r"(d[70]),
+          "+r"(d[71]),
+          "+r"(d[72]),
+          "+r"(d[73]),
+          "+r"(d[74]),
+          "+r"(d[75]),
+          "+r"(d[76]),
+          "+r"(d[77]),
+          "+r"(d[78]),
+          "+r"(d[79]),
+          "+r"(d[80]),
+          "+r"(d[81]),
+          "+r"(d[82]),
+          "+r"(d[83]),
+          "+r"(d[84]),
+          "+r"(d[85]),
+          "+r"(d[86]),
+          "+r"(d[87]),
+          "+r"(d[88]),
+          "+r"(d[89]),
+          "+r"(d[90]),
+          "+r"(d[91]),
+          "+r"(d[92]),
+          "+r"(d[93]),
+          "+r"(d[94]),
+          "+r"(d[95]),
+          "+r"(d[96]),
+          "+r"(d[97]),
+          "+r"(d[98]),
+          "+r"(d[99]),
+          "+r"(d[100]),
+          "+r"(d[101]),
+          "+r"(d[102]),
+          "+r"(d[103]),
+          "+r"(d[104]),
+          "+r"(d[105]),
+          "+r"(d[106]),
+          "+r"(d[107]),
+          "+r"(d[108]),
+          "+r"(d[109]),
+          "+r"(d[110]),
+          "+r"(d[111]),
+          "+r"(d[112]),
+          "+r"(d[113]),
+          "+r"(d[114]),
+          "+r"(d[115]),
+          "+r"(d[116]),
+          "+r"(d[117]),
+          "+r"(d[118]),
+          "+r"(d[119]),
+          "+r"(d[120]),
+          "+r"(d[121]),
+          "+r"(d[122]),
+          "+r"(d[123]),
+          "+r"(d[124]),
+          "+r"(d[125]),
+          "+r"(d[126]),
+          "+r"(d[127])
+        : "l"(a), "l"(b), "r"(accumulate));
+}
+
+template <int BN>
+__device__ __forceinline__ void wgmma(int (&d)[BN / 2], uint64_t a, uint64_t b, int acc)
+{
+    if constexpr (BN == 128)
+        wgmma_m64n128(d, a, b, acc);
+    else
+        wgmma_m64n256(d, a, b, acc);
+}
+
+__device__ __forceinline__ void named_barrier(int id)
+{
+    // The 128 threads of one MMA warpgroup (barrier 0 is __syncthreads).
+    asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
+}
+
+__device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity)
+{
+    while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
+    }
+}
+#endif
+
+template <int BN>
+__global__ void __launch_bounds__(xws_threads, 1)
+    xcorr_ws(const __grid_constant__ CUtensorMap y_map,
+             long long n_tiles,     // tiles of the launch (every channel)
+             long long per_channel, // tiles of one launch channel
+             int k_blocks,          // stages of xws_bk spectra
+             int n_rows,            // rows of Y
+             int n_inputs,
+             int channel0,
+             int* __restrict__ part) // int32 partials [c][pair][re, im]
+{
+#ifdef GPUDSP_WS_BODY
+    using S = xws_shape<BN>;
+    extern __shared__ unsigned char smem_raw[];
+    // The ring 1024-byte aligned: the swizzle's atom (TMA writes and wgmma
+    // reads the pattern from address bits 4..9).
+    const uint32_t raw = uint32_t(__cvta_generic_to_shared(smem_raw));
+    unsigned char* ring = smem_raw + ((1024 - raw % 1024) % 1024);
+    unsigned char* staging = ring + S::ring_bytes;
+    uint64_t* full = reinterpret_cast<uint64_t*>(staging + 2 * S::staging_bytes);
+    uint64_t* empty = full + S::stages;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S::stages; ++s) {
+            ptx::mbarrier_init(&full[s], 1); // the producer's arrive + bytes
+            ptx::mbarrier_init(&empty[s], xws_consumers);
+        }
+        ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    }
+    __syncthreads();
+    const int wg = threadIdx.x / 128;
+
+    if (wg == 0) {
+        // Producer: one thread issues every copy; the warpgroup gives its
+        // registers to the MMA warpgroups.
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if (threadIdx.x != 0)
+            return;
+        uint32_t it = 0;
+        for (long long t = blockIdx.x; t < n_tiles; t += gridDim.x) {
+            const xws_tile w = xws_tile_at(t, per_channel, BN);
+            int b_boxes;
+            const uint32_t tx = uint32_t(xws_stage_tx(w, BN, n_rows, b_boxes));
+            for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+                const int s = int(it % S::stages);
+                // Free once the MMAs of its previous round are done (a new
+                // barrier's "previous phase", parity 1, counts as done).
+                wait_parity(&empty[s], ((it / S::stages) & 1) ^ 1);
+                ptx::mbarrier_arrive_expect_tx(
+                    ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[s], tx);
+                unsigned char* stage = ring + s * S::stage_bytes;
+                const int k0 = kb * xws_bk;
+                if (!w.inner) {
+                    const int32_t at[3] = { k0, w.i * xws_bm, w.lc };
+                    ptx::cp_async_bulk_tensor(ptx::space_cluster,
+                                              ptx::space_global,
+                                              stage,
+                                              &y_map,
+                                              at,
+                                              &full[s]);
+                }
+                for (int q = 0; q < b_boxes; ++q) {
+                    const int32_t at[3] = { k0, w.j * BN + q * xws_box_rows, w.lc };
+                    ptx::cp_async_bulk_tensor(ptx::space_cluster,
+                                              ptx::space_global,
+                                              stage + S::a_bytes +
+                                                  q * xws_box_rows * xws_bk,
+                                              &y_map,
+                                              at,
+                                              &full[s]);
+                }
+            }
+        }
+        return;
+    }
+
+    // MMA warpgroup h: rows 64 h .. 64 h + 63 of each tile.
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    const int h = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    unsigned char* my_staging = staging + h * S::staging_bytes;
+    const uint32_t ring_at = uint32_t(__cvta_generic_to_shared(ring));
+    const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+    int d[S::regs];
+    uint32_t it = 0;
+    for (long long t = blockIdx.x; t < n_tiles; t += gridDim.x) {
+        const xws_tile w = xws_tile_at(t, per_channel, BN);
+        const uint32_t a_off =
+            (w.inner ? S::a_bytes + w.a_in_b * xws_bk : 0) + h * xws_rows_per_wg * xws_bk;
+        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+            const int s = int(it % S::stages);
+            wait_parity(&full[s], (it / S::stages) & 1);
+            const uint32_t stage = ring_at + s * S::stage_bytes;
+            const uint64_t da = xws_desc(stage + a_off),
+                           db = xws_desc(stage + S::a_bytes);
+            asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < xws_bk / xws_k_step; ++kk)
+                wgmma<BN>(d, da + 2 * kk, db + 2 * kk, (kb | kk) != 0);
+            asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+            // The previous stage's MMAs are done: free it.
+            asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+            if (kb > 0)
+                ptx::mbarrier_arrive(&empty[(it - 1) % S::stages]);
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        ptx::mbarrier_arrive(&empty[(it - 1) % S::stages]);
+
+        // Epilogue. The staging is free once the previous tile's bulk copies
+        // have read it.
+        const int a0 = w.i * (xws_bm / 2) + h * xws_inputs_per_wg;
+        const int b0 = w.j * (BN / 2);
+        const long long channel_pairs0 = (long long)(channel0 + w.lc) * pairs;
+        if (warp == 0)
+            ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+        named_barrier(1 + h);
+        // This thread's two rows' shifts (accumulators i with (i / 2) % 2 =
+        // 0 and 1).
+        int shift[2];
+#pragma unroll
+        for (int r = 0; r < 2; ++r)
+            shift[r] = xws_row_run(a0 + xws_result(warp, lane, 2 * r).a_local,
+                                   b0,
+                                   BN,
+                                   n_inputs,
+                                   channel_pairs0)
+                           .shift;
+#pragma unroll
+        for (int i = 0; i < S::regs; i += 2) {
+            const int32_t other = __shfl_xor_sync(0xffffffffu, d[i + 1], 4);
+            const xws_result_at at = xws_result(warp, lane, i);
+            *reinterpret_cast<int32_t*>(
+                my_staging + xws_staging_offset<BN>(
+                                 at.a_local, at.b_local, at.part, shift[(i >> 1) & 1])) =
+                xws_combine(at.part, d[i], other);
+        }
+        // Generic-proxy writes, read next by the bulk copies (async proxy).
+        ptx::fence_proxy_async(ptx::space_shared);
+        named_barrier(1 + h);
+        if (warp == 0) {
+            // Lane = staging row = input a0 + lane: its run of pairs.
+            const xws_run run = xws_row_run(a0 + lane, b0, BN, n_inputs, channel_pairs0);
+            const int32_t* row =
+                reinterpret_cast<const int32_t*>(my_staging + lane * S::staging_pitch) +
+                2 * run.shift;
+            int* p = part + 2 * run.pair0;
+            if (run.head) {
+                atomicAdd(p, row[0]);
+                atomicAdd(p + 1, row[1]);
+            }
+            if (run.body > 0)
+                ptx::cp_reduce_async_bulk(ptx::space_global,
+                                          ptx::space_shared,
+                                          ptx::op_add,
+                                          p + 2 * run.head,
+                                          row + 2 * run.head,
+                                          uint32_t(run.body * 8));
+            if (run.tail) {
+                const int e = 2 * (run.head + run.body);
+                atomicAdd(p + e, row[e]);
+                atomicAdd(p + e + 1, row[e + 1]);
+            }
+            ptx::cp_async_bulk_commit_group();
+        }
+    }
+    // The last bulk copies complete before the kernel ends.
+    if (warp == 0)
+        ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+#endif
+}
+
+template <int BN>
+const void* kernel_of()
+{
+    return reinterpret_cast<const void*>(xcorr_ws<BN>);
+}
+
+const void* kernel_for(int bn) { return bn == 256 ? kernel_of<256>() : kernel_of<128>(); }
+
+int smem_for(int bn)
+{
+    return bn == 256 ? xws_shape<256>::smem_bytes : xws_shape<128>::smem_bytes;
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_function()
+{
+    // The driver's entry point through the runtime: no link to libcuda.
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        void* f = nullptr;
+        cudaDriverEntryPointQueryResult q{};
+        if (cudaGetDriverEntryPointByVersion(
+                "cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q) ==
+                cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            fn = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+        else
+            cudaGetLastError();
+    });
+    return fn;
+}
+
+} // namespace
+
+std::string xengine_ws_unusable(int device, int bn)
+{
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
+            cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        return "cannot read the device's compute capability";
+    }
+    if (major != 9 || minor != 0)
+        return "needs sm_90a (an H100 or H200)";
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, kernel_for(bn)) != cudaSuccess) {
+        cudaGetLastError();
+        return "no sm_90a image of the kernel in this build";
+    }
+    if (cudaFuncSetAttribute(kernel_for(bn),
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             smem_for(bn)) != cudaSuccess) {
+        cudaGetLastError();
+        return "its " + std::to_string(smem_for(bn)) +
+               " bytes of shared memory a block are refused";
+    }
+    if (!encode_function())
+        return "the driver has no cuTensorMapEncodeTiled";
+    return "";
+}
+
+std::string xengine_ws_encode(xws_map& map, const void* y, int t_pad, int n_rows, int nc)
+{
+    const auto fn = encode_function();
+    if (!fn)
+        return "the driver has no cuTensorMapEncodeTiled";
+    const xws_map_shape sh = xws_map_for(t_pad, n_rows, nc);
+    const cuuint64_t dims[3] = { sh.dims[0], sh.dims[1], sh.dims[2] };
+    const cuuint64_t strides[2] = { sh.strides[0], sh.strides[1] };
+    const cuuint32_t box[3] = { sh.box[0], sh.box[1], sh.box[2] };
+    const cuuint32_t element_strides[3] = { 1, 1, 1 };
+    const CUresult r = fn(reinterpret_cast<CUtensorMap*>(&map),
+                          CU_TENSOR_MAP_DATA_TYPE_UINT8,
+                          3,
+                          const_cast<void*>(y),
+                          dims,
+                          strides,
+                          box,
+                          element_strides,
+                          CU_TENSOR_MAP_INTERLEAVE_NONE,
+                          CU_TENSOR_MAP_SWIZZLE_128B,
+                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS)
+        return "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) +
+               ") for Y of " + std::to_string(t_pad) + " spectra x " +
+               std::to_string(n_rows) + " rows x " + std::to_string(nc) + " channels";
+    return "";
+}
+
+void xengine_ws_launch(int bn,
+                       const xws_map& map,
+                       int grid,
+                       long long n_tiles,
+                       long long per_channel,
+                       int k_blocks,
+                       int n_rows,
+                       int n_inputs,
+                       int channel0,
+                       int* part,
+                       cudaStream_t stream)
+{
+    const auto& m = *reinterpret_cast<const CUtensorMap*>(&map);
+    if (bn == 256)
+        xcorr_ws<256><<<grid, xws_threads, xws_shape<256>::smem_bytes, stream>>>(
+            m, n_tiles, per_channel, k_blocks, n_rows, n_inputs, channel0, part);
+    else
+        xcorr_ws<128><<<grid, xws_threads, xws_shape<128>::smem_bytes, stream>>>(
+            m, n_tiles, per_channel, k_blocks, n_rows, n_inputs, channel0, part);
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr

@@ -1,0 +1,268 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the X-engine's persistent warp-specialized Gram kernel for
+// Hopper (xengine_ws.cu, docs/xengine.md "wgmma gram"): the index arithmetic
+// that the kernel and qa_xengine_gram (which emulates its data flow on the
+// host) share.
+//
+// The kernel forms the lower triangle of G = Y Y^T (Y: the Gram form's rows,
+// xengine_gram.h: row 2a the real parts of input a, row 2a + 1 its
+// imaginary parts, spectra contiguous) tile by tile and adds each tile's
+// (re, im) pairs straight into the int32 partials:
+//  - a tile is 128 rows of Y (64 inputs, the A side) by BN rows (BN / 2
+//    inputs, the B side), BN = 128 or 256; the tiles of every launch channel
+//    on or below the diagonal form one list that a persistent grid walks
+//    (tile t, t + gridDim.x, ...);
+//  - one producer thread streams stages of 128 spectra of both sides with
+//    the tensor-memory accelerator (TMA, 128-byte swizzle) into a ring of
+//    shared memory, signalling each stage's arrival on an mbarrier; a
+//    diagonal tile, whose A rows lie inside its B rows, loads B only;
+//  - two MMA warpgroups (rows 0..63 and 64..127) issue four
+//    wgmma.m64nBNk32 a stage from the swizzled operands and free each stage
+//    when its MMAs are done;
+//  - the epilogue combines (re, im) in registers (a thread holds G(r, 2b)
+//    and G(r, 2b + 1) for one row r; the other row of the same input is in
+//    lane ^ 4: one shuffle), stages them in shared memory as the runs of
+//    consecutive pairs that the partials hold, and adds each run with one
+//    bulk reduction copy (cp.reduce.async.bulk .add.s32), asynchronous: the
+//    warpgroup goes on with its next tile while the copies run. A run's
+//    first and last pair, where not 16-byte aligned, are added by atomics.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_WS_H
+#define INCLUDED_GPUDSP_KERNELS_XENGINE_WS_H
+
+#include "kernels/common/host_device.h"
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+constexpr int xws_bm = 128;       // rows of Y on a tile's A side (64 inputs)
+constexpr int xws_bk = 128;       // spectra a stage: one 128-byte swizzled row
+constexpr int xws_box_rows = 128; // rows of one TMA box (16 KiB)
+constexpr int xws_k_step = 32;    // spectra per wgmma (m64nBNk32)
+constexpr int xws_threads = 384;  // a producer warpgroup, two MMA warpgroups
+constexpr int xws_consumers = 256;
+constexpr int xws_rows_per_wg = 64;    // rows of Y per MMA warpgroup
+constexpr int xws_inputs_per_wg = 32;  // inputs: the rows of its staging
+constexpr int xws_smem_limit = 232448; // 227 KiB: sm_90's opt-in maximum
+
+/*! Shared memory of the kernel with BN-row B tiles: the stage ring, the two
+ *  warpgroups' staging, the mbarriers. BN = 128: 6 stages of 32 KiB;
+ *  BN = 256: 3 stages of 48 KiB (staging takes the rest). */
+template <int BN>
+struct xws_shape {
+    static_assert(BN == 128 || BN == 256, "B tiles of 128 or 256 rows");
+    static constexpr int bn = BN;
+    static constexpr int stages = BN == 256 ? 3 : 6;
+    static constexpr int a_bytes = xws_bm * xws_bk;
+    static constexpr int b_bytes = BN * xws_bk;
+    static constexpr int stage_bytes = a_bytes + b_bytes;
+    static constexpr int regs = BN / 2;          // int32 accumulators a thread
+    static constexpr int pairs_per_row = BN / 2; // B-side inputs
+    // A staging row: the run of pairs, shifted by one where the run starts
+    // on an odd pair (so that it and the partials agree modulo 16 bytes),
+    // rounded to 16 bytes.
+    static constexpr int staging_pitch = (BN / 2 + 2) * 8;
+    static constexpr int staging_bytes = xws_inputs_per_wg * staging_pitch;
+    static constexpr int ring_bytes = stages * stage_bytes;
+    static constexpr int barrier_bytes = 2 * stages * 8;
+    // 1024 bytes of slack to align the ring (the 128-byte swizzle's atom).
+    static constexpr int smem_bytes =
+        1024 + ring_bytes + 2 * staging_bytes + barrier_bytes;
+    static_assert(smem_bytes <= xws_smem_limit, "fits sm_90's shared memory");
+    static_assert(staging_pitch % 16 == 0, "bulk copies start 16-byte aligned");
+    static_assert(a_bytes % 1024 == 0 && b_bytes % 1024 == 0, "swizzle atoms");
+};
+
+/*! Row blocks of xws_bm rows for \p rows rows of Y. */
+GPUDSP_HD int xws_row_blocks(int rows) { return (rows + xws_bm - 1) / xws_bm; }
+
+/*! Tiles of one channel in row blocks 0 .. I - 1: block i has the tiles
+ *  J = 0 .. i * 128 / BN (those with a B row at or below an A row). */
+GPUDSP_HD long long xws_tiles_before(long long I, int bn)
+{
+    const long long q = bn / xws_bm, m = I / q, r = I % q;
+    return I + q * m * (m - 1) / 2 + r * m;
+}
+
+/*! Tiles a launch channel has with \p rows rows of Y. */
+GPUDSP_HD long long xws_tiles_per_channel(int rows, int bn)
+{
+    return xws_tiles_before(xws_row_blocks(rows), bn);
+}
+
+struct xws_tile {
+    int lc;     // launch channel
+    int i;      // A row block (rows 128 i ..)
+    int j;      // B tile (rows BN j ..)
+    bool inner; // the A rows lie inside the B rows: load B only
+    int a_in_b; // then: the A rows' first row within B
+};
+
+/*! Tile \p t of the launch's list: channel-major, then row block I, then J
+ *  (tiles of a channel consecutive, so that a wave shares rows in L2). */
+GPUDSP_HD xws_tile xws_tile_at(long long t, long long per_channel, int bn)
+{
+    xws_tile w;
+    w.lc = int(t / per_channel);
+    const long long u = t - (long long)w.lc * per_channel;
+    // xws_tiles_before(I) ~ I^2 * 128 / (2 BN): an estimate, then exact
+    // integer corrections.
+    long long i = (long long)sqrt(2.0 * double(u) * double(bn) / xws_bm);
+    while (i > 0 && xws_tiles_before(i, bn) > u)
+        --i;
+    while (xws_tiles_before(i + 1, bn) <= u)
+        ++i;
+    w.i = int(i);
+    w.j = int(u - xws_tiles_before(i, bn));
+    const int a0 = w.i * xws_bm, b0 = w.j * bn;
+    w.inner = a0 >= b0 && a0 + xws_bm <= b0 + bn;
+    w.a_in_b = w.inner ? a0 - b0 : 0;
+    return w;
+}
+
+/*! Byte offset, in a TMA box or operand of 128-byte rows whose base is
+ *  1024-byte aligned, of (row, spectrum byte k): the 128-byte swizzle moves
+ *  16-byte chunk k / 16 to chunk (k / 16) ^ (row % 8) (CUTLASS's
+ *  Swizzle<3, 4, 3>: address bits 4..6 XOR bits 7..9). Both what TMA's
+ *  CU_TENSOR_MAP_SWIZZLE_128B writes and what wgmma reads through a
+ *  128-byte-swizzle descriptor. */
+GPUDSP_HD int xws_sw128(int row, int k)
+{
+    return row * 128 + ((((k >> 4) ^ row) & 7) << 4) + (k & 15);
+}
+
+/*! wgmma matrix descriptor of a K-major operand in the 128-byte swizzled
+ *  layout at shared address \p addr (PTX ISA, "Matrix Descriptor"): start
+ *  address >> 4 in bits 0-13, leading byte offset (unused for swizzled
+ *  K-major operands; 1 by convention) in 16-29, stride byte offset (1024:
+ *  between groups of 8 rows) >> 4 in 32-45, base offset 0 (bits 49-51: the
+ *  operands are 1024-byte aligned), swizzle mode 1 (128 bytes) in 62-63.
+ *  Each k32 step adds 32 bytes to the start address: 2 to the descriptor. */
+GPUDSP_HD uint64_t xws_desc(uint32_t addr)
+{
+    return uint64_t((addr & 0x3ffff) >> 4) | (uint64_t(1) << 16) |
+           (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+}
+
+/*! The shared-memory byte that a wgmma reads through descriptor \p desc for
+ *  operand row \p row (0 .. 63 for A, 0 .. BN - 1 for B) and byte \p k of
+ *  its 32 (the PTX ISA's canonical K-major SW128 layout: rows 128 bytes
+ *  apart within groups of 8, groups SBO apart, then the address swizzle).
+ *  The host emulation reads operands through it. */
+GPUDSP_HD uint32_t xws_desc_element(uint64_t desc, int row, int k)
+{
+    const uint32_t start = uint32_t(desc & 0x3fff) << 4;
+    const uint32_t sbo = uint32_t((desc >> 32) & 0x3fff) << 4;
+    const uint32_t addr = start + uint32_t(row >> 3) * sbo + uint32_t(row & 7) * 128 + k;
+    return addr ^ (((addr >> 7) & 7) << 4);
+}
+
+/*! Where accumulator \p i of (warp \p w of the warpgroup, \p lane) lands
+ *  after the combine: a thread of an even row (2a: real parts) keeps re of
+ *  the pair (a, b), one of an odd row im. \p a_local: the input within the
+ *  warpgroup's 32 (its staging row); \p b_local: within the tile's BN / 2;
+ *  \p part: 0 re, 1 im. Only even \p i carry a result (i + 1 is what the
+ *  partner lane needs). */
+struct xws_result_at {
+    int a_local, b_local, part;
+};
+GPUDSP_HD xws_result_at xws_result(int w, int lane, int i)
+{
+    // The m64nN accumulator fragment: row 16 w + lane / 4 + 8 ((i / 2) % 2),
+    // column 8 (i / 4) + 2 (lane % 4) + i % 2 (xwg_d_row, xwg_d_col).
+    const int row = 16 * w + (lane >> 2) + 8 * ((i >> 1) & 1);
+    const int col = 8 * (i >> 2) + 2 * (lane & 3);
+    return { row >> 1, col >> 1, row & 1 };
+}
+
+/*! The combine of one thread's accumulators i (even) and i + 1 with the
+ *  partner lane's (lane ^ 4) accumulator i + 1: an even row's thread holds
+ *  G(re a, re b), G(re a, im b), an odd row's G(im a, re b), G(im a, im b):
+ *    re = G(re a, re b) + G(im a, im b),  im = G(im a, re b) - G(re a, im b).
+ *  Modulo 2^32, as every form's int32 adds. */
+GPUDSP_HD int32_t xws_combine(int part, int32_t own0, int32_t partner1)
+{
+    return part == 0 ? int32_t(uint32_t(own0) + uint32_t(partner1))
+                     : int32_t(uint32_t(own0) - uint32_t(partner1));
+}
+
+/*! The run of pairs that staging row a_local holds: pairs (a, b0 .. b0 +
+ *  n - 1) of the launch channel's partials, consecutive there; split into
+ *  a head pair (when the run starts on an odd pair: not 16-byte aligned),
+ *  a body of whole 16-byte pairs of pairs (one bulk reduction copy) and a
+ *  tail pair. \p pair0: the run's first pair index in the partials,
+ *  counting every channel before (its parity decides the head). */
+struct xws_run {
+    int n;     // pairs in the run (0: none)
+    int shift; // staging index of b_local is b_local + shift
+    int head;  // 1: pair b0 by atomics
+    int body;  // pairs from b0 + head by the bulk copy (even)
+    int tail;  // 1: pair b0 + head + body by atomics
+    long long pair0;
+};
+GPUDSP_HD xws_run
+xws_row_run(int a, int b0, int bn, int n_inputs, long long channel_pairs0)
+{
+    xws_run r{};
+    int end = b0 + bn / 2;
+    end = end < a + 1 ? end : a + 1;
+    r.n = a < n_inputs && end > b0 ? end - b0 : 0;
+    r.pair0 = channel_pairs0 + (long long)a * (a + 1) / 2 + b0;
+    r.shift = int(r.pair0 & 1);
+    r.head = r.n > 0 ? r.shift : 0;
+    r.body = (r.n - r.head) & ~1;
+    r.tail = r.n - r.head - r.body;
+    return r;
+}
+
+/*! Byte offset of (a_local, b_local, part) in a warpgroup's staging. */
+template <int BN>
+GPUDSP_HD int xws_staging_offset(int a_local, int b_local, int part, int shift)
+{
+    return a_local * xws_shape<BN>::staging_pitch + (b_local + shift) * 8 + part * 4;
+}
+
+/*! The tensor map of a launch's Y (uint8, 3-D): spectra (t_pad,
+ *  contiguous), rows (R), channels (nc); boxes of 128 spectra x 128 rows x
+ *  1 channel, 128-byte swizzle. Past the spectra and rows TMA fills zeros. */
+struct xws_map_shape {
+    uint64_t dims[3];
+    uint64_t strides[2]; // bytes, of dims 1 and 2
+    uint32_t box[3];
+};
+GPUDSP_HD xws_map_shape xws_map_for(int t_pad, int n_rows, int nc)
+{
+    return { { uint64_t(t_pad), uint64_t(n_rows), uint64_t(nc) },
+             { uint64_t(t_pad), uint64_t(t_pad) * uint64_t(n_rows) },
+             { uint32_t(xws_bk), uint32_t(xws_box_rows), 1u } };
+}
+
+/*! Stages (of xws_bk spectra) of a launch of \p t_pad spectra. */
+GPUDSP_HD int xws_k_blocks(int t_pad) { return (t_pad + xws_bk - 1) / xws_bk; }
+
+/*! Bytes that stage loads of tile \p w bring (the mbarrier's transaction
+ *  count): its B boxes that start inside the rows (a box past them is not
+ *  issued: its columns are inputs past the last, which no pair reads), and
+ *  its A box unless the A rows lie inside B. */
+GPUDSP_HD int xws_stage_tx(const xws_tile& w, int bn, int n_rows, int& b_boxes)
+{
+    b_boxes = 0;
+    for (int q = 0; q < bn / xws_box_rows; ++q)
+        if (w.j * bn + q * xws_box_rows < n_rows)
+            ++b_boxes;
+    return (b_boxes + (w.inner ? 0 : 1)) * xws_box_rows * xws_bk;
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif

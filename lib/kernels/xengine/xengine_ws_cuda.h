@@ -1,0 +1,53 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the X-engine's persistent warp-specialized Gram kernel
+// (xengine_ws.cu, sm_90a only): whether it runs here, its tensor map and its
+// launch. The Gram form's plan (xengine_gram.cu) packs Y and calls it.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_WS_CUDA_H
+#define INCLUDED_GPUDSP_KERNELS_XENGINE_WS_CUDA_H
+
+#include <cuda_runtime.h>
+#include <string>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+/*! A CUtensorMap (the driver's 128-byte, 128-byte aligned opaque object),
+ *  kept without the driver's header. */
+struct alignas(128) xws_map {
+    unsigned char bytes[128];
+};
+
+/*! Why the kernel with B tiles of \p bn (128, 256) rows cannot run on
+ *  \p device (current); empty if it can (then its shared-memory limit is
+ *  set). */
+std::string xengine_ws_unusable(int device, int bn);
+
+/*! The tensor map of a launch's Y at \p y (t_pad spectra, n_rows rows, nc
+ *  channels); an error message, or empty. */
+std::string xengine_ws_encode(xws_map& map, const void* y, int t_pad, int n_rows, int nc);
+
+/*! Adds the launch's G = Y Y^T, pairs a >= b, to the int32 partials of
+ *  channels channel0 .. (\p part: [channel][pair][re, im], every channel). */
+void xengine_ws_launch(int bn,
+                       const xws_map& map,
+                       int grid,
+                       long long n_tiles,
+                       long long per_channel,
+                       int k_blocks,
+                       int n_rows,
+                       int n_inputs,
+                       int channel0,
+                       int* part,
+                       cudaStream_t stream);
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif
