@@ -16,6 +16,7 @@
 #include "kernels/ldpc/ldpc5g_impl.h"
 #include "kernels/ldpc/ldpc5g_pair_bg.h"
 #include "kernels/xengine/xengine_tile.h"
+#include "kernels/xengine/xengine_ws.h"
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <cstdio>
 #include <string>
@@ -164,6 +165,17 @@ int main()
          { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
         emit("^xcorr_tc80$", "3-stage pipeline", xtc_threads, xtc_smem_bytes, limit);
     emit("^xcorr_wgmma$", "4-stage pipeline", xwg_threads, xwg_smem_bytes, 232448);
+    // The persistent Gram kernel (sm_90a): ring, staging, mbarriers.
+    emit("^xcorr_ws<128>$",
+         "6 stages of 32 KiB + staging",
+         xws_threads,
+         xws_shape<128>::smem_bytes,
+         232448);
+    emit("^xcorr_ws<256>$",
+         "3 stages of 48 KiB + staging",
+         xws_threads,
+         xws_shape<256>::smem_bytes,
+         232448);
     for (std::size_t limit :
          { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
         emit("^xcorr_direct<3, false>$",

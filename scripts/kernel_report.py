@@ -55,7 +55,7 @@ REGISTERS_PER_SM = 65536
 MAIN_ARCH = "90"
 # Sources built only for an architecture-specific target (lib/CMakeLists.txt):
 # compiled for it alone and reported under its base architecture.
-ARCH_SPECIFIC = {"xengine_wgmma.cu": ("90", "90a")}
+ARCH_SPECIFIC = {"xengine_wgmma.cu": ("90", "90a"), "xengine_ws.cu": ("90", "90a")}
 
 # cuobjdump and nvdisasm are not in every CUDA install; NVIDIA's wheels
 # carry them (13.2 reads the cubins of CUDA 13.0's ptxas).
@@ -149,17 +149,40 @@ def parse_ptxas(text):
 
 
 def parse_sass(text):
-    """{mangled: set of opcodes (without modifiers)}."""
+    """{mangled: set of opcodes (without modifiers), plus "write:" entries
+    naming each kind of global-memory write (global_write)}."""
     out, current = {}, None
     for line in text.splitlines():
         m = re.match(r"\s*Function : (\S+)", line)
         if m:
             current = out.setdefault(m.group(1), set())
             continue
-        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
+        m = re.match(r"\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(\S*)", line)
         if m and current is not None:
             current.add(m.group(1))
+            w = global_write(m.group(1), m.group(2))
+            if w:
+                current.add("write:" + w)
     return out
+
+
+def global_write(opcode, modifiers):
+    """How an instruction writes global memory, in the words of the report's
+    "global writes" column (the epilogue's form: vector stores, atomics, bulk
+    reductions, TMA stores), or None."""
+    mods = modifiers.split(".")
+    if opcode == "STG":
+        width = next((m for m in mods if m in ("64", "128", "U8", "S8", "U16", "S16")), "32")
+        return "STG." + {"U8": "8", "S8": "8", "U16": "16", "S16": "16"}.get(width, width)
+    if opcode in ("RED", "REDG", "ATOMG", "ATOM"):
+        return "atomic " + next((m for m in mods if m in ("ADD", "MIN", "MAX", "EXCH", "CAS",
+                                                          "AND", "OR", "XOR", "INC", "DEC")),
+                                "?").lower()
+    if opcode == "UBLKRED":
+        return "bulk reduce"
+    if opcode in ("UTMASTG", "UTMAREDG"):
+        return "TMA store" if opcode == "UTMASTG" else "TMA reduce"
+    return None
 
 
 def parse_max_threads(text):
@@ -338,12 +361,15 @@ def render(rows, archs, problems, explained, have_sass):
            "(device code compiled as the build compiles it); block size from each kernel's "
            "`__launch_bounds__`; dynamic shared memory at the largest documented "
            "configuration (`gpudsp_kernel_launches`); theoretical occupancy from those "
-           "(what limits it in brackets); instructions from the SASS (`cuobjdump -sass`). "
+           "(what limits it in brackets); instructions from the SASS (`cuobjdump -sass`), "
+           "\"global writes\" saying how a kernel writes device memory (store widths, "
+           "atomics, bulk reductions, TMA stores: an epilogue's form). "
            "Do not edit by hand.", ""]
     out += [f"## sm_{main}", "",
             "| kernel | source | threads | registers | spill (st/ld) | stack | static smem "
-            "| dynamic smem (largest documented) | occupancy | tensor | async copy | local |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| dynamic smem (largest documented) | occupancy | tensor | async copy | local "
+            "| global writes |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, src, per_arch in rows:
         f = per_arch.get(main)
         if not f:
@@ -357,13 +383,19 @@ def render(rows, archs, problems, explained, have_sass):
             hit = sorted(o for o in ops if o in group)
             return ", ".join(hit) if hit else "none"
 
+        def writes():
+            if ops is None:
+                return "n/a"
+            hit = sorted(o[len("write:"):] for o in ops if o.startswith("write:"))
+            return ", ".join(hit) if hit else "none"
+
         out.append("| " + " | ".join([
             f"`{name}`", str(src), str(f["threads"] or "—"), str(f["registers"]),
             f"{f['spill_stores']}/{f['spill_loads']}", kib(f["stack"]) if f["stack"] else "0",
             kib(f["static_shared"]) if f["static_shared"] else "0",
             f"{kib(f['dynamic'])} ({f['dynamic_config']})" if f["dynamic"] else "—",
             f"{100 * occ[0]:.0f}% ({occ[1]})" if occ else "—",
-            present(TENSOR), present(ASYNC), present(LOCAL)]) + " |")
+            present(TENSOR), present(ASYNC), present(LOCAL), writes()]) + " |")
     others = [x for x in archs if x != main]
     if others:
         out += ["", "## Other architectures", "",

@@ -264,7 +264,7 @@ struct xengine_gram_cuda::impl {
         if (found != maps.end())
             return found->second;
         xws_map m{};
-#ifdef GPUDSP_HAVE_WGMMA
+#ifdef GPUDSP_HAVE_XWS
         const std::string e = xengine_ws_encode(m, work.get(), t_pad, n_rows, nc);
 #else
         const std::string e = "built without sm_90a code";
@@ -278,7 +278,7 @@ struct xengine_gram_cuda::impl {
     // tile on a persistent grid, into the partials.
     void launch_ws(int t_pad, int nc, int c0, int* part, cudaStream_t stream)
     {
-#ifdef GPUDSP_HAVE_WGMMA
+#ifdef GPUDSP_HAVE_XWS
         const long long per_channel = xws_tiles_per_channel(n_rows, engine);
         const long long tiles = per_channel * nc;
         const int grid = int(std::min<long long>(tiles, sm_count));
@@ -389,7 +389,7 @@ std::string xengine_gram_cuda::unavailable(
     int n_channels, int n_inputs, std::size_t free_bytes, int engine, int device)
 {
     if (engine != cublaslt) {
-#ifdef GPUDSP_HAVE_WGMMA
+#ifdef GPUDSP_HAVE_XWS
         const std::string why = xengine_ws_unusable(device, engine);
         if (!why.empty())
             return why;

@@ -317,7 +317,7 @@ __global__ void __launch_bounds__(xws_threads, 1)
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::stages; ++s) {
             ptx::mbarrier_init(&full[s], 1); // the producer's arrive + bytes
-            ptx::mbarrier_init(&empty[s], xws_consumers);
+            ptx::mbarrier_init(&empty[s], xws_consumer_warps);
         }
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
@@ -391,13 +391,20 @@ __global__ void __launch_bounds__(xws_threads, 1)
             for (int kk = 0; kk < xws_bk / xws_k_step; ++kk)
                 wgmma<BN>(d, da + 2 * kk, db + 2 * kk, (kb | kk) != 0);
             asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-            // The previous stage's MMAs are done: free it.
+            // The previous stage's MMAs are done (the wait is warp-wide):
+            // one arrival a warp frees it.
             asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-            if (kb > 0)
+            if (kb > 0 && lane == 0)
                 ptx::mbarrier_arrive(&empty[(it - 1) % S::stages]);
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        ptx::mbarrier_arrive(&empty[(it - 1) % S::stages]);
+        // The accumulators are written by the MMAs behind the compiler's
+        // back: pin every read of them below the wait.
+#pragma unroll
+        for (int i = 0; i < S::regs; ++i)
+            asm volatile("" : "+r"(d[i])::"memory");
+        if (lane == 0)
+            ptx::mbarrier_arrive(&empty[(it - 1) % S::stages]);
 
         // Epilogue. The staging is free once the previous tile's bulk copies
         // have read it.
