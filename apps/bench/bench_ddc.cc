@@ -29,7 +29,8 @@
 //    complex input also against min(memory, FP32) roofline: the device copy
 //    bandwidth measured in the same run over 8 + 8/D bytes per input
 //    sample, or the FP32 peak over the 8 T / D flops per input sample,
-//    whichever is lower.
+//    whichever is lower; and mix first (cuda/mix: the tile mixed as it is
+//    loaded, real taps) against the memory roofline.
 // The SIMD level of the CPU rows is printed in the table's header.
 
 #include "bench.h"
@@ -302,21 +303,67 @@ void run_ddc(const options& opt, report& rep)
                       peak / 1e12,
                       "FP32 peak (nominal)",
                       "one launch timed from the host, with its synchronisation" });
-            if (!cplx) {
-                // The tensor-core form (GPUDSP_DDC_TENSOR=1, 10-bit input,
-                // sm_80 on) where it runs, the same launches, its flops
-                // counted as the rows above (useful multiply-adds only).
-                const char* user = std::getenv("GPUDSP_DDC_TENSOR");
+            // A CUDA plan of c with environment variable var forcing a form.
+            auto forced_plan = [&](const char* var) {
+                const char* user = std::getenv(var);
                 const std::string saved = user ? user : "";
-                setenv("GPUDSP_DDC_TENSOR", "1", 1);
-                kernels::ddc_plan tensor(
+                setenv(var, "1", 1);
+                auto p = std::make_unique<kernels::ddc_plan>(
                     c,
                     runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
                     "bench");
                 if (user)
-                    setenv("GPUDSP_DDC_TENSOR", saved.c_str(), 1);
+                    setenv(var, saved.c_str(), 1);
                 else
-                    unsetenv("GPUDSP_DDC_TENSOR");
+                    unsetenv(var);
+                return p;
+            };
+            if (cplx) {
+                // Mix first (GPUDSP_DDC_MIX=1: the tile mixed as it is
+                // loaded, real taps, 2 multiply-adds a tap instead of 4),
+                // the same launches, its flops counted as the rows above.
+                const auto mix = forced_plan("GPUDSP_DDC_MIX");
+                if (mix->tuning().chosen.rfind("mix ", 0) == 0) {
+                    const double tm = seconds_per_launch(
+                        ctx,
+                        stream.get(),
+                        [&] {
+                            mix->execute(
+                                d_in.get(), 0, 0, g_out, d_out.get(), stream.get());
+                        },
+                        launches,
+                        iterations);
+                    char note[160];
+                    std::snprintf(note,
+                                  sizeof note,
+                                  "%.4g GS/s in; %.1f waves, %d back to back",
+                                  g_span / tm / 1e9,
+                                  mix->launch_waves(g_out),
+                                  launches);
+                    rep.add({ "ddc",
+                              what + ", device-resident",
+                              "cuda/mix",
+                              g_flops / tm / 1e12,
+                              "TFLOP/s",
+                              peak / 1e12,
+                              "FP32 peak (nominal)",
+                              note });
+                    rep.add({ "ddc",
+                              what + ", device-resident, memory",
+                              "cuda/mix",
+                              g_span / tm / 1e9,
+                              "GS/s",
+                              std::min(hbm / (8.0 + 8.0 / D), peak / (4.0 * T / D)) / 1e9,
+                              "min(memory, FP32) roofline, 4 T / D flops a sample",
+                              "" });
+                }
+            }
+            if (!cplx) {
+                // The tensor-core form (GPUDSP_DDC_TENSOR=1, 10-bit input,
+                // sm_80 on) where it runs, the same launches, its flops
+                // counted as the rows above (useful multiply-adds only).
+                const auto tensor_plan = forced_plan("GPUDSP_DDC_TENSOR");
+                kernels::ddc_plan& tensor = *tensor_plan;
                 if (tensor.tuning().chosen == "tensor") {
                     const double tt = seconds_per_launch(
                         ctx,

@@ -48,8 +48,9 @@ __device__ __forceinline__ ddc_cf zero_sample<ddc_cf>()
 // bank of one).
 constexpr int ddc_bank_max = 16;
 struct ddc_bank {
-    int count;
+    int count;                      // 1 for mix first (the tile is one output's)
     const ddc_cf* zr[ddc_bank_max]; // reversed premultiplied taps
+    const float* h;                 // mix first: the reversed real taps
     unsigned long long phase_step[ddc_bank_max], phase_offset[ddc_bank_max];
     float2* out[ddc_bank_max];
 };
@@ -62,8 +63,11 @@ __device__ __forceinline__ ddc_cf as_tile(float2 x) { return ddc_cf{ x.x, x.y };
 // one read of each input tile for all, each with its own taps and mixer).
 // in: the launch's first window sample is first_sample; valid samples are
 // [0, valid) from there (the rest of the last tile reads zeros). zr: each
-// output's reversed premultiplied taps.
-template <sample_kind K, int AC>
+// output's reversed premultiplied taps. MIX (complex input, real taps, a
+// bank of one): the tile is mixed as it is loaded (ddc_tile_for_mixed) and
+// filtered with the real taps, 2 multiply-adds a tap instead of 4, and the
+// outputs need no rotation.
+template <sample_kind K, int AC, bool MIX = false>
 __global__ void __launch_bounds__(ddc_tile_max_threads)
     ddc_tile_kernel(const void* __restrict__ in,
                     long long first_sample,
@@ -82,7 +86,23 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     const int tid = threadIdx.x, n_threads = sh.threads();
     const long long m0 = (long long)blockIdx.x * sh.M;
     const long long s0 = m0 * sh.D; // the tile's first sample, from first_sample
-    if constexpr (K == sample_kind::packed10) {
+    if constexpr (MIX) {
+        static_assert(K == sample_kind::complex64, "mix first takes complex input");
+        const uint64_t n0 = ddc_tile_stream_first(first_output, uint64_t(m0), sh.D, sh.T);
+        ddc_tile_for_mixed(
+            sh,
+            tid,
+            n_threads,
+            n0,
+            bank.phase_step[0],
+            bank.phase_offset[0],
+            [&](int s) {
+                const long long n = s0 + s;
+                return n < valid ? as_tile(sample_loader<K>::load(in, first_sample + n))
+                                 : zero_sample<X>();
+            },
+            [&](int at, ddc_cf v) { tile[at] = v; });
+    } else if constexpr (K == sample_kind::packed10) {
         // 16 samples from 5-6 aligned words (ddc_tile_for_packed10).
         const auto* bytes = static_cast<const char*>(in);
         const ddc_packed10_span span = ddc_packed10_span_of(
@@ -110,11 +130,19 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     for (int o = 0; o < bank.count; ++o) {
         if (o > 0)
             __syncthreads(); // the previous output's taps and parts are read
-        for (int j = tid; j < sh.T; j += n_threads)
-            taps[j] = bank.zr[o][j];
+        auto* h = reinterpret_cast<float*>(taps);
+        for (int j = tid; j < sh.T; j += n_threads) {
+            if constexpr (MIX)
+                h[j] = bank.h[j];
+            else
+                taps[j] = bank.zr[o][j];
+        }
         __syncthreads();
         ddc_cf acc[R];
-        ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
+        if constexpr (MIX)
+            ddc_tile_partial<AC>(sh, tile, h, t, g, acc);
+        else
+            ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
         if (sh.G > 1) {
             for (int r = 0; r < R; ++r)
                 parts[g * sh.M + t * R + r] = acc[r];
@@ -133,7 +161,11 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
             continue; // group 0 holds the sums
         for (int r = 0; r < R; ++r) {
             const unsigned long long m = (unsigned long long)(m0 + t * R + r);
-            if (m < n_outputs)
+            if (m >= n_outputs)
+                continue;
+            if constexpr (MIX)
+                bank.out[o][m] = make_float2(acc[r].re, acc[r].im);
+            else
                 bank.out[o][m] = ddc_rotate_output(make_float2(acc[r].re, acc[r].im),
                                                    first_output + m,
                                                    sh.D,
@@ -216,14 +248,19 @@ public:
             d_smem = ddc_cuda_shared_bytes(c.n_taps());
         else
             use_shape(d_shapes[0]);
+        setup_mix();
         // The attribute is per kernel and process-wide: the device's limit,
         // whatever this plan needs, so that plans never lower it for others.
         for (const auto& sh : d_shapes)
-            for_kernel(sh, [&](auto kernel) {
-                check(cudaFuncSetAttribute(
-                          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
-                      "cudaFuncSetAttribute (shared memory for the DDC)");
-            });
+            for (const bool mix : { false, true }) {
+                if (mix && !d_mix_ok)
+                    continue;
+                for_kernel(sh, mix, [&](auto kernel) {
+                    check(cudaFuncSetAttribute(
+                              kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
+                          "cudaFuncSetAttribute (shared memory for the DDC)");
+                });
+            }
         d_taps = std::make_unique<runtime::device_memory>(
             d_ctx, std::size_t(c.n_taps()) * sizeof(ddc_cf), who);
         setup_tensor();
@@ -233,8 +270,8 @@ public:
         d_l2 = std::size_t(l2);
     }
 
-    // The tile shapes, then the tensor-core form where it runs (a candidate
-    // only: never run on a GPU yet).
+    // The tile shapes, then the tensor-core form and the mix-first tile
+    // kernel where they run (candidates only: never run on a GPU yet).
     std::vector<std::string> configurations() const override
     {
         std::vector<std::string> ids;
@@ -242,26 +279,39 @@ public:
             ids.push_back(ddc_tile_shape_id(sh));
         if (d_tensor_ok && !ids.empty())
             ids.push_back(tensor_id);
+        if (d_mix_ok)
+            ids.push_back(mix_id());
         return ids;
     }
     void use(const std::string& id) override
     {
         if (id == tensor_id && d_tensor_ok) {
             d_tensor = true;
+            d_mix = false;
+            return;
+        }
+        if (d_mix_ok && id == mix_id()) {
+            d_tensor = false;
+            d_mix = true;
+            use_shape(d_shapes[0]);
             return;
         }
         for (const auto& sh : d_shapes)
             if (ddc_tile_shape_id(sh) == id) {
                 d_tensor = false;
+                d_mix = false;
                 use_shape(sh);
             }
     }
     std::string forced_configuration() const override
     {
         const char* env = std::getenv("GPUDSP_DDC_TENSOR");
-        return env && std::strcmp(env, "1") == 0 && d_tensor_ok && !d_shapes.empty()
-                   ? std::string(tensor_id)
-                   : std::string();
+        if (env && std::strcmp(env, "1") == 0 && d_tensor_ok && !d_shapes.empty())
+            return tensor_id;
+        const char* mix = std::getenv("GPUDSP_DDC_MIX");
+        if (mix && std::strcmp(mix, "1") == 0 && d_mix_ok)
+            return mix_id();
+        return "";
     }
     // 2^24 input samples: many waves at any decimation.
     std::size_t tuning_outputs() const override
@@ -283,7 +333,7 @@ public:
             per_sm = ddc_tensor_blocks_per_sm(d_tensor_shape);
         } else if (d_shape.A) {
             blocks = (n + d_shape.M - 1) / d_shape.M;
-            for_kernel(d_shape, [&](auto kernel) {
+            for_kernel(d_shape, d_mix, [&](auto kernel) {
                 r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &per_sm, kernel, d_shape.threads(), d_smem);
             });
@@ -336,6 +386,17 @@ public:
                 { { this, &phase, out } }, in, first_sample, first_output, n, sh);
             return;
         }
+        if (d_mix) {
+            upload_mix_taps(stream);
+            ddc_bank bank{};
+            bank.count = 1;
+            bank.h = reinterpret_cast<const float*>(d_mix_taps->get());
+            bank.phase_step[0] = phase.step;
+            bank.phase_offset[0] = phase.offset;
+            bank.out[0] = static_cast<float2*>(out);
+            launch_tiles(in, first_sample, first_output, n, bank, stream);
+            return;
+        }
         if (d_shape.A) { // a bank of one
             execute_group({ { this, &phase, out } }, in, first_sample, first_output, n, sh);
             return;
@@ -377,10 +438,17 @@ public:
             return execute_tensor_group(members, in, first_sample, first_output, n, sh);
         if (!d_shape.A)
             return false; // the simple kernel reads per output anyway
+        if (d_mix) {      // its tile is mixed for one output: alone
+            if (members.size() != 1 || members[0].impl != this)
+                return false;
+            execute(
+                in, first_sample, first_output, n, members[0].out, *members[0].phase, sh);
+            return true;
+        }
         std::vector<ddc_cuda*> plans;
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
-            if (!p || p->d_tensor || p->d_ctx != d_ctx ||
+            if (!p || p->d_tensor || p->d_mix || p->d_ctx != d_ctx ||
                 std::memcmp(&p->d_shape, &d_shape, sizeof d_shape) != 0)
                 return false;
             plans.push_back(p);
@@ -410,6 +478,44 @@ private:
     }
 
     static constexpr const char* tensor_id = "tensor";
+
+    // The mix-first tile kernel's id: the heuristic's shape, mixed.
+    std::string mix_id() const { return "mix " + ddc_tile_shape_id(d_shapes[0]); }
+
+    // Mix first where it applies, as on the CPU: complex input with real
+    // taps (then fixed for the plan: a retune changes only the mixer) and
+    // a tile shape; GPUDSP_DDC_MIX=0 leaves it out, =1 forces it.
+    void setup_mix()
+    {
+        const char* env = std::getenv("GPUDSP_DDC_MIX");
+        if (!d_c.complex_input() || d_shapes.empty() ||
+            (env && std::strcmp(env, "0") == 0))
+            return;
+        std::vector<float> h(d_c.taps.size());
+        for (std::size_t k = 0; k < h.size(); ++k) {
+            if (d_c.taps[k].imag() != 0)
+                return;
+            h[h.size() - 1 - k] = float(d_c.taps[k].real()); // reversed
+        }
+        d_mix_taps = std::make_unique<runtime::device_memory>(
+            d_ctx, h.size() * sizeof(float), d_who);
+        d_mix_host = std::move(h);
+        d_mix_ok = true;
+    }
+
+    // The real taps go up once, on the stream of the first launch.
+    void upload_mix_taps(cudaStream_t stream)
+    {
+        if (d_mix_uploaded)
+            return;
+        d_ctx->copy_async(d_mix_taps->get(),
+                          d_mix_host.data(),
+                          d_mix_host.size() * sizeof(float),
+                          runtime::copy_kind::host_to_device,
+                          stream,
+                          d_who);
+        d_mix_uploaded = true;
+    }
 
     // The tensor-core form where it runs: 10-bit input (exact in FP16),
     // sm_80 on (mma.sync m16n8k16), a shape whose samples fit 48 KiB a
@@ -556,7 +662,7 @@ private:
             ddc_bank b = bank;
             for (int i = 0; i < b.count; ++i)
                 b.out[i] += m0;
-            for_kernel(d_shape, [&](auto kernel) {
+            for_kernel(d_shape, d_mix, [&](auto kernel) {
                 kernel<<<blocks, d_shape.threads(), d_smem, stream>>>(
                     in, first, valid, b, d_shape, first_output + m0, count);
             });
@@ -564,12 +670,15 @@ private:
         }
     }
 
-    // fn(the tile kernel instance for this plan's sample format and the
-    // shape's AC).
+    // fn(the tile kernel instance for this plan's sample format, the
+    // shape's AC and mixing first or not).
     template <class Fn>
-    void for_kernel(const ddc_tile_shape& sh, Fn fn) const
+    void for_kernel(const ddc_tile_shape& sh, bool mix, Fn fn) const
     {
         const bool ac8 = sh.AC == 8;
+        if (mix && d_c.complex_input())
+            return ac8 ? fn(ddc_tile_kernel<sample_kind::complex64, 8, true>)
+                       : fn(ddc_tile_kernel<sample_kind::complex64, 4, true>);
 #define GPUDSP_DDC_TILE(KIND)                                                       \
     return ac8 ? fn(ddc_tile_kernel<KIND, 8>) : fn(ddc_tile_kernel<KIND, 4>)
         switch (kind_of(d_c.input)) {
@@ -644,6 +753,11 @@ private:
     std::unique_ptr<runtime::device_memory> d_taps;
     std::vector<ddc_cf> d_host;
     bool d_dirty = false;
+    bool d_mix_ok = false;         // mix first can run (complex input, real taps)
+    bool d_mix = false;            // it runs
+    bool d_mix_uploaded = false;   // its taps are on the device
+    std::vector<float> d_mix_host; // its reversed real taps
+    std::unique_ptr<runtime::device_memory> d_mix_taps;
     bool d_tensor_ok = false;    // the tensor-core form can run here
     bool d_tensor = false;       // it runs (else the tile or simple kernel)
     bool d_tensor_dirty = false; // its taps image is newer than the device's

@@ -296,7 +296,9 @@ void ddc_plan::tune()
         (n - 1) * std::size_t(d_config.decimation) + std::size_t(d_config.n_taps());
     runtime::tune_problem p;
     p.kernel = "ddc";
-    p.version = 2; // 2: the tensor-core form (10-bit input, sm_80 on)
+    // 2: the tensor-core form (10-bit input, sm_80 on); 3: mix first
+    // (complex input, real taps).
+    p.version = 3;
     p.shape = shape + " n_out=" + std::to_string(n);
     p.unit = "output";
     p.input_bytes = input_bytes(n_in);

@@ -313,22 +313,91 @@ GPUDSP_HD void ddc_mac(ddc_cf& acc, ddc_cf z, ddc_cf x)
     acc.re = fmaf(z.re, x.re, fmaf(-z.im, x.im, acc.re));
     acc.im = fmaf(z.re, x.im, fmaf(z.im, x.re, acc.im));
 }
+// A real tap against a mixed complex sample (mix first): 2 multiply-adds.
+GPUDSP_HD void ddc_mac(ddc_cf& acc, float h, ddc_cf x)
+{
+    acc.re = fmaf(h, x.re, acc.re);
+    acc.im = fmaf(h, x.im, acc.im);
+}
+
+GPUDSP_HD ddc_cf ddc_cmul(ddc_cf a, ddc_cf b)
+{
+    return ddc_cf{ fmaf(a.re, b.re, -a.im * b.im), fmaf(a.re, b.im, a.im * b.re) };
+}
+
+/*! exp(-2j pi phase / 2^64): the mixer at a 64-bit fixed-point phase (the
+ *  device's sincospif; the host's double, rounded). */
+GPUDSP_HD ddc_cf ddc_mixer_at(uint64_t phase)
+{
+    const float cycles = float(int64_t(phase)) * 0x1p-64f; // in [-0.5, 0.5)
+#ifdef __CUDA_ARCH__
+    float sn, cs;
+    sincospif(-2.0f * cycles, &sn, &cs);
+    return ddc_cf{ cs, sn };
+#else
+    const double a = -2.0 * 3.14159265358979323846 * double(cycles);
+    return ddc_cf{ float(std::cos(a)), float(std::sin(a)) };
+#endif
+}
+
+/*! The stream index of tile sample 0 of the tile whose first output is
+ *  \p m0 in a launch starting at output \p first_output: output m's
+ *  window ends at stream sample m D (its newest) and holds T samples. */
+GPUDSP_HD uint64_t ddc_tile_stream_first(uint64_t first_output, uint64_t m0, int D, int T)
+{
+    return (first_output + m0) * uint64_t(D) - uint64_t(T - 1);
+}
+
+/*! Steps of the mix-first loader's mixer recurrence between exact seeds:
+ *  each step multiplies by the stride's rotation (one float rounding), so
+ *  the mixer drifts at most ~16 roundings (~1e-6) from the exact one. */
+constexpr int ddc_mix_reseed = 16;
+
+/*!
+ * Mix first (complex input, real taps; docs/ddc.md): the tile's complex
+ * samples times the mixer exp(-2j pi phi(n)) at their stream index n, for
+ * thread \p tid of \p n_threads (its samples s = tid, tid + n_threads,
+ * ...): the mixer advances by a multiplication by the stride's rotation and
+ * is re-seeded from the exact 64-bit phase every ddc_mix_reseed samples, so
+ * a sample costs two complex multiplications, not a sine and cosine.
+ * \p n0: the stream index of tile sample 0; load(s) the sample (zero past
+ * the valid ones); put(at, mixed) stores it at ddc_tile_addr(s).
+ */
+template <class Load, class Put>
+GPUDSP_HD void ddc_tile_for_mixed(const ddc_tile_shape& sh,
+                                  int tid,
+                                  int n_threads,
+                                  uint64_t n0,
+                                  uint64_t step,
+                                  uint64_t offset,
+                                  Load load,
+                                  Put put)
+{
+    const ddc_cf w = ddc_mixer_at(step * uint64_t(n_threads));
+    ddc_cf mixer{ 1.0f, 0.0f };
+    int k = 0;
+    ddc_tile_for_samples(sh, tid, n_threads, [&](int s, int at) {
+        if (k == 0)
+            mixer = ddc_mixer_at(step * (n0 + uint64_t(s)) + offset);
+        put(at, ddc_cmul(load(s), mixer));
+        mixer = ddc_cmul(mixer, w);
+        if (++k == ddc_mix_reseed)
+            k = 0;
+    });
+}
 
 /*!
  * Thread (t, g)'s partial sums for outputs t R .. t R + R - 1 of the tile
  * over the phases p = g, g + G, ...: tile in ddc_tile_addr order, taps the
- * reversed premultiplied taps zr[j], j < T. Phase p has ceil((T - p) / D)
+ * reversed premultiplied taps zr[j], j < T (complex), or the reversed real
+ * taps against a mixed tile (mix first). Phase p has ceil((T - p) / D)
  * taps: whole steps of AC with a sliding window, the rest one tap at a
  * time; no tap past T is used, so a sample outside an output's window never
  * reaches it (a NaN there would, times a zero tap).
  */
-template <int AC, class X>
-GPUDSP_HD void ddc_tile_partial(const ddc_tile_shape& sh,
-                                const X* tile,
-                                const ddc_cf* taps,
-                                int t,
-                                int g,
-                                ddc_cf* acc)
+template <int AC, class X, class Z>
+GPUDSP_HD void ddc_tile_partial(
+    const ddc_tile_shape& sh, const X* tile, const Z* taps, int t, int g, ddc_cf* acc)
 {
     constexpr int R = ddc_tile_outputs_per_thread;
     for (int r = 0; r < R; ++r)
@@ -338,7 +407,7 @@ GPUDSP_HD void ddc_tile_partial(const ddc_tile_shape& sh,
     const int full = sh.T - (sh.A - 1) * sh.D;
     for (int p = g; p < sh.D; p += sh.G) {
         const X* row = tile + p * sh.row_stride;
-        const ddc_cf* zp = taps + p;
+        const Z* zp = taps + p;
         const int taps_p = p < full ? sh.A : sh.A - 1;
         int a0 = 0;
         for (; a0 + AC <= taps_p; a0 += AC) {
@@ -351,13 +420,13 @@ GPUDSP_HD void ddc_tile_partial(const ddc_tile_shape& sh,
             for (int i = 0; i < R + AC - 1; ++i)
                 w[i] = base[i + (rem + i) / R];
             for (int a = 0; a < AC; ++a) {
-                const ddc_cf z = zp[(a0 + a) * sh.D];
+                const Z z = zp[(a0 + a) * sh.D];
                 for (int r = 0; r < R; ++r)
                     ddc_mac(acc[r], z, w[r + a]);
             }
         }
         for (; a0 < taps_p; ++a0) {
-            const ddc_cf z = zp[a0 * sh.D];
+            const Z z = zp[a0 * sh.D];
             for (int r = 0; r < R; ++r) {
                 const int q = t * R + a0 + r;
                 ddc_mac(acc[r], z, row[q + q / R]);

@@ -516,3 +516,96 @@ BOOST_AUTO_TEST_CASE(packed10_tile_loader_fills_the_tile_as_the_sample_loader)
                         }
                     }
 }
+
+// Mix first (complex input, real taps: ddc_tile_for_mixed, real-tap
+// ddc_tile_partial, no rotation), as every thread of the block runs it,
+// against the CPU plan (which mixes first too): odd D and T, several tiles,
+// both shared-memory limits, and outputs near stream sample 2^40 (the
+// mixer's exact seed).
+BOOST_AUTO_TEST_CASE(mixed_kernel_steps_match_the_cpu_plan)
+{
+    unsigned seed = 71;
+    int simulated = 0;
+    for (std::size_t limit : { limits[0], limits[3] })
+        for (auto td : { std::make_pair(55, 5),
+                         std::make_pair(4, 1),
+                         std::make_pair(8, 3),
+                         std::make_pair(256, 16),
+                         std::make_pair(1024, 64),
+                         std::make_pair(300, 7) })
+            for (uint64_t first_output : { uint64_t(0), uint64_t(1) << 36 }) {
+                const int T = td.first, D = td.second;
+                auto c = qa::ddc_config(ddc_input::complex64, T, D, 0.2137e6, seed++);
+                for (auto& h : c.taps)
+                    h = h.real();
+                const auto sh = ddc_tile_shape_for(D, T, true, limit);
+                if (sh.A == 0)
+                    continue;
+                ++simulated;
+                const std::size_t n = 2 * sh.M + 37;
+                const std::size_t samples = (n - 1) * D + T;
+                ddc_plan plan(c, runtime::backend_choice{}, "qa");
+                const auto in = qa::ddc_random_input(ddc_input::complex64, samples, seed);
+                const auto* x = reinterpret_cast<const float*>(in.data());
+                cvec want(n);
+                plan.execute(in.data(), 0, first_output, n, want.data(), nullptr);
+                std::vector<float> h(T);
+                for (int j = 0; j < T; ++j)
+                    h[j] = float(c.taps[T - 1 - j].real());
+                const long long valid = (long long)(n - 1) * D + T;
+                cvec got(n);
+                std::vector<ddc_cf> tile(std::size_t(D) * sh.row_stride,
+                                         ddc_cf{ NAN, NAN });
+                for (std::size_t m0 = 0; m0 < n; m0 += sh.M) {
+                    const uint64_t n0 = ddc_tile_stream_first(first_output, m0, D, T);
+                    std::vector<int> stored(tile.size(), 0);
+                    for (int tid = 0; tid < sh.threads(); ++tid)
+                        ddc_tile_for_mixed(
+                            sh,
+                            tid,
+                            sh.threads(),
+                            n0,
+                            plan.phase().step,
+                            plan.phase().offset,
+                            [&](int s) {
+                                const long long k = (long long)m0 * D + s;
+                                return k < valid ? ddc_cf{ x[2 * k], x[2 * k + 1] }
+                                                 : ddc_cf{ 0.0f, 0.0f };
+                            },
+                            [&](int at, ddc_cf v) {
+                                tile[at] = v;
+                                ++stored[at];
+                            });
+                    int n_stored = 0;
+                    for (int k : stored) {
+                        BOOST_REQUIRE_LE(k, 1);
+                        n_stored += k;
+                    }
+                    BOOST_REQUIRE_EQUAL(n_stored, sh.span); // every sample once
+                    std::vector<ddc_cf> parts(std::size_t(sh.G) * sh.M);
+                    for (int g = 0; g < sh.G; ++g)
+                        for (int t = 0; t < sh.TW; ++t) {
+                            ddc_cf acc[R];
+                            if (sh.AC == 8)
+                                ddc_tile_partial<8>(sh, tile.data(), h.data(), t, g, acc);
+                            else
+                                ddc_tile_partial<4>(sh, tile.data(), h.data(), t, g, acc);
+                            for (int r = 0; r < R; ++r)
+                                parts[g * sh.M + t * R + r] = acc[r];
+                        }
+                    for (int i = 0; i < sh.M && m0 + i < n; ++i) {
+                        ddc_cf sum = parts[i];
+                        for (int g = 1; g < sh.G; ++g) {
+                            sum.re += parts[g * sh.M + i].re;
+                            sum.im += parts[g * sh.M + i].im;
+                        }
+                        got[m0 + i] = std::complex<float>(sum.re, sum.im);
+                    }
+                }
+                BOOST_CHECK_MESSAGE(qa::ddc_rel_err(got, want) < 2e-5,
+                                    "T=" << T << " D=" << D << " limit " << limit
+                                         << " first output " << first_output << ": "
+                                         << qa::ddc_rel_err(got, want));
+            }
+    BOOST_CHECK_GE(simulated, 22);
+}
