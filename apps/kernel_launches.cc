@@ -166,15 +166,20 @@ int main()
         emit("^xcorr_tc80$", "3-stage pipeline", xtc_threads, xtc_smem_bytes, limit);
     emit("^xcorr_wgmma$", "4-stage pipeline", xwg_threads, xwg_smem_bytes, 232448);
     // The persistent Gram kernel (sm_90a): ring, staging, mbarriers.
-    emit("^xcorr_ws<128>$",
+    emit("^xcorr_ws<128, false>$",
          "6 stages of 32 KiB + staging",
          xws_threads,
          xws_shape<128>::smem_bytes,
          232448);
-    emit("^xcorr_ws<256>$",
+    emit("^xcorr_ws<256, false>$",
          "3 stages of 48 KiB + staging",
          xws_threads,
          xws_shape<256>::smem_bytes,
+         232448);
+    emit("^xcorr_ws<128, true>$",
+         "4 stages + 2 raw stages of 32 KiB + staging",
+         xws_threads,
+         xws_shape<128, true>::smem_bytes,
          232448);
     for (std::size_t limit :
          { std::size_t(166912), std::size_t(101376), std::size_t(232448) })

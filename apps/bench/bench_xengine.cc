@@ -24,7 +24,8 @@
 //            (the deeper direct ring, few stations), wmma, cublaslt (the
 //            Gram form: cuBLASLt's GEMM inside the plan, pack and combine
 //            included), wgmma-gram and wgmma-gram-n=128 (the Gram form on
-//            our persistent sm_90a kernel, pack included)
+//            our persistent sm_90a kernel, pack included), wgmma-gram-direct
+//            (the same kernel packing the input itself: no pack pass)
 //   cublas   cublasCherk3mEx (ci8 in, cf32 out) per channel on the same data
 //   cublaslt a cuBLASLt int8 GEMM per channel (batched): Y = [Re X; Im X]
 //            (2A x T, time contiguous, transposed on the host outside the
@@ -326,7 +327,8 @@ void run_xengine(const options& opt, report& rep)
                variant{ kernels::xengine_kernel::tensor, "wmma" },
                variant{ kernels::xengine_kernel::tensor, "cublaslt" },
                variant{ kernels::xengine_kernel::tensor, "wgmma gram" },
-               variant{ kernels::xengine_kernel::tensor, "wgmma gram n=128" } }) {
+               variant{ kernels::xengine_kernel::tensor, "wgmma gram n=128" },
+               variant{ kernels::xengine_kernel::tensor, "wgmma gram direct" } }) {
             c.kernel = v.kernel;
             const std::string form_cap = v.cap ? v.cap : user_cap;
             if (form_cap.empty())

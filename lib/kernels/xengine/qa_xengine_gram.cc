@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <set>
 #include <vector>
 
 using namespace gr::gpudsp::kernels;
@@ -273,7 +274,11 @@ namespace {
 // staging (poisoned once per block: what a previous tile left stays there)
 // and the row runs' atomics and bulk reduction copies, with their
 // alignment.
-template <int BN>
+//
+// DIRECT (the producer warpgroup packs): no Y in memory; raw boxes of the
+// input (zeros past the spectra and inputs) into a poisoned raw slot, then
+// the 128 producer threads' 8 x 8 transposes into the stage.
+template <int BN, bool DIRECT = false>
 void run_ws_launch(const std::vector<int8_t>& x,
                    int nt,
                    int C,
@@ -284,22 +289,43 @@ void run_ws_launch(const std::vector<int8_t>& x,
                    std::vector<uint32_t>& part,
                    std::vector<int>& writes)
 {
-    using S = xws_shape<BN>;
-    const int R = xgr_rows(A), t_pad = (nt + xgr_k - 1) / xgr_k * xgr_k;
-    const std::vector<int8_t> y = pack_launch(x, nt, C, c0, nc, A);
-    // The tensor map describes Y as the pack wrote it.
-    const xws_map_shape map = xws_map_for(t_pad, R, nc);
-    BOOST_REQUIRE_EQUAL(map.strides[0], xgr_y_offset(0, 1, 0, R, t_pad));
-    BOOST_REQUIRE_EQUAL(map.strides[1], xgr_y_offset(1, 0, 0, R, t_pad));
-    BOOST_REQUIRE(map.strides[0] % 16 == 0 && map.strides[1] % 16 == 0);
-    BOOST_REQUIRE(map.dims[0] == uint64_t(t_pad) && map.dims[1] == uint64_t(R) &&
-                  map.dims[2] == uint64_t(nc));
-    BOOST_REQUIRE(map.box[0] == uint32_t(xws_bk) && map.box[1] == uint32_t(xws_box_rows));
-    BOOST_REQUIRE_LE(map.box[0], 128u); // the 128-byte swizzle's span
+    using S = xws_shape<BN, DIRECT>;
+    const int R = xgr_rows(A);
+    // The direct kernel's K: the call's spectra, rounded by TMA's zeros.
+    const int t_pad = DIRECT ? nt : (nt + xgr_k - 1) / xgr_k * xgr_k;
+    const std::vector<int8_t> y =
+        DIRECT ? std::vector<int8_t>() : pack_launch(x, nt, C, c0, nc, A);
+    if (DIRECT) {
+        const xws_map_shape m = xwd_map_for(nt, C, A);
+        BOOST_REQUIRE(m.dims[0] == uint64_t(2 * A) && m.dims[1] == uint64_t(C) &&
+                      m.dims[2] == uint64_t(nt));
+        BOOST_REQUIRE(m.strides[0] == uint64_t(2 * A) &&
+                      m.strides[1] == uint64_t(2 * A) * C);
+        BOOST_REQUIRE(m.strides[0] % 16 == 0); // TMA: A a multiple of 8
+        BOOST_REQUIRE(m.box[0] * m.box[1] * m.box[2] == uint32_t(xws_box_rows * xws_bk));
+    }
+    // The raw box's byte (spectrum t, byte b of channel c's 2A), zeros past.
+    auto x_at = [&](int c, long long t, long long b) -> int8_t {
+        return t < nt && b < 2 * A ? x[std::size_t((t * C + c) * 2 * A + b)] : 0;
+    };
+    if (!DIRECT) { // the tensor map describes Y as the pack wrote it
+        const xws_map_shape map = xws_map_for(t_pad, R, nc);
+        BOOST_REQUIRE_EQUAL(map.strides[0], xgr_y_offset(0, 1, 0, R, t_pad));
+        BOOST_REQUIRE_EQUAL(map.strides[1], xgr_y_offset(1, 0, 0, R, t_pad));
+        BOOST_REQUIRE(map.strides[0] % 16 == 0 && map.strides[1] % 16 == 0);
+        BOOST_REQUIRE(map.dims[0] == uint64_t(t_pad) && map.dims[1] == uint64_t(R) &&
+                      map.dims[2] == uint64_t(nc));
+        BOOST_REQUIRE(map.box[0] == uint32_t(xws_bk) &&
+                      map.box[1] == uint32_t(xws_box_rows));
+        BOOST_REQUIRE_LE(map.box[0], 128u); // the 128-byte swizzle's span
+    }
     auto y_at = [&](int lc, long long row, long long k) -> int8_t {
         return row < R && k < t_pad ? y[xgr_y_offset(lc, int(row), int(k), R, t_pad)] : 0;
     };
-    const long long per_channel = xws_tiles_per_channel(R, BN), tiles = per_channel * nc;
+    const long long per_channel =
+                        DIRECT ? xwd_tiles_per_channel(A) : xws_tiles_per_channel(R, BN),
+                    tiles = per_channel * nc;
+    BOOST_REQUIRE_EQUAL(per_channel, xws_tiles_per_channel(R, BN));
     const int k_blocks = xws_k_blocks(t_pad);
     const long long pairs = (long long)A * (A + 1) / 2;
     const uint32_t st = 5 * 1024; // a stage's (1024-aligned) shared address
@@ -319,11 +345,44 @@ void run_ws_launch(const std::vector<int8_t>& x,
                 std::fill(stage.begin(), stage.end(), uint8_t(0xa7));
                 int landed = 0;
                 auto box = [&](int dst, long long row0) {
-                    for (int r = 0; r < xws_box_rows; ++r)
-                        for (int k = 0; k < xws_bk; ++k)
-                            stage[std::size_t(dst + xws_sw128(r, k))] =
-                                uint8_t(y_at(w.lc, row0 + r, (long long)kb * xws_bk + k));
                     landed += xws_box_rows * xws_bk;
+                    if (!DIRECT) {
+                        for (int r = 0; r < xws_box_rows; ++r)
+                            for (int k = 0; k < xws_bk; ++k)
+                                stage[std::size_t(dst + xws_sw128(r, k))] = uint8_t(
+                                    y_at(w.lc, row0 + r, (long long)kb * xws_bk + k));
+                        return;
+                    }
+                    // TMA: the raw box (spectra kb * 128 .., bytes row0 ..)
+                    // into a poisoned slot; then the producer threads'
+                    // blocks, each 8 x 8 bytes once.
+                    std::vector<uint8_t> raw(xws_box_rows * xws_bk, 0x96);
+                    for (int t = 0; t < xws_bk; ++t)
+                        for (int b = 0; b < 128; ++b)
+                            raw[std::size_t(xwd_raw_offset(t, b))] = uint8_t(
+                                x_at(c0 + w.lc, (long long)kb * xws_bk + t, row0 + b));
+                    std::vector<int> done(256, 0);
+                    for (int ptid = 0; ptid < 128; ++ptid)
+                        for (int u = ptid; u < 256; u += 128) {
+                            int tb, rb;
+                            xwd_block(u, tb, rb);
+                            ++done[std::size_t(tb * 16 + rb)];
+                            uint32_t in[16], out[16];
+                            for (int i = 0; i < 8; ++i) {
+                                const int at = xwd_raw_offset(8 * tb + i, 8 * rb);
+                                BOOST_REQUIRE_EQUAL(at % 8, 0); // LDS.64
+                                std::memcpy(&in[2 * i], &raw[std::size_t(at)], 8);
+                            }
+                            xwd_transpose8(in, out);
+                            for (int j = 0; j < 8; ++j) {
+                                const int at = xws_sw128(8 * rb + j, 8 * tb);
+                                BOOST_REQUIRE_EQUAL(at % 8, 0); // STS.64
+                                std::memcpy(
+                                    &stage[std::size_t(dst + at)], &out[2 * j], 8);
+                            }
+                        }
+                    for (int n : done)
+                        BOOST_REQUIRE_EQUAL(n, 1);
                 };
                 if (!w.inner)
                     box(0, (long long)w.i * xws_bm);
@@ -556,7 +615,100 @@ BOOST_AUTO_TEST_CASE(ws_combine_map_pairs_lanes_and_fills_the_staging)
     BOOST_CHECK_LE(xws_shape<256>::smem_bytes, xws_smem_limit);
 }
 
+BOOST_AUTO_TEST_CASE(ws_direct_transposes_exactly_and_without_bank_conflicts)
+{
+    // xwd_transpose8 against its definition on random bytes.
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 200; ++trial) {
+        uint32_t in[16], out[16];
+        for (auto& v : in)
+            v = uint32_t(rng());
+        xwd_transpose8(in, out);
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j) {
+                const uint8_t from = uint8_t(in[2 * i + j / 4] >> (8 * (j % 4)));
+                const uint8_t to = uint8_t(out[2 * j + i / 4] >> (8 * (i % 4)));
+                BOOST_REQUIRE_EQUAL(int(from), int(to));
+            }
+    }
+    // 16 lanes' 8-byte loads (row 8 tb + i, bytes 8 rb) and stores (row
+    // 8 rb + j, spectra 8 tb, swizzled) fall in 32 different banks.
+    for (int base = 0; base < 256; base += 16)
+        for (int i = 0; i < 8; ++i) {
+            std::set<int> load_banks, store_banks;
+            for (int lane = 0; lane < 16; ++lane) {
+                int tb, rb;
+                xwd_block(base + lane, tb, rb);
+                const int l = xwd_raw_offset(8 * tb + i, 8 * rb) / 4,
+                          st = xws_sw128(8 * rb + i, 8 * tb) / 4;
+                load_banks.insert(l % 32);
+                load_banks.insert((l + 1) % 32);
+                store_banks.insert(st % 32);
+                store_banks.insert((st + 1) % 32);
+            }
+            BOOST_REQUIRE_EQUAL(load_banks.size(), 32u);
+            BOOST_REQUIRE_EQUAL(store_banks.size(), 32u);
+        }
+    BOOST_CHECK_LE((xws_shape<128, true>::smem_bytes), xws_smem_limit);
+    BOOST_CHECK_EQUAL(xwd_tiles_per_channel(64), 1);  // 128 rows: one diagonal tile
+    BOOST_CHECK_EQUAL(xwd_tiles_per_channel(128), 3); // (0,0), (1,0), (1,1)
+}
+
+BOOST_AUTO_TEST_CASE(ws_direct_path_on_the_host_equals_the_int64_definition)
+{
+    // Inputs a multiple of 8 (TMA's 16-byte strides); calls of any length
+    // (zeros past the spectra), poisoned partials, every channel a launch.
+    struct size {
+        int A, C;
+        std::vector<int> calls;
+        int grid;
+    };
+    const size sizes[] = {
+        { 8, 2, { 5, 40 }, 1 },
+        { 64, 2, { 130 }, 3 },      // one row block: a diagonal tile
+        { 128, 2, { 70, 200 }, 4 }, // MeerKAT's 64 dual-pol stations: three tiles
+        { 200, 1, { 257 }, 5 },     // four row blocks, a box past the inputs
+    };
+    for (const size& z : sizes) {
+        const int A = z.A, C = z.C;
+        int T = 0;
+        for (int n : z.calls)
+            T += n;
+        BOOST_TEST_CONTEXT("direct: inputs " << A << " channels " << C << " spectra "
+                                             << T)
+        {
+            const auto x = qa::full_range(std::size_t(T) * C * A * 2, unsigned(A + T));
+            const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
+            std::vector<uint32_t> part =
+                qa::poisoned_partials(std::size_t(C) * pairs * 2);
+            const std::vector<uint32_t> before = part;
+            std::vector<int> writes(std::size_t(C) * pairs, 0);
+            int t0 = 0;
+            for (int n : z.calls) {
+                const std::vector<int8_t> chunk(x.begin() + std::size_t(t0) * C * A * 2,
+                                                x.begin() +
+                                                    std::size_t(t0 + n) * C * A * 2);
+                run_ws_launch<128, true>(chunk, n, C, 0, C, A, z.grid, part, writes);
+                t0 += n;
+            }
+            for (int c = 0; c < C; ++c)
+                for (int a = 0; a < A; ++a)
+                    for (int b = 0; b <= a; ++b) {
+                        int64_t sr, si;
+                        qa::xengine_reference(x, T, C, A, c, a, b, sr, si);
+                        const std::size_t k =
+                            (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
+                        BOOST_REQUIRE_EQUAL(writes[k / 2], int(z.calls.size()));
+                        BOOST_REQUIRE_EQUAL(part[k] - before[k], uint32_t(int32_t(sr)));
+                        BOOST_REQUIRE_EQUAL(part[k + 1] - before[k + 1],
+                                            uint32_t(int32_t(si)));
+                    }
+        }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(ws_path_on_the_host_equals_the_int64_definition)
+
 {
     struct size {
         int A, C;

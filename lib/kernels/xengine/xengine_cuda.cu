@@ -21,8 +21,10 @@
 //            heuristic's choice.
 //  wgmma gram  the same rows, our persistent warp-specialized sm_90a kernel
 //            (xengine_ws.cu: TMA, wgmma, bulk-reduction epilogue; B tiles
-//            of 256 or 128 rows); tuner candidates, never the heuristic's
-//            choice until a GPU run has measured them.
+//            of 256 or 128 rows); "wgmma gram direct" the same kernel
+//            packing the input itself (no pack pass: 2 bytes of DRAM a
+//            sample); tuner candidates, never the heuristic's choice until
+//            a GPU run has measured them.
 //
 // ci8 sums live in int32 partials (one read-modify-write per launch), moved
 // into the int64 totals by a promote kernel every 65535 spectra and before
@@ -34,6 +36,8 @@
 #include "xengine_gram_cuda.h"
 #include "xengine_impl.h"
 #include "xengine_tile.h"
+#include "xengine_ws.h"
+#include "xengine_ws_cuda.h"
 #ifdef GPUDSP_HAVE_WGMMA
 #include "xengine_wgmma.h"
 #endif
@@ -635,12 +639,14 @@ public:
         wgmma,
         gram,
         gram_ws,
-        gram_ws128
+        gram_ws128,
+        gram_direct
     };
     static constexpr form_kind all_forms[] = {
         form_kind::fp32,        form_kind::wmma,    form_kind::direct,
         form_kind::direct_deep, form_kind::packed,  form_kind::wgmma,
-        form_kind::gram,        form_kind::gram_ws, form_kind::gram_ws128
+        form_kind::gram,        form_kind::gram_ws, form_kind::gram_ws128,
+        form_kind::gram_direct
     };
     // The Gram forms' engine (xengine_gram_cuda): cuBLASLt or our kernel's
     // B rows; -1 for the other forms.
@@ -670,7 +676,9 @@ public:
           d_smem_optin(shared_memory_optin(*d_ctx)),
           d_gram_unavailable(xengine_gram_cuda::unavailable(
               c.n_channels, c.n_inputs(), d_ctx->free_memory())),
-          d_ws_unavailable{ ws_unavailable(256), ws_unavailable(128) },
+          d_ws_unavailable{ ws_unavailable(256),
+                            ws_unavailable(128),
+                            direct_unavailable() },
           d_form(heuristic_form(d_cap < 0 ? no_cap : d_cap)),
           d_pack(d_ctx, pack_bytes(), who),
           d_im_sum(d_ctx,
@@ -750,6 +758,19 @@ public:
             d_ctx, d_c.n_channels, d_c.n_inputs(), d_who, engine_of(f));
         d_gram_engine = engine_of(f);
     }
+    std::string direct_unavailable() const
+    {
+        if (!d_ci8)
+            return "tensor kernels take ci8 input only";
+        if (d_c.n_inputs() % 8 != 0)
+            return "needs a multiple of 8 inputs (TMA's 16-byte strides)";
+#ifdef GPUDSP_HAVE_XWS
+        d_ctx->make_current();
+        return xengine_ws_unusable(d_ctx->device(), 128, true);
+#else
+        return "needs sm_90a (an H100 or H200) and a build for it";
+#endif
+    }
     std::string ws_unavailable(int bn) const
     {
         if (!d_ci8)
@@ -783,6 +804,8 @@ public:
             return "wgmma gram";
         case form_kind::gram_ws128:
             return "wgmma gram n=128";
+        case form_kind::gram_direct:
+            return "wgmma gram direct";
         default:
             return "cublaslt";
         }
@@ -831,6 +854,8 @@ public:
             return d_ws_unavailable[0];
         case form_kind::gram_ws128:
             return d_ws_unavailable[1];
+        case form_kind::gram_direct:
+            return d_ws_unavailable[2];
         default:
             return d_has_wgmma ? "" : "needs sm_90a (an H100 or H200) and a build for it";
         }
@@ -846,9 +871,10 @@ public:
                 return form_kind::gram;
             cap = no_cap;
         }
-        if (cap == ws_only || cap == ws128_only) {
-            const form_kind f =
-                cap == ws_only ? form_kind::gram_ws : form_kind::gram_ws128;
+        if (cap == ws_only || cap == ws128_only || cap == ws_direct_only) {
+            const form_kind f = cap == ws_only      ? form_kind::gram_ws
+                                : cap == ws128_only ? form_kind::gram_ws128
+                                                    : form_kind::gram_direct;
             if (available(f).empty())
                 return f;
             cap = no_cap;
@@ -887,6 +913,7 @@ public:
     static constexpr int deep_only = 5;
     static constexpr int ws_only = 6;
     static constexpr int ws128_only = 7;
+    static constexpr int ws_direct_only = 8;
     static constexpr int no_cap = 2;
     static int tensor_cap(const std::string& who) // -1: unset
     {
@@ -910,11 +937,14 @@ public:
             return ws_only;
         if (v == "wgmma gram n=128")
             return ws128_only;
+        if (v == "wgmma gram direct")
+            return ws_direct_only;
         throw std::invalid_argument(who +
                                     ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
                                     "\"mma.sync\", \"mma.sync packed\", \"mma.sync "
                                     "direct s=6\", \"wmma\", \"cublaslt\", \"wgmma "
-                                    "gram\" or \"wgmma gram n=128\", got \"" +
+                                    "gram\", \"wgmma gram n=128\" or \"wgmma gram "
+                                    "direct\", got \"" +
                                     v + "\"");
     }
 
@@ -979,6 +1009,13 @@ public:
             d_gram->accumulate(x, n, part(), stream);
             return;
         }
+        // Our Gram kernel packing the input itself: TMA needs it 16-byte
+        // aligned (any buffer's item is; else WMMA below).
+        if (d_form == form_kind::gram_direct &&
+            reinterpret_cast<uintptr_t>(x) % 16 == 0) {
+            accumulate_gram_direct(x, n, stream);
+            return;
+        }
         if (d_form == form_kind::packed || d_form == form_kind::wgmma) {
             accumulate_packed(static_cast<const char2*>(x), n, stream);
             return;
@@ -1018,6 +1055,38 @@ public:
             }
             d_ctx->check_last_error("xengine accumulation kernel launch", d_who);
         }
+    }
+
+    // sm_90a: one persistent launch for the call (n <= xengine_int32_spectra:
+    // int32 exact), every channel, straight from the input.
+    void accumulate_gram_direct(const void* x, std::size_t n, cudaStream_t stream)
+    {
+#ifdef GPUDSP_HAVE_XWS
+        const int A = d_c.n_inputs();
+        xws_map map{};
+        const std::string e = xengine_ws_encode_input(map, x, int(n), d_c.n_channels, A);
+        if (!e.empty())
+            throw runtime::device_error(d_who +
+                                        ": X-engine wgmma Gram direct kernel: " + e);
+        const long long per_channel = xwd_tiles_per_channel(A);
+        const long long tiles = per_channel * d_c.n_channels;
+        const int sms = std::max(1, d_ctx->info().multiprocessors);
+        xengine_ws_launch(128,
+                          true,
+                          map,
+                          int(std::min<long long>(tiles, sms)),
+                          tiles,
+                          per_channel,
+                          xws_k_blocks(int(n)),
+                          xgr_rows(A),
+                          A,
+                          0,
+                          part(),
+                          stream);
+        d_ctx->check_last_error("xengine wgmma Gram direct kernel launch", d_who);
+#else
+        (void)x, (void)n, (void)stream;
+#endif
     }
 
     // sm_80+, few inputs: launches of at most xtc_max_spectra spectra (the
@@ -1177,7 +1246,7 @@ private:
     bool d_has_wgmma;                // sm_90a and built for it: wgmma
     int d_smem_optin;                // shared memory a block may opt in to
     std::string d_gram_unavailable;  // why the Gram form cannot run ("": it can)
-    std::string d_ws_unavailable[2]; // why "wgmma gram" (n=256, n=128) cannot run
+    std::string d_ws_unavailable[3]; // why "wgmma gram" (n=256, n=128, direct) cannot run
     form_kind d_form;                // what accumulates
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums

@@ -283,6 +283,7 @@ struct xengine_gram_cuda::impl {
         const long long tiles = per_channel * nc;
         const int grid = int(std::min<long long>(tiles, sm_count));
         xengine_ws_launch(engine,
+                          false,
                           map_for(t_pad, nc),
                           grid,
                           tiles,

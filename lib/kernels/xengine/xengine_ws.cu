@@ -282,7 +282,7 @@ __device__ __forceinline__ void wgmma(int (&d)[BN / 2], uint64_t a, uint64_t b, 
 
 __device__ __forceinline__ void named_barrier(int id)
 {
-    // The 128 threads of one MMA warpgroup (barrier 0 is __syncthreads).
+    // The 128 threads of one warpgroup (barrier 0 is __syncthreads).
     asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
 }
 
@@ -291,9 +291,107 @@ __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity)
     while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
     }
 }
+
+// The direct kernel's producer warpgroup (xengine_ws.h, "The direct
+// variant"): thread 0 keeps raw_stages - 1 iterations of TMA boxes of the
+// input in flight; all 128 threads transpose each iteration's boxes into
+// its operand stage and thread 0 signals it.
+template <int BN>
+__device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
+                                               unsigned char* ring,
+                                               uint64_t* full,
+                                               uint64_t* empty,
+                                               uint64_t* raw_full,
+                                               long long n_tiles,
+                                               long long per_channel,
+                                               int k_blocks,
+                                               int n_rows,
+                                               int channel0)
+{
+    using S = xws_shape<BN, true>;
+    const int ptid = threadIdx.x; // 0 .. 127
+    const long long my_tiles =
+        n_tiles > blockIdx.x ? (n_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    const long long total = my_tiles * k_blocks;
+    unsigned char* raw_ring = ring + S::stages * S::stage_bytes;
+    auto tile_of = [&](long long j) {
+        return xws_tile_at(blockIdx.x + (j / k_blocks) * gridDim.x, per_channel, BN);
+    };
+    auto issue = [&](long long j) {
+        const xws_tile w = tile_of(j);
+        int b_boxes;
+        const uint32_t tx = uint32_t(xws_stage_tx(w, BN, n_rows, b_boxes));
+        const int r = int(j % S::raw_stages);
+        ptx::mbarrier_arrive_expect_tx(
+            ptx::sem_release, ptx::scope_cta, ptx::space_shared, &raw_full[r], tx);
+        unsigned char* slot = raw_ring + r * S::stage_bytes;
+        const int t0 = int(j % k_blocks) * xws_bk, c = channel0 + w.lc;
+        if (!w.inner) {
+            const int32_t at[3] = { w.i * xws_bm, c, t0 };
+            ptx::cp_async_bulk_tensor(
+                ptx::space_cluster, ptx::space_global, slot, &x_map, at, &raw_full[r]);
+        }
+        for (int q = 0; q < b_boxes; ++q) {
+            const int32_t at[3] = { w.j * BN + q * xws_box_rows, c, t0 };
+            ptx::cp_async_bulk_tensor(ptx::space_cluster,
+                                      ptx::space_global,
+                                      slot + S::a_bytes + q * xws_box_rows * xws_bk,
+                                      &x_map,
+                                      at,
+                                      &raw_full[r]);
+        }
+    };
+    if (ptid == 0)
+        for (long long j = 0; j < S::raw_stages - 1 && j < total; ++j)
+            issue(j);
+    for (long long it = 0; it < total; ++it) {
+        // The raw slot it refills was read in iteration it - 1, which every
+        // producer thread finished before the barrier that ended it.
+        if (ptid == 0 && it + S::raw_stages - 1 < total)
+            issue(it + S::raw_stages - 1);
+        const xws_tile w = tile_of(it);
+        int b_boxes;
+        xws_stage_tx(w, BN, n_rows, b_boxes);
+        const int r = int(it % S::raw_stages), s = int(it % S::stages);
+        wait_parity(&raw_full[r], uint32_t(it / S::raw_stages) & 1);
+        wait_parity(&empty[s], (uint32_t(it / S::stages) & 1) ^ 1);
+        const unsigned char* slot = raw_ring + r * S::stage_bytes;
+        unsigned char* stage = ring + s * S::stage_bytes;
+        // Boxes in the slot and the stage at the same offsets: A (unless
+        // inner), then B's.
+        const int first_box = w.inner ? 1 : 0, boxes = 1 + b_boxes;
+        for (int u = ptid + first_box * 256; u < boxes * 256; u += 128) {
+            const int box = u / 256;
+            int tb, rb;
+            xwd_block(u % 256, tb, rb);
+            const unsigned char* from = slot + box * xws_box_rows * xws_bk;
+            uint32_t in[16], out[16];
+#pragma unroll
+            for (int i = 0; i < 8; ++i) {
+                const uint2 v = *reinterpret_cast<const uint2*>(
+                    from + xwd_raw_offset(8 * tb + i, 8 * rb));
+                in[2 * i] = v.x;
+                in[2 * i + 1] = v.y;
+            }
+            xwd_transpose8(in, out);
+            unsigned char* to = stage + box * xws_box_rows * xws_bk;
+#pragma unroll
+            for (int j = 0; j < 8; ++j)
+                *reinterpret_cast<uint2*>(to + xws_sw128(8 * rb + j, 8 * tb)) =
+                    make_uint2(out[2 * j], out[2 * j + 1]);
+        }
+        // Generic-proxy writes, read next by the wgmma (async proxy).
+        ptx::fence_proxy_async(ptx::space_shared);
+        named_barrier(3);
+        if (ptid == 0)
+            ptx::mbarrier_arrive(&full[s]);
+    }
+}
 #endif
 
-template <int BN>
+// DIRECT: y_map is the input's map (xwd_map_for), the producer warpgroup
+// packs (produce_direct); else Y's (xws_map_for), TMA alone.
+template <int BN, bool DIRECT>
 __global__ void __launch_bounds__(xws_threads, 1)
     xcorr_ws(const __grid_constant__ CUtensorMap y_map,
              long long n_tiles,     // tiles of the launch (every channel)
@@ -305,7 +403,7 @@ __global__ void __launch_bounds__(xws_threads, 1)
              int* __restrict__ part) // int32 partials [c][pair][re, im]
 {
 #ifdef GPUDSP_WS_BODY
-    using S = xws_shape<BN>;
+    using S = xws_shape<BN, DIRECT>;
     extern __shared__ unsigned char smem_raw[];
     // The ring 1024-byte aligned: the swizzle's atom (TMA writes and wgmma
     // reads the pattern from address bits 4..9).
@@ -314,17 +412,37 @@ __global__ void __launch_bounds__(xws_threads, 1)
     unsigned char* staging = ring + S::ring_bytes;
     uint64_t* full = reinterpret_cast<uint64_t*>(staging + 2 * S::staging_bytes);
     uint64_t* empty = full + S::stages;
+    uint64_t* raw_full = empty + S::stages; // DIRECT
     if (threadIdx.x == 0) {
         for (int s = 0; s < S::stages; ++s) {
-            ptx::mbarrier_init(&full[s], 1); // the producer's arrive + bytes
+            ptx::mbarrier_init(&full[s], 1); // the producer's arrive (+ bytes)
             ptx::mbarrier_init(&empty[s], xws_consumer_warps);
         }
+        for (int r = 0; r < S::raw_stages; ++r)
+            ptx::mbarrier_init(&raw_full[r], 1); // arrive + bytes
         ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     }
     __syncthreads();
     const int wg = threadIdx.x / 128;
 
-    if (wg == 0) {
+    if constexpr (DIRECT) {
+        // The producer warpgroup transposes: registers for 16 words.
+        if (wg == 0) {
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
+            produce_direct<BN>(y_map,
+                               ring,
+                               full,
+                               empty,
+                               raw_full,
+                               n_tiles,
+                               per_channel,
+                               k_blocks,
+                               n_rows,
+                               channel0);
+            return;
+        }
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n" ::: "memory");
+    } else if (wg == 0) {
         // Producer: one thread issues every copy; the warpgroup gives its
         // registers to the MMA warpgroups.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
@@ -366,10 +484,11 @@ __global__ void __launch_bounds__(xws_threads, 1)
             }
         }
         return;
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
     }
 
     // MMA warpgroup h: rows 64 h .. 64 h + 63 of each tile.
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
     const int h = wg - 1, warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     unsigned char* my_staging = staging + h * S::staging_bytes;
     const uint32_t ring_at = uint32_t(__cvta_generic_to_shared(ring));
@@ -469,16 +588,18 @@ __global__ void __launch_bounds__(xws_threads, 1)
 #endif
 }
 
-template <int BN>
-const void* kernel_of()
+const void* kernel_for(int bn, bool direct)
 {
-    return reinterpret_cast<const void*>(xcorr_ws<BN>);
+    if (direct)
+        return reinterpret_cast<const void*>(xcorr_ws<128, true>);
+    return bn == 256 ? reinterpret_cast<const void*>(xcorr_ws<256, false>)
+                     : reinterpret_cast<const void*>(xcorr_ws<128, false>);
 }
 
-const void* kernel_for(int bn) { return bn == 256 ? kernel_of<256>() : kernel_of<128>(); }
-
-int smem_for(int bn)
+int smem_for(int bn, bool direct)
 {
+    if (direct)
+        return xws_shape<128, true>::smem_bytes;
     return bn == 256 ? xws_shape<256>::smem_bytes : xws_shape<128>::smem_bytes;
 }
 
@@ -503,7 +624,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_function()
 
 } // namespace
 
-std::string xengine_ws_unusable(int device, int bn)
+std::string xengine_ws_unusable(int device, int bn, bool direct)
 {
     int major = 0, minor = 0;
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
@@ -516,15 +637,15 @@ std::string xengine_ws_unusable(int device, int bn)
     if (major != 9 || minor != 0)
         return "needs sm_90a (an H100 or H200)";
     cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, kernel_for(bn)) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, kernel_for(bn, direct)) != cudaSuccess) {
         cudaGetLastError();
         return "no sm_90a image of the kernel in this build";
     }
-    if (cudaFuncSetAttribute(kernel_for(bn),
+    if (cudaFuncSetAttribute(kernel_for(bn, direct),
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             smem_for(bn)) != cudaSuccess) {
+                             smem_for(bn, direct)) != cudaSuccess) {
         cudaGetLastError();
-        return "its " + std::to_string(smem_for(bn)) +
+        return "its " + std::to_string(smem_for(bn, direct)) +
                " bytes of shared memory a block are refused";
     }
     if (!encode_function())
@@ -532,12 +653,17 @@ std::string xengine_ws_unusable(int device, int bn)
     return "";
 }
 
-std::string xengine_ws_encode(xws_map& map, const void* y, int t_pad, int n_rows, int nc)
+namespace {
+
+std::string encode(xws_map& map,
+                   const void* base,
+                   const xws_map_shape& sh,
+                   CUtensorMapSwizzle swizzle,
+                   const std::string& what)
 {
     const auto fn = encode_function();
     if (!fn)
         return "the driver has no cuTensorMapEncodeTiled";
-    const xws_map_shape sh = xws_map_for(t_pad, n_rows, nc);
     const cuuint64_t dims[3] = { sh.dims[0], sh.dims[1], sh.dims[2] };
     const cuuint64_t strides[2] = { sh.strides[0], sh.strides[1] };
     const cuuint32_t box[3] = { sh.box[0], sh.box[1], sh.box[2] };
@@ -545,23 +671,42 @@ std::string xengine_ws_encode(xws_map& map, const void* y, int t_pad, int n_rows
     const CUresult r = fn(reinterpret_cast<CUtensorMap*>(&map),
                           CU_TENSOR_MAP_DATA_TYPE_UINT8,
                           3,
-                          const_cast<void*>(y),
+                          const_cast<void*>(base),
                           dims,
                           strides,
                           box,
                           element_strides,
                           CU_TENSOR_MAP_INTERLEAVE_NONE,
-                          CU_TENSOR_MAP_SWIZZLE_128B,
+                          swizzle,
                           CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) +
-               ") for Y of " + std::to_string(t_pad) + " spectra x " +
-               std::to_string(n_rows) + " rows x " + std::to_string(nc) + " channels";
+               ") for " + what + " of " + std::to_string(sh.dims[0]) + " x " +
+               std::to_string(sh.dims[1]) + " x " + std::to_string(sh.dims[2]) + " bytes";
     return "";
 }
 
+} // namespace
+
+std::string xengine_ws_encode(xws_map& map, const void* y, int t_pad, int n_rows, int nc)
+{
+    return encode(
+        map, y, xws_map_for(t_pad, n_rows, nc), CU_TENSOR_MAP_SWIZZLE_128B, "Y");
+}
+
+std::string xengine_ws_encode_input(
+    xws_map& map, const void* x, int n_spectra, int n_channels, int n_inputs)
+{
+    return encode(map,
+                  x,
+                  xwd_map_for(n_spectra, n_channels, n_inputs),
+                  CU_TENSOR_MAP_SWIZZLE_NONE,
+                  "the input");
+}
+
 void xengine_ws_launch(int bn,
+                       bool direct,
                        const xws_map& map,
                        int grid,
                        long long n_tiles,
@@ -574,11 +719,14 @@ void xengine_ws_launch(int bn,
                        cudaStream_t stream)
 {
     const auto& m = *reinterpret_cast<const CUtensorMap*>(&map);
-    if (bn == 256)
-        xcorr_ws<256><<<grid, xws_threads, xws_shape<256>::smem_bytes, stream>>>(
+    if (direct)
+        xcorr_ws<128, true><<<grid, xws_threads, smem_for(128, true), stream>>>(
+            m, n_tiles, per_channel, k_blocks, n_rows, n_inputs, channel0, part);
+    else if (bn == 256)
+        xcorr_ws<256, false><<<grid, xws_threads, smem_for(256, false), stream>>>(
             m, n_tiles, per_channel, k_blocks, n_rows, n_inputs, channel0, part);
     else
-        xcorr_ws<128><<<grid, xws_threads, xws_shape<128>::smem_bytes, stream>>>(
+        xcorr_ws<128, false><<<grid, xws_threads, smem_for(128, false), stream>>>(
             m, n_tiles, per_channel, k_blocks, n_rows, n_inputs, channel0, part);
 }
 

@@ -35,6 +35,7 @@
 #define INCLUDED_GPUDSP_KERNELS_XENGINE_WS_H
 
 #include "kernels/common/host_device.h"
+#include "xengine_gram.h"
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -55,12 +56,16 @@ constexpr int xws_smem_limit = 232448; // 227 KiB: sm_90's opt-in maximum
 
 /*! Shared memory of the kernel with BN-row B tiles: the stage ring, the two
  *  warpgroups' staging, the mbarriers. BN = 128: 6 stages of 32 KiB;
- *  BN = 256: 3 stages of 48 KiB (staging takes the rest). */
-template <int BN>
+ *  BN = 256: 3 stages of 48 KiB (staging takes the rest). DIRECT (the
+ *  producer warpgroup packs the F-engine's layout itself, BN = 128): 4
+ *  operand stages and a ring of 2 raw stages. */
+template <int BN, bool DIRECT = false>
 struct xws_shape {
     static_assert(BN == 128 || BN == 256, "B tiles of 128 or 256 rows");
+    static_assert(!DIRECT || BN == 128, "the direct kernel has B tiles of 128 rows");
     static constexpr int bn = BN;
-    static constexpr int stages = BN == 256 ? 3 : 6;
+    static constexpr int stages = DIRECT ? 4 : BN == 256 ? 3 : 6;
+    static constexpr int raw_stages = DIRECT ? 2 : 0;
     static constexpr int a_bytes = xws_bm * xws_bk;
     static constexpr int b_bytes = BN * xws_bk;
     static constexpr int stage_bytes = a_bytes + b_bytes;
@@ -71,8 +76,8 @@ struct xws_shape {
     // rounded to 16 bytes.
     static constexpr int staging_pitch = (BN / 2 + 2) * 8;
     static constexpr int staging_bytes = xws_inputs_per_wg * staging_pitch;
-    static constexpr int ring_bytes = stages * stage_bytes;
-    static constexpr int barrier_bytes = 2 * stages * 8;
+    static constexpr int ring_bytes = (stages + raw_stages) * stage_bytes;
+    static constexpr int barrier_bytes = (2 * stages + raw_stages) * 8;
     // 1024 bytes of slack to align the ring (the 128-byte swizzle's atom).
     static constexpr int smem_bytes =
         1024 + ring_bytes + 2 * staging_bytes + barrier_bytes;
@@ -259,6 +264,104 @@ GPUDSP_HD int xws_stage_tx(const xws_tile& w, int bn, int n_rows, int& b_boxes)
         if (w.j * bn + q * xws_box_rows < n_rows)
             ++b_boxes;
     return (b_boxes + (w.inner ? 0 : 1)) * xws_box_rows * xws_bk;
+}
+
+// ---- The direct variant: the producer warpgroup packs ----
+//
+// No pack pass through memory: TMA copies boxes of the input as the
+// F-engine writes it ([spectrum][channel][input][re, im], int8) into a ring
+// of raw stages, 128 spectra x 128 bytes (64 inputs) a box, zeros past the
+// spectra and inputs; the producer warpgroup's 128 threads transpose each
+// box into the operand's K-major swizzled layout (byte b of a spectrum's
+// 128 is row b of Y's block: row 2a + part), 8 x 8 bytes at a time in
+// registers, and signal the operand stage; the MMA warpgroups are the Gram
+// kernel's. 2 bytes of DRAM traffic a complex sample, for any number of
+// inputs (a multiple of 8: TMA's 16-byte strides).
+
+/*! The tensor map of a call's input x (uint8, 3-D): bytes of a spectrum's
+ *  channel (2A, contiguous), channels (C), spectra (n); boxes of 128 bytes
+ *  x 1 channel x 128 spectra, no swizzle. */
+GPUDSP_HD xws_map_shape xwd_map_for(int n_spectra, int n_channels, int n_inputs)
+{
+    const uint64_t row = 2 * uint64_t(n_inputs);
+    return { { row, uint64_t(n_channels), uint64_t(n_spectra) },
+             { row, row * uint64_t(n_channels) },
+             { 128u, 1u, uint32_t(xws_bk) } };
+}
+
+/*! Byte offset in a raw box of (spectrum t, byte b). */
+GPUDSP_HD int xwd_raw_offset(int t, int b) { return t * 128 + b; }
+
+/*! The 8 x 8-byte block u (0 .. 255) of a box: spectra 8 tb .., bytes
+ *  (rows of Y) 8 rb ... Consecutive u take distinct rb and tb (a diagonal),
+ *  so that 16 lanes' 8-byte loads (rows t, bytes 8 rb: banks by rb) and
+ *  stores (rows 8 rb + j, swizzled chunk (tb / 2) ^ j, half tb % 2) each
+ *  fall in 32 different banks. */
+GPUDSP_HD void xwd_block(int u, int& tb, int& rb)
+{
+    rb = u % 16;
+    tb = (u % 16 + u / 16) % 16;
+}
+
+/*! __byte_perm: byte k of the result is byte (s >> 4k) & 7 of {y, x}. */
+GPUDSP_HD uint32_t xwd_prmt(uint32_t x, uint32_t y, uint32_t s)
+{
+#ifdef __CUDA_ARCH__
+    return __byte_perm(x, y, s);
+#else
+    const uint64_t both = (uint64_t(y) << 32) | x;
+    uint32_t r = 0;
+    for (int k = 0; k < 4; ++k)
+        r |= uint32_t((both >> (8 * ((s >> (4 * k)) & 7))) & 0xff) << (8 * k);
+    return r;
+#endif
+}
+
+/*! The 4 x 4 byte transpose of words w: byte i of v[j] is byte j of w[i]. */
+GPUDSP_HD void xwd_transpose4(uint32_t w0,
+                              uint32_t w1,
+                              uint32_t w2,
+                              uint32_t w3,
+                              uint32_t& v0,
+                              uint32_t& v1,
+                              uint32_t& v2,
+                              uint32_t& v3)
+{
+    const uint32_t a0 = xwd_prmt(w0, w1, 0x5140), a1 = xwd_prmt(w0, w1, 0x7362);
+    const uint32_t b0 = xwd_prmt(w2, w3, 0x5140), b1 = xwd_prmt(w2, w3, 0x7362);
+    v0 = xwd_prmt(a0, b0, 0x5410);
+    v1 = xwd_prmt(a0, b0, 0x7632);
+    v2 = xwd_prmt(a1, b1, 0x5410);
+    v3 = xwd_prmt(a1, b1, 0x7632);
+}
+
+/*! The 8 x 8 byte transpose: in[2 i], in[2 i + 1] bytes 0-3 and 4-7 of raw
+ *  row i (spectrum t0 + i, bytes b0 ..); out[2 j], out[2 j + 1] bytes 0-3
+ *  and 4-7 of Y's row b0 + j (spectra t0 ..). 32 byte permutes. */
+GPUDSP_HD void xwd_transpose8(const uint32_t (&in)[16], uint32_t (&out)[16])
+{
+    for (int h = 0; h < 2; ++h) {     // bytes 4 h .. of the raw rows
+        for (int q = 0; q < 2; ++q) { // raw rows 4 q ..
+            uint32_t v[4];
+            xwd_transpose4(in[8 * q + h],
+                           in[8 * q + 2 + h],
+                           in[8 * q + 4 + h],
+                           in[8 * q + 6 + h],
+                           v[0],
+                           v[1],
+                           v[2],
+                           v[3]);
+            for (int j = 0; j < 4; ++j)
+                out[2 * (4 * h + j) + q] = v[j];
+        }
+    }
+}
+
+/*! Tiles of a direct launch: the Gram kernel's list over Y's rows (2A,
+ *  rounded to 16) with BN = 128, every channel of the call. */
+GPUDSP_HD long long xwd_tiles_per_channel(int n_inputs)
+{
+    return xws_tiles_per_channel(xgr_rows(n_inputs), 128);
 }
 
 } // namespace kernels

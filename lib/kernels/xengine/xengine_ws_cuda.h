@@ -23,18 +23,26 @@ struct alignas(128) xws_map {
     unsigned char bytes[128];
 };
 
-/*! Why the kernel with B tiles of \p bn (128, 256) rows cannot run on
+/*! Why the kernel with B tiles of \p bn (128, 256) rows, or its direct
+ *  variant (\p direct: it packs the input itself, bn 128), cannot run on
  *  \p device (current); empty if it can (then its shared-memory limit is
  *  set). */
-std::string xengine_ws_unusable(int device, int bn);
+std::string xengine_ws_unusable(int device, int bn, bool direct = false);
 
 /*! The tensor map of a launch's Y at \p y (t_pad spectra, n_rows rows, nc
  *  channels); an error message, or empty. */
 std::string xengine_ws_encode(xws_map& map, const void* y, int t_pad, int n_rows, int nc);
 
+/*! The direct variant's tensor map of a call's input at \p x ([spectrum]
+ *  [channel][input] ci8; 16-byte aligned, n_inputs a multiple of 8). */
+std::string xengine_ws_encode_input(
+    xws_map& map, const void* x, int n_spectra, int n_channels, int n_inputs);
+
 /*! Adds the launch's G = Y Y^T, pairs a >= b, to the int32 partials of
- *  channels channel0 .. (\p part: [channel][pair][re, im], every channel). */
+ *  channels channel0 .. (\p part: [channel][pair][re, im], every channel);
+ *  \p direct: \p map is the input's (Y is formed in the kernel). */
 void xengine_ws_launch(int bn,
+                       bool direct,
                        const xws_map& map,
                        int grid,
                        long long n_tiles,
