@@ -365,7 +365,8 @@ void run_xengine(const options& opt, report& rep)
                       memory < peak ? "input at D2D bandwidth (memory-bound)"
                       : tensor      ? "INT8 TC peak (nominal)"
                                     : "FP32 peak (nominal)",
-                      (tensor ? gpu + ", " + form : gpu) + ", accumulation only" });
+                      (tensor ? gpu + ", " + form : gpu) + ", accumulation only; " +
+                          plan.launch_shape(T) });
         }
         // Short calls: the best tensor form (as the plan chooses it) on calls
         // of T_short spectra, each reading and writing the whole partials.
@@ -398,7 +399,8 @@ void run_xengine(const options& opt, report& rep)
                       memory < int8_peak ? "input at D2D bandwidth (memory-bound)"
                                          : "INT8 TC peak (nominal)",
                       gpu + ", " + plan.kernel_variant() + ", calls of " +
-                          std::to_string(T_short) + " spectra" });
+                          std::to_string(T_short) + " spectra; " +
+                          plan.launch_shape(T_short) });
         }
         // cuBLAS: C_c = X_c X_c^H per channel, X_c = inputs x time (lda = C A).
         runtime::device_memory d_vis(ctx, std::size_t(C) * A * A * 8, "bench");

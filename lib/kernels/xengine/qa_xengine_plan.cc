@@ -228,6 +228,13 @@ BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
                 kernels::xengine_plan plan(c, qa::test_device(), "qa_form");
                 BOOST_CHECK_EQUAL(plan.kernel_variant(),
                                   expected_form(cap, c.n_inputs()));
+#ifdef GPUDSP_TEST_CUDA_RUNTIME
+                // Each form says how it launches (the benchmark's notes).
+                const std::string shape = plan.launch_shape(400);
+                BOOST_CHECK_MESSAGE(shape.find("blocks") != std::string::npos ||
+                                        shape.find("cuBLASLt") != std::string::npos,
+                                    cap << ": \"" << shape << "\"");
+#endif
             }
             const std::size_t T = 500;
             const auto in = random_ci8(T * 3 * c.n_inputs(), seed++);

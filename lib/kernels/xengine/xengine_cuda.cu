@@ -44,6 +44,7 @@
 #include <cuda_runtime.h>
 #include <mma.h>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -714,6 +715,101 @@ public:
     std::string kernel_name() const override
     {
         return d_form == form_kind::fp32 ? "fp32" : "tensor";
+    }
+
+    // Blocks and waves of the accumulation kernel's launches for a call of
+    // n spectra (the benchmark prints it beside its rows).
+    std::string launch_shape(std::size_t n) const override
+    {
+        d_ctx->make_current();
+        const int A = d_c.n_inputs(), C = d_c.n_channels;
+        const int sms = d_ctx->info().multiprocessors;
+        auto per_sm = [&](const void* kernel, int threads, std::size_t smem) {
+            int blocks = 0;
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &blocks, kernel, threads, smem) != cudaSuccess) {
+                cudaGetLastError();
+                return 0;
+            }
+            return blocks;
+        };
+        auto waves = [&](long long blocks, int on_one_sm) {
+            char text[96];
+            std::snprintf(text,
+                          sizeof text,
+                          "%lld blocks a launch, %.1f waves",
+                          blocks,
+                          on_one_sm > 0 && sms > 0
+                              ? double(blocks) / (double(on_one_sm) * sms)
+                              : 0.0);
+            return std::string(text);
+        };
+        auto persistent = [&](long long tiles, int spectra, int channels) {
+            char text[128];
+            std::snprintf(text,
+                          sizeof text,
+                          "persistent: %lld blocks over %lld tiles a launch (%d spectra "
+                          "x %d channels)",
+                          std::min<long long>(tiles, sms),
+                          tiles,
+                          spectra,
+                          channels);
+            return std::string(text);
+        };
+        const int a_pad = xtc_padded_inputs(A);
+        const unsigned tc_pairs = xengine_tile_pairs(unsigned(a_pad / xtc_tile));
+        switch (d_form) {
+        case form_kind::gram:
+            return "cuBLASLt's GEMM between a pack and a combine kernel";
+        case form_kind::gram_ws:
+        case form_kind::gram_ws128: {
+            const xgr_launch_shape sh =
+                xgr_launch_shape_for(n, C, A, xgr_workspace(C, A, false), false);
+            return persistent(xws_tiles_per_channel(xgr_rows(A), engine_of(d_form)) *
+                                  sh.channels,
+                              sh.spectra,
+                              sh.channels);
+        }
+        case form_kind::gram_direct:
+            return persistent(xwd_tiles_per_channel(A) * C, int(n), C);
+        case form_kind::packed:
+        case form_kind::wgmma: {
+            const xtc_launch_shape sh = xtc_launch_shape_for(
+                n, C, A, d_pack.size(), d_form == form_kind::wgmma ? 3 : 2, tc_pairs);
+            // One block an SM (the kernels' launch bounds and registers).
+            return waves((long long)tc_pairs * sh.channels, 1) + " (" +
+                   std::to_string(sh.spectra) + " spectra x " +
+                   std::to_string(sh.channels) + " channels)";
+        }
+        case form_kind::direct:
+            return waves(
+                (long long)tc_pairs * std::min(C, max_grid_y),
+                per_sm(reinterpret_cast<const void*>(xcorr_direct<xdr_stages, false>),
+                       xtc_threads,
+                       xdr_smem_bytes));
+        case form_kind::direct_deep:
+            return waves(
+                (long long)tc_pairs * std::min(C, max_grid_y),
+                per_sm(reinterpret_cast<const void*>(xcorr_direct<xdr_deep_stages, true>),
+                       xtc_threads,
+                       xdr_smem_bytes_for(xdr_deep_stages)));
+        case form_kind::wmma: {
+            const unsigned pairs =
+                xengine_tile_pairs(unsigned((A + tc_tile - 1) / tc_tile));
+            return waves(
+                (long long)((pairs + tc_warps - 1) / tc_warps) * std::min(C, max_grid_y),
+                per_sm(reinterpret_cast<const void*>(xcorr_wmma), 32 * tc_warps, 0));
+        }
+        default: {
+            const unsigned pairs =
+                xengine_tile_pairs(unsigned((A + xfp_tile - 1) / xfp_tile));
+            return waves((long long)pairs * std::min(C, max_grid_y),
+                         per_sm(d_ci8 ? reinterpret_cast<const void*>(xcorr_fp32<true>)
+                                      : reinterpret_cast<const void*>(xcorr_fp32<false>),
+                                xfp_threads,
+                                0));
+        }
+        }
     }
 
     std::string kernel_variant() const override

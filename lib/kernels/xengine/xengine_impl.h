@@ -37,6 +37,11 @@ struct xengine_plan::impl {
     virtual ~impl() = default;
     virtual std::string kernel_name() const = 0;
     virtual std::string kernel_variant() const { return ""; }
+    virtual std::string launch_shape(std::size_t n) const
+    {
+        (void)n;
+        return "";
+    }
     /*! Adds n spectra to the partial sums; the plan never lets the spectra
      *  since the last promotion exceed xengine_int32_spectra. */
     virtual void

@@ -313,6 +313,11 @@ std::string xengine_plan::kernel_name() const { return d_impl->kernel_name(); }
 
 std::string xengine_plan::kernel_variant() const { return d_impl->kernel_variant(); }
 
+std::string xengine_plan::launch_shape(std::size_t n_spectra) const
+{
+    return d_impl->launch_shape(n_spectra);
+}
+
 void xengine_plan::accumulate(const void* spectra,
                               std::size_t n_spectra,
                               runtime::stream_handle stream)

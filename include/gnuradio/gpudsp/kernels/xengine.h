@@ -95,10 +95,18 @@ public:
     std::string kernel_name() const;
     /*! \brief The tensor kernel's form on this device: "wgmma" (sm_90a),
      *  "mma.sync" (sm_80 and later), "mma.sync direct" (sm_80 and later, few
-     *  inputs) or "wmma" (sm_75); empty for the other kernels. The environment variable GPUDSP_XENGINE_TENSOR ("wgmma",
-     *  "mma.sync", "mma.sync packed" (no direct form) or "wmma") caps it, for
-     *  tests and benchmarks that compare the forms on one GPU. */
+     *  inputs) or "wmma" (sm_75), or a tuner candidate ("mma.sync direct
+     *  s=6", "cublaslt", "wgmma gram", "wgmma gram n=128", "wgmma gram
+     *  direct"); empty for the other kernels. The environment variable
+     *  GPUDSP_XENGINE_TENSOR (the same names, and "mma.sync packed": no
+     *  direct form) caps it, for tests and benchmarks that compare the
+     *  forms on one GPU (docs/xengine.md). */
     std::string kernel_variant() const;
+    /*! \brief How a call of \p n_spectra launches the accumulation kernel
+     *  on this device: blocks and waves a launch (blocks over SMs x the
+     *  blocks one SM holds), or the persistent grid and its tiles; empty on
+     *  the CPU. Benchmarks print it beside their rows. */
+    std::string launch_shape(std::size_t n_spectra) const;
 
     void
     accumulate(const void* spectra, std::size_t n_spectra, runtime::stream_handle stream);
