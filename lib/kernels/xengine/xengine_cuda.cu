@@ -1157,6 +1157,8 @@ public:
     // int32 exact), every channel, straight from the input.
     void accumulate_gram_direct(const void* x, std::size_t n, cudaStream_t stream)
     {
+        if (n == 0)
+            return; // (a tensor map of no spectra does not exist)
 #ifdef GPUDSP_HAVE_XWS
         const int A = d_c.n_inputs();
         xws_map map{};

@@ -314,11 +314,23 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
         n_tiles > blockIdx.x ? (n_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
     const long long total = my_tiles * k_blocks;
     unsigned char* raw_ring = ring + S::stages * S::stage_bytes;
-    auto tile_of = [&](long long j) {
-        return xws_tile_at(blockIdx.x + (j / k_blocks) * gridDim.x, per_channel, BN);
+    // Iteration j's tile, decoded once per tile (a square root and 64-bit
+    // divisions), for the transposers and for the copies one ahead.
+    struct decoded {
+        long long index = -1;
+        xws_tile w{};
     };
+    auto tile_of = [&](decoded& cache, long long j) {
+        const long long index = j / k_blocks;
+        if (cache.index != index) {
+            cache.index = index;
+            cache.w = xws_tile_at(blockIdx.x + index * gridDim.x, per_channel, BN);
+        }
+        return cache.w;
+    };
+    decoded issued, transposed;
     auto issue = [&](long long j) {
-        const xws_tile w = tile_of(j);
+        const xws_tile w = tile_of(issued, j);
         int b_boxes;
         const uint32_t tx = uint32_t(xws_stage_tx(w, BN, n_rows, b_boxes));
         const int r = int(j % S::raw_stages);
@@ -345,11 +357,14 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
         for (long long j = 0; j < S::raw_stages - 1 && j < total; ++j)
             issue(j);
     for (long long it = 0; it < total; ++it) {
-        // The raw slot it refills was read in iteration it - 1, which every
-        // producer thread finished before the barrier that ended it.
+        // The raw slot it refills was read in iteration it - 1: every
+        // producer thread's reads of it are ordered before this async-proxy
+        // write by its fence.proxy.async and the barrier that ended that
+        // iteration (the fence below must stay after the reads and
+        // unconditional).
         if (ptid == 0 && it + S::raw_stages - 1 < total)
             issue(it + S::raw_stages - 1);
-        const xws_tile w = tile_of(it);
+        const xws_tile w = tile_of(transposed, it);
         int b_boxes;
         xws_stage_tx(w, BN, n_rows, b_boxes);
         const int r = int(it % S::raw_stages), s = int(it % S::stages);
@@ -380,7 +395,8 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
                 *reinterpret_cast<uint2*>(to + xws_sw128(8 * rb + j, 8 * tb)) =
                     make_uint2(out[2 * j], out[2 * j + 1]);
         }
-        // Generic-proxy writes, read next by the wgmma (async proxy).
+        // Generic-proxy writes, read next by the wgmma (async proxy); and
+        // the raw slot's generic reads before TMA refills it.
         ptx::fence_proxy_async(ptx::space_shared);
         named_barrier(3);
         if (ptid == 0)
@@ -641,6 +657,15 @@ std::string xengine_ws_unusable(int device, int bn, bool direct)
         cudaGetLastError();
         return "no sm_90a image of the kernel in this build";
     }
+    // setmaxnreg moves registers between the warpgroups within the block's
+    // pool (registers at entry x 384): the MMA warpgroups' increase would
+    // wait for ever on a smaller pool.
+    const int pool_needed = direct ? (128 * 56 + 256 * 224) / xws_threads
+                                   : (128 * 40 + 256 * 232) / xws_threads;
+    if (attr.numRegs < pool_needed)
+        return "compiled with " + std::to_string(attr.numRegs) +
+               " registers a thread at entry, under the " + std::to_string(pool_needed) +
+               " its register split needs";
     if (cudaFuncSetAttribute(kernel_for(bn, direct),
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                              smem_for(bn, direct)) != cudaSuccess) {
