@@ -243,6 +243,11 @@ void xengine_plan::tune()
     std::map<std::string, std::pair<std::string, std::size_t>> what; // id -> form, batch
     for (const auto& f : forms)
         for (const std::size_t b : batches) {
+            // The persistent Gram kernels loop over any call's spectra in
+            // one launch: only the heuristic's batch (fewer candidates to
+            // check and time in a GPU session's sweep).
+            if (f.id.rfind("wgmma gram", 0) == 0 && b != b0)
+                continue;
             const std::string id = id_of(f.id, b);
             what[id] = { f.id, b };
             p.candidates.push_back({ id,
