@@ -303,6 +303,30 @@ void run_ddc(const options& opt, report& rep)
                       peak / 1e12,
                       "FP32 peak (nominal)",
                       "one launch timed from the host, with its synchronisation" });
+            // Seconds a launch of a plan, back to back, and the note of its
+            // row (input rate, what, waves).
+            auto back_to_back = [&](kernels::ddc_plan& p) {
+                return seconds_per_launch(
+                    ctx,
+                    stream.get(),
+                    [&] {
+                        p.execute(d_in.get(), 0, 0, g_out, d_out.get(), stream.get());
+                    },
+                    launches,
+                    iterations);
+            };
+            auto note_of =
+                [&](double seconds, const char* what_runs, kernels::ddc_plan& p) {
+                    char note[192];
+                    std::snprintf(note,
+                                  sizeof note,
+                                  "%.4g GS/s in; %s%.1f waves, %d back to back",
+                                  g_span / seconds / 1e9,
+                                  what_runs,
+                                  p.launch_waves(g_out),
+                                  launches);
+                    return std::string(note);
+                };
             // A CUDA plan of c with environment variable var forcing a form.
             auto forced_plan = [&](const char* var) {
                 const char* user = std::getenv(var);
@@ -324,22 +348,8 @@ void run_ddc(const options& opt, report& rep)
                 // the same launches, its flops counted as the rows above.
                 const auto mix = forced_plan("GPUDSP_DDC_MIX");
                 if (mix->tuning().chosen.rfind("mix ", 0) == 0) {
-                    const double tm = seconds_per_launch(
-                        ctx,
-                        stream.get(),
-                        [&] {
-                            mix->execute(
-                                d_in.get(), 0, 0, g_out, d_out.get(), stream.get());
-                        },
-                        launches,
-                        iterations);
-                    char note[160];
-                    std::snprintf(note,
-                                  sizeof note,
-                                  "%.4g GS/s in; %.1f waves, %d back to back",
-                                  g_span / tm / 1e9,
-                                  mix->launch_waves(g_out),
-                                  launches);
+                    const double tm = back_to_back(*mix);
+                    const std::string note = note_of(tm, "", *mix);
                     rep.add({ "ddc",
                               what + ", device-resident",
                               "cuda/mix",
@@ -365,23 +375,9 @@ void run_ddc(const options& opt, report& rep)
                 const auto tensor_plan = forced_plan("GPUDSP_DDC_TENSOR");
                 kernels::ddc_plan& tensor = *tensor_plan;
                 if (tensor.tuning().chosen == "tensor") {
-                    const double tt = seconds_per_launch(
-                        ctx,
-                        stream.get(),
-                        [&] {
-                            tensor.execute(
-                                d_in.get(), 0, 0, g_out, d_out.get(), stream.get());
-                        },
-                        launches,
-                        iterations);
-                    char note[160];
-                    std::snprintf(note,
-                                  sizeof note,
-                                  "%.4g GS/s in; FP16 taps in two parts, %.1f waves, %d "
-                                  "back to back",
-                                  g_span / tt / 1e9,
-                                  tensor.launch_waves(g_out),
-                                  launches);
+                    const double tt = back_to_back(tensor);
+                    const std::string note =
+                        note_of(tt, "FP16 taps in two parts, ", tensor);
                     rep.add({ "ddc",
                               what + ", device-resident",
                               "cuda/tensor",

@@ -128,6 +128,31 @@ namespace {
 
 using cvec = std::vector<std::complex<float>>;
 
+// A tile's M sums as the block computes them: every thread's partials
+// (ddc_tile_partial), the groups added in the kernel's fixed order.
+template <class X, class Z>
+std::vector<ddc_cf> tile_sums(const ddc_tile_shape& sh, const X* tile, const Z* taps)
+{
+    std::vector<ddc_cf> parts(std::size_t(sh.G) * sh.M);
+    for (int g = 0; g < sh.G; ++g)
+        for (int t = 0; t < sh.TW; ++t) {
+            ddc_cf acc[R];
+            if (sh.AC == 8)
+                ddc_tile_partial<8>(sh, tile, taps, t, g, acc);
+            else
+                ddc_tile_partial<4>(sh, tile, taps, t, g, acc);
+            for (int r = 0; r < R; ++r)
+                parts[g * sh.M + t * R + r] = acc[r];
+        }
+    std::vector<ddc_cf> sums(parts.begin(), parts.begin() + sh.M);
+    for (int i = 0; i < sh.M; ++i)
+        for (int g = 1; g < sh.G; ++g) {
+            sums[i].re += parts[g * sh.M + i].re;
+            sums[i].im += parts[g * sh.M + i].im;
+        }
+    return sums;
+}
+
 // The kernel's steps on the host: outputs [0, n) from in (first window
 // sample at first_sample), with the plan's taps z and phase.
 template <class X, class Load>
@@ -149,23 +174,9 @@ cvec simulate(const ddc_tile_shape& sh,
             const long long k = (long long)m0 * sh.D + s;
             tile[at] = k < valid ? load(k) : X{};
         });
-        std::vector<ddc_cf> parts(std::size_t(sh.G) * sh.M);
-        for (int g = 0; g < sh.G; ++g)
-            for (int t = 0; t < sh.TW; ++t) {
-                ddc_cf acc[R];
-                if (sh.AC == 8)
-                    ddc_tile_partial<8>(sh, tile.data(), zr.data(), t, g, acc);
-                else
-                    ddc_tile_partial<4>(sh, tile.data(), zr.data(), t, g, acc);
-                for (int r = 0; r < R; ++r)
-                    parts[g * sh.M + t * R + r] = acc[r];
-            }
+        const std::vector<ddc_cf> sums = tile_sums(sh, tile.data(), zr.data());
         for (int i = 0; i < sh.M && m0 + i < n; ++i) {
-            ddc_cf sum = parts[i];
-            for (int g = 1; g < sh.G; ++g) {
-                sum.re += parts[g * sh.M + i].re;
-                sum.im += parts[g * sh.M + i].im;
-            }
+            const ddc_cf sum = sums[i];
             const uint64_t p = phase.at((m0 + i) * uint64_t(sh.D));
             y[m0 + i] = std::complex<float>(
                 std::complex<double>(sum.re, sum.im) *
@@ -582,25 +593,9 @@ BOOST_AUTO_TEST_CASE(mixed_kernel_steps_match_the_cpu_plan)
                         n_stored += k;
                     }
                     BOOST_REQUIRE_EQUAL(n_stored, sh.span); // every sample once
-                    std::vector<ddc_cf> parts(std::size_t(sh.G) * sh.M);
-                    for (int g = 0; g < sh.G; ++g)
-                        for (int t = 0; t < sh.TW; ++t) {
-                            ddc_cf acc[R];
-                            if (sh.AC == 8)
-                                ddc_tile_partial<8>(sh, tile.data(), h.data(), t, g, acc);
-                            else
-                                ddc_tile_partial<4>(sh, tile.data(), h.data(), t, g, acc);
-                            for (int r = 0; r < R; ++r)
-                                parts[g * sh.M + t * R + r] = acc[r];
-                        }
-                    for (int i = 0; i < sh.M && m0 + i < n; ++i) {
-                        ddc_cf sum = parts[i];
-                        for (int g = 1; g < sh.G; ++g) {
-                            sum.re += parts[g * sh.M + i].re;
-                            sum.im += parts[g * sh.M + i].im;
-                        }
-                        got[m0 + i] = std::complex<float>(sum.re, sum.im);
-                    }
+                    const std::vector<ddc_cf> sums = tile_sums(sh, tile.data(), h.data());
+                    for (int i = 0; i < sh.M && m0 + i < n; ++i)
+                        got[m0 + i] = std::complex<float>(sums[i].re, sums[i].im);
                 }
                 BOOST_CHECK_MESSAGE(qa::ddc_rel_err(got, want) < 2e-5,
                                     "T=" << T << " D=" << D << " limit " << limit

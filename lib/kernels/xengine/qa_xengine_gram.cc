@@ -247,18 +247,7 @@ BOOST_AUTO_TEST_CASE(gram_path_on_the_host_equals_the_int64_definition)
                 }
                 t0 += n;
             }
-            for (int c = 0; c < C; ++c)
-                for (int a = 0; a < A; ++a)
-                    for (int b = 0; b <= a; ++b) {
-                        int64_t sr, si;
-                        qa::xengine_reference(x, T, C, A, c, a, b, sr, si);
-                        const std::size_t k =
-                            (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
-                        BOOST_REQUIRE_EQUAL(writes[k / 2], expected_writes);
-                        BOOST_REQUIRE_EQUAL(part[k] - before[k], uint32_t(int32_t(sr)));
-                        BOOST_REQUIRE_EQUAL(part[k + 1] - before[k + 1],
-                                            uint32_t(int32_t(si)));
-                    }
+            qa::check_partials_gained(x, T, C, A, part, before, writes, expected_writes);
         }
     }
 }
@@ -691,18 +680,8 @@ BOOST_AUTO_TEST_CASE(ws_direct_path_on_the_host_equals_the_int64_definition)
                 run_ws_launch<128, true>(chunk, n, C, 0, C, A, z.grid, part, writes);
                 t0 += n;
             }
-            for (int c = 0; c < C; ++c)
-                for (int a = 0; a < A; ++a)
-                    for (int b = 0; b <= a; ++b) {
-                        int64_t sr, si;
-                        qa::xengine_reference(x, T, C, A, c, a, b, sr, si);
-                        const std::size_t k =
-                            (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
-                        BOOST_REQUIRE_EQUAL(writes[k / 2], int(z.calls.size()));
-                        BOOST_REQUIRE_EQUAL(part[k] - before[k], uint32_t(int32_t(sr)));
-                        BOOST_REQUIRE_EQUAL(part[k + 1] - before[k + 1],
-                                            uint32_t(int32_t(si)));
-                    }
+            qa::check_partials_gained(
+                x, T, C, A, part, before, writes, int(z.calls.size()));
         }
     }
 }
@@ -763,19 +742,8 @@ BOOST_AUTO_TEST_CASE(ws_path_on_the_host_equals_the_int64_definition)
                     }
                     t0 += n;
                 }
-                for (int c = 0; c < C; ++c)
-                    for (int a = 0; a < A; ++a)
-                        for (int b = 0; b <= a; ++b) {
-                            int64_t sr, si;
-                            qa::xengine_reference(x, T, C, A, c, a, b, sr, si);
-                            const std::size_t k =
-                                (std::size_t(c) * pairs + xengine_tri(a, b)) * 2;
-                            BOOST_REQUIRE_EQUAL(writes[k / 2], expected_writes);
-                            BOOST_REQUIRE_EQUAL(part[k] - before[k],
-                                                uint32_t(int32_t(sr)));
-                            BOOST_REQUIRE_EQUAL(part[k + 1] - before[k + 1],
-                                                uint32_t(int32_t(si)));
-                        }
+                qa::check_partials_gained(
+                    x, T, C, A, part, before, writes, expected_writes);
             }
         }
 }

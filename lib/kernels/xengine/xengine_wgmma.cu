@@ -24,98 +24,17 @@
 #include "xengine_tile.h"
 #include "xengine_wgmma.h"
 
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GPUDSP_WGMMA_BODY 1
+#include "xengine_wgmma_ops.cuh" // d += a b: accumulate = 1 (zeroed at start)
+#endif
+
 namespace gr {
 namespace gpudsp {
 namespace kernels {
 
 namespace {
 
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define GPUDSP_WGMMA_BODY 1
-#endif
-
-#ifdef GPUDSP_WGMMA_BODY
-__device__ __forceinline__ void wgmma_s8(int (&d)[xwg_regs], uint64_t a, uint64_t b)
-{
-    // d += a b (scale-d = 1: accumulate; the accumulators start at zero)
-    asm volatile("{\n"
-                 ".reg .pred p;\n"
-                 "setp.ne.b32 p, %66, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "
-                 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
-                 "%30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
-                 "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, "
-                 "%58, %59, %60, %61, %62, %63}, %64, %65, p;\n"
-                 "}\n"
-                 : "+r"(d[0]),
-                   "+r"(d[1]),
-                   "+r"(d[2]),
-                   "+r"(d[3]),
-                   "+r"(d[4]),
-                   "+r"(d[5]),
-                   "+r"(d[6]),
-                   "+r"(d[7]),
-                   "+r"(d[8]),
-                   "+r"(d[9]),
-                   "+r"(d[10]),
-                   "+r"(d[11]),
-                   "+r"(d[12]),
-                   "+r"(d[13]),
-                   "+r"(d[14]),
-                   "+r"(d[15]),
-                   "+r"(d[16]),
-                   "+r"(d[17]),
-                   "+r"(d[18]),
-                   "+r"(d[19]),
-                   "+r"(d[20]),
-                   "+r"(d[21]),
-                   "+r"(d[22]),
-                   "+r"(d[23]),
-                   "+r"(d[24]),
-                   "+r"(d[25]),
-                   "+r"(d[26]),
-                   "+r"(d[27]),
-                   "+r"(d[28]),
-                   "+r"(d[29]),
-                   "+r"(d[30]),
-                   "+r"(d[31]),
-                   "+r"(d[32]),
-                   "+r"(d[33]),
-                   "+r"(d[34]),
-                   "+r"(d[35]),
-                   "+r"(d[36]),
-                   "+r"(d[37]),
-                   "+r"(d[38]),
-                   "+r"(d[39]),
-                   "+r"(d[40]),
-                   "+r"(d[41]),
-                   "+r"(d[42]),
-                   "+r"(d[43]),
-                   "+r"(d[44]),
-                   "+r"(d[45]),
-                   "+r"(d[46]),
-                   "+r"(d[47]),
-                   "+r"(d[48]),
-                   "+r"(d[49]),
-                   "+r"(d[50]),
-                   "+r"(d[51]),
-                   "+r"(d[52]),
-                   "+r"(d[53]),
-                   "+r"(d[54]),
-                   "+r"(d[55]),
-                   "+r"(d[56]),
-                   "+r"(d[57]),
-                   "+r"(d[58]),
-                   "+r"(d[59]),
-                   "+r"(d[60]),
-                   "+r"(d[61]),
-                   "+r"(d[62]),
-                   "+r"(d[63])
-                 : "l"(a), "l"(b), "r"(1));
-}
-
-#endif
 
 __global__ void __launch_bounds__(xwg_threads, 1)
     xcorr_wgmma(const signed char* __restrict__ packed,
@@ -162,7 +81,7 @@ __global__ void __launch_bounds__(xwg_threads, 1)
             h,
             re,
             im,
-            [](int(&d)[xwg_regs], uint64_t a, uint64_t b) { wgmma_s8(d, a, b); });
+            [](int(&d)[xwg_regs], uint64_t a, uint64_t b) { wgmma_m64n128(d, a, b, 1); });
         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
         // Keep this stage's group in flight; the previous one is done, so
         // its buffer (refilled two iterations later) is free.
