@@ -53,10 +53,20 @@ __device__ __forceinline__ void named_barrier(int id)
     asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
 }
 
+// A stage's wait lasts microseconds; one of seconds is a broken protocol.
+// Trap then (the launch fails with an error the plan reports) rather than
+// hang the process: this kernel has not run on a GPU yet, and a hung tuner
+// sweep would cost a GPU session its minutes.
+constexpr long long wait_limit_clocks = 1ll << 33; // ~4 s at 2 GHz
+
 __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity)
 {
-    while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
-    }
+    if (ptx::mbarrier_try_wait_parity(bar, parity))
+        return;
+    const long long start = clock64();
+    while (!ptx::mbarrier_try_wait_parity(bar, parity))
+        if (clock64() - start > wait_limit_clocks)
+            __trap();
 }
 
 // The direct kernel's producer warpgroup (xengine_ws.h, "The direct
