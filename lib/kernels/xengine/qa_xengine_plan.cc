@@ -11,6 +11,7 @@
 // sizes that are not multiples of any tile, saturation, the int32 partials'
 // promotion inside a call; cf32 within float rounding; format pairs.
 
+#include "kernels/xengine/xengine_gram.h"
 #include "runtime/qa_common.h"
 #ifdef GPUDSP_TEST_CUDA_RUNTIME
 #include <cuda_runtime.h>
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <sstream>
 
 using namespace gr::gpudsp;
 using kernels::xengine_input;
@@ -99,6 +101,38 @@ std::vector<uint8_t> run_on_cpu(const kernels::xengine_config& c,
     std::vector<uint8_t> out(c.output_item_size());
     saturated = plan.correlate_host(in.data(), n_time, out.data());
     return out;
+}
+
+// Where two ci32 dumps differ, for a failing GPU run to say at once whether
+// whole tiles, diagonals, the runs' ends or single pairs are wrong: how many
+// visibilities differ and the first few (channel, stations, pols, values).
+std::string describe_differences(const kernels::xengine_config& c,
+                                 const std::vector<uint8_t>& got,
+                                 const std::vector<uint8_t>& want)
+{
+    const int P = c.n_pols;
+    const std::size_t baselines = std::size_t(c.n_stations) * (c.n_stations + 1) / 2;
+    const std::size_t values = got.size() / 8;
+    std::ostringstream o;
+    std::size_t bad = 0;
+    for (std::size_t v = 0; v < values && v < want.size() / 8; ++v) {
+        int32_t g[2], w[2];
+        std::memcpy(g, &got[8 * v], 8);
+        std::memcpy(w, &want[8 * v], 8);
+        if (g[0] == w[0] && g[1] == w[1])
+            continue;
+        if (bad++ < 4) {
+            const std::size_t pq = v % (P * P), k = v / (P * P) % baselines,
+                              ch = v / (P * P) / baselines;
+            int i, j;
+            kernels::xgr_pair((long long)k, i, j);
+            o << "; channel " << ch << " stations (" << i << ", " << j << ") pols ("
+              << pq / P << ", " << pq % P << "): (" << g[0] << ", " << g[1]
+              << ") instead of (" << w[0] << ", " << w[1] << ")";
+        }
+    }
+    return std::to_string(bad) + " of " + std::to_string(values) +
+           " visibilities differ" + o.str();
 }
 
 kernels::xengine_config config(int S, int P, int C, xengine_kernel k)
@@ -240,10 +274,26 @@ BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
             const auto in = random_ci8(T * 3 * c.n_inputs(), seed++);
             uint64_t s_dev = 1, s_cpu = 1;
             const auto got = run_on_device(c, in, T, { 33, 7, 400, 60 }, s_dev);
-            BOOST_CHECK_MESSAGE(got == run_on_cpu(c, in, T, s_cpu),
-                                "S=" << S << " tensor form capped at " << cap);
+            const auto want = run_on_cpu(c, in, T, s_cpu);
+            BOOST_CHECK_MESSAGE(got == want,
+                                "S=" << S << " tensor form capped at " << cap << ": "
+                                     << describe_differences(c, got, want));
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(differences_are_described_by_place)
+{
+    // The message a failing form prints: channel 1, stations (2, 1), pols
+    // (1, 0) of S = 3, P = 2, C = 2.
+    auto c = config(3, 2, 2, xengine_kernel::tensor);
+    std::vector<uint8_t> want(c.output_item_size(), 0), got = want;
+    const std::size_t v = ((std::size_t(1) * 6 + 4) * 4 + 2); // k = 4: (2, 1)
+    got[8 * v] = 5;
+    const std::string m = describe_differences(c, got, want);
+    BOOST_CHECK_MESSAGE(m.find("1 of 48 visibilities differ; channel 1 stations (2, 1) "
+                               "pols (1, 0): (5, 0) instead of (0, 0)") == 0,
+                        m);
 }
 
 BOOST_AUTO_TEST_CASE(one_call_longer_than_a_tensor_launch)
