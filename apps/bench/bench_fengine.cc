@@ -400,7 +400,8 @@ void run_fengine(const options& opt, report& rep)
                       : fused ? "HBM copy / 10.25 B"
                               : "HBM copy / 18.25 B",
                       p->kernel_form() + "; " + std::to_string(launches) +
-                          " calls back to back, event-timed" });
+                          " calls back to back, event-timed; " +
+                          p->launch_shape(spectra) });
             if (p != &plan)
                 continue;
             const double t_call = seconds_per_call(

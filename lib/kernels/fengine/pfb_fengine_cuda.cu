@@ -32,6 +32,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <cufftXt.h>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #ifdef GPUDSP_HAVE_FENGINE_CALLBACK
@@ -440,6 +441,73 @@ public:
     {
         d_ctx->try_make_current(); // teardown never throws
         destroy_plans();
+    }
+
+    // How a call of n spectra launches the FIR kernel (the one that reads
+    // the input): chunks, blocks and waves a launch (the benchmark prints it).
+    std::string launch_shape(std::size_t n) const override
+    {
+        if (n == 0 || d_onepass)
+            return d_onepass ? "one pass: one kernel a chunk" : "";
+        d_ctx->make_current();
+        const int ns = int(std::min<std::size_t>(d_chunk, n));
+        const std::size_t chunks = (n + d_chunk - 1) / d_chunk;
+        const int count = std::min(input_table::max_inputs, d_c.n_inputs);
+        const fir_launch l = fir_grid(count, ns);
+        const long long blocks = (long long)l.grid.x * l.grid.y * l.grid.z;
+        int per_sm = 0;
+        auto occupancy = [&](const void* kernel) {
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, kernel, fir_threads, 0) != cudaSuccess) {
+                cudaGetLastError();
+                per_sm = 0;
+            }
+        };
+        switch (d_c.input) {
+        case fengine_input::packed10:
+            occupancy(fir_kernel<fengine_input::packed10>());
+            break;
+        case fengine_input::int16:
+            occupancy(fir_kernel<fengine_input::int16>());
+            break;
+        case fengine_input::float32:
+            occupancy(fir_kernel<fengine_input::float32>());
+            break;
+        case fengine_input::complex64:
+            occupancy(fir_kernel<fengine_input::complex64>());
+            break;
+        }
+        char text[160];
+        std::snprintf(text,
+                      sizeof text,
+                      "%zu chunk%s of %d spectra; FIR: %lld blocks a launch, %.1f waves",
+                      chunks,
+                      chunks > 1 ? "s" : "",
+                      ns,
+                      blocks,
+                      per_sm > 0 && d_multiprocessors > 0
+                          ? double(blocks) / (double(per_sm) * d_multiprocessors)
+                          : 0.0);
+        return text;
+    }
+
+    // The FIR kernel instance fir_for launches for format F and this plan's
+    // taps.
+    template <fengine_input F>
+    const void* fir_kernel() const
+    {
+        const int taps = d_c.n_taps;
+        if (taps <= 1)
+            return reinterpret_cast<const void*>(pfb_fir_registers<1, F>);
+        if (taps <= 2)
+            return reinterpret_cast<const void*>(pfb_fir_registers<2, F>);
+        if (taps <= 4)
+            return reinterpret_cast<const void*>(pfb_fir_registers<4, F>);
+        if (taps <= 8)
+            return reinterpret_cast<const void*>(pfb_fir_registers<8, F>);
+        if (taps <= 16)
+            return reinterpret_cast<const void*>(pfb_fir_registers<16, F>);
+        return reinterpret_cast<const void*>(pfb_fir_generic<F>);
     }
 
     std::string kernel_form() const override
@@ -948,11 +1016,14 @@ private:
         return std::size_t(c.n_inputs) * chunk * c.step() * (c.complex_input() ? 8 : 4);
     }
 
-    template <fengine_input F>
-    void
-    fir_for(const input_table& tab, int offset, int count, int ns, cudaStream_t stream)
+    // The FIR kernel's grid for count inputs and ns spectra: (columns,
+    // inputs, sections along time).
+    struct fir_launch {
+        dim3 grid;
+        int per_section;
+    };
+    fir_launch fir_grid(int count, int ns) const
     {
-        using T = typename loader<F>::type;
         constexpr int threads = fir_threads;
         const int taps = d_c.n_taps;
         // Sections along time: enough threads in all to fill the GPU (2^18,
@@ -969,7 +1040,19 @@ private:
         const int sections =
             std::max(1, std::min(want_sections, (ns + min_len - 1) / min_len));
         const int per_section = (ns + sections - 1) / sections;
-        dim3 grid((d_step + threads - 1) / threads, count, sections);
+        return { dim3((d_step + threads - 1) / threads, count, sections), per_section };
+    }
+
+    template <fengine_input F>
+    void
+    fir_for(const input_table& tab, int offset, int count, int ns, cudaStream_t stream)
+    {
+        using T = typename loader<F>::type;
+        constexpr int threads = fir_threads;
+        const int taps = d_c.n_taps;
+        const fir_launch l = fir_grid(count, ns);
+        const dim3 grid = l.grid;
+        const int per_section = l.per_section;
         auto* o = static_cast<T*>(static_cast<void*>(d_fir.get()));
         const int shift = d_unzip > 1 ? fft::log2_of(d_unzip) : 0;
         const int row = d_unzip > 1 ? d_c.n_channels / d_unzip : 0;

@@ -42,6 +42,11 @@ struct fengine_plan::impl {
     virtual ~impl() = default;
     /*! What runs on the device ("" for the host backends). */
     virtual std::string kernel_form() const { return ""; }
+    virtual std::string launch_shape(std::size_t n) const
+    {
+        (void)n;
+        return "";
+    }
     /*! The corrections as one rotation per (channel, input), [channel][input]:
      *  gain * exp(1j (delay phase + phi)), computed once by the plan. */
     virtual void set_rotations(const std::vector<std::complex<float>>& rot) = 0;

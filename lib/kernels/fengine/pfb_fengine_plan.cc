@@ -384,6 +384,11 @@ void fengine_plan::set_corrections(const fengine_corrections& c)
 
 std::string fengine_plan::kernel_form() const { return d_impl->kernel_form(); }
 
+std::string fengine_plan::launch_shape(std::size_t n_spectra) const
+{
+    return d_impl->launch_shape(n_spectra);
+}
+
 std::size_t fengine_plan::preferred_spectra() const
 {
     if (d_where.kind == runtime::backend_kind::cpu)

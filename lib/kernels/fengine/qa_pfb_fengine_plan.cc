@@ -287,8 +287,14 @@ BOOST_AUTO_TEST_CASE(fused_form_is_only_a_candidate)
         BOOST_CHECK_MESSAGE(
             dev.kernel_form().rfind("cuFFT + post-processing kernel", 0) == 0,
             dev.kernel_form());
+        // The benchmark's note: chunks, the FIR's blocks and waves.
+        const std::string shape = dev.launch_shape(1000);
+        BOOST_CHECK_MESSAGE(shape.find("FIR: ") != std::string::npos &&
+                                shape.find(" waves") != std::string::npos,
+                            shape);
 #else
         BOOST_CHECK_EQUAL(dev.kernel_form(), "");
+        BOOST_CHECK_EQUAL(dev.launch_shape(1000), "");
 #endif
     }
     const qa::env_setting forced("GPUDSP_FENGINE_FUSED", "1");

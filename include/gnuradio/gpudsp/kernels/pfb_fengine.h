@@ -165,6 +165,10 @@ public:
      *  (cuFFT LTO store callback) or as a kernel of its own, and why; ""
      *  on the host backends. GPUDSP_FENGINE_FUSED=0 keeps them apart. */
     std::string kernel_form() const;
+    /*! \brief How a call of \p n_spectra launches the FIR kernel (the one
+     *  reading the input) on this device: chunks, blocks and waves a launch;
+     *  empty on the CPU. Benchmarks print it beside their rows. */
+    std::string launch_shape(std::size_t n_spectra) const;
 
     /*! \brief Spectra per execute() call that keep a device busy long
      *  enough to hide the host's cost of a call (scheduler, launches, one
