@@ -177,7 +177,7 @@ int main()
          xws_shape<256>::smem_bytes,
          232448);
     emit("^xcorr_ws<128, true>$",
-         "4 stages + 2 raw stages of 32 KiB + staging",
+         "3 stages + 3 raw stages of 32 KiB + staging",
          xws_threads,
          xws_shape<128, true>::smem_bytes,
          232448);

@@ -57,15 +57,17 @@ constexpr int xws_smem_limit = 232448; // 227 KiB: sm_90's opt-in maximum
 /*! Shared memory of the kernel with BN-row B tiles: the stage ring, the two
  *  warpgroups' staging, the mbarriers. BN = 128: 6 stages of 32 KiB;
  *  BN = 256: 3 stages of 48 KiB (staging takes the rest). DIRECT (the
- *  producer warpgroup packs the F-engine's layout itself, BN = 128): 4
- *  operand stages and a ring of 2 raw stages. */
+ *  producer warpgroup packs the F-engine's layout itself, BN = 128): 3
+ *  operand stages and a ring of 3 raw stages (two boxes' copies in flight
+ *  while one is transposed: the few-stations case is memory-bound, and
+ *  32 KiB in flight per SM is about what bandwidth x latency asks). */
 template <int BN, bool DIRECT = false>
 struct xws_shape {
     static_assert(BN == 128 || BN == 256, "B tiles of 128 or 256 rows");
     static_assert(!DIRECT || BN == 128, "the direct kernel has B tiles of 128 rows");
     static constexpr int bn = BN;
-    static constexpr int stages = DIRECT ? 4 : BN == 256 ? 3 : 6;
-    static constexpr int raw_stages = DIRECT ? 2 : 0;
+    static constexpr int stages = DIRECT ? 3 : BN == 256 ? 3 : 6;
+    static constexpr int raw_stages = DIRECT ? 3 : 0;
     static constexpr int a_bytes = xws_bm * xws_bk;
     static constexpr int b_bytes = BN * xws_bk;
     static constexpr int stage_bytes = a_bytes + b_bytes;
