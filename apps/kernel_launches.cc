@@ -165,6 +165,10 @@ int main()
          { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
         emit("^xcorr_tc80$", "3-stage pipeline", xtc_threads, xtc_smem_bytes, limit);
     emit("^xcorr_wgmma$", "4-stage pipeline", xwg_threads, xwg_smem_bytes, 232448);
+    // The Gram form on mma.sync (sm_80 on; never launched on sm_75).
+    for (std::size_t limit :
+         { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
+        emit("^xcorr_gram_mma$", "3-stage ring", xgm_threads, xgm_smem_bytes, limit);
     // The persistent Gram kernel (sm_90a): ring, staging, mbarriers.
     emit("^xcorr_ws<128, false>$",
          "6 stages of 32 KiB + staging",

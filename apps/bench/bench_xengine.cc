@@ -25,7 +25,8 @@
 //            Gram form: cuBLASLt's GEMM inside the plan, pack and combine
 //            included), wgmma-gram and wgmma-gram-n=128 (the Gram form on
 //            our persistent sm_90a kernel, pack included), wgmma-gram-direct
-//            (the same kernel packing the input itself: no pack pass)
+//            (the same kernel packing the input itself: no pack pass),
+//            mma.sync-gram (the Gram form on our sm_80+ mma.sync kernel)
 //   cublas   cublasCherk3mEx (ci8 in, cf32 out) per channel on the same data
 //   cublaslt a cuBLASLt int8 GEMM per channel (batched): Y = [Re X; Im X]
 //            (2A x T, time contiguous, transposed on the host outside the
@@ -328,7 +329,8 @@ void run_xengine(const options& opt, report& rep)
                variant{ kernels::xengine_kernel::tensor, "cublaslt" },
                variant{ kernels::xengine_kernel::tensor, "wgmma gram" },
                variant{ kernels::xengine_kernel::tensor, "wgmma gram n=128" },
-               variant{ kernels::xengine_kernel::tensor, "wgmma gram direct" } }) {
+               variant{ kernels::xengine_kernel::tensor, "wgmma gram direct" },
+               variant{ kernels::xengine_kernel::tensor, "mma.sync gram" } }) {
             c.kernel = v.kernel;
             const std::string form_cap = v.cap ? v.cap : user_cap;
             if (form_cap.empty())

@@ -480,6 +480,170 @@ void run_ws_launch(const std::vector<int8_t>& x,
 
 } // namespace
 
+namespace {
+
+// One launch of xengine_gram.cu's mma.sync Gram kernel (sm_80 on), as its
+// threads run it: every block (tile, launch channel), its 16-byte copies
+// into a poisoned 3-stage ring (zeros past the rows and spectra; a diagonal
+// tile's A side not copied), every warp's fragment loads, the m16n8k32 MMAs
+// from the PTX ISA's fragment table (xtc_*), the shuffle and an atomic add
+// per result.
+void run_mma_launch(const std::vector<int8_t>& x,
+                    int nt,
+                    int C,
+                    int c0,
+                    int nc,
+                    int A,
+                    std::vector<uint32_t>& part,
+                    std::vector<int>& writes)
+{
+    const int R = xgr_rows(A), t_pad = (nt + xgr_k - 1) / xgr_k * xgr_k;
+    const std::vector<int8_t> y = pack_launch(x, nt, C, c0, nc, A);
+    const long long per_channel = xws_tiles_per_channel(R, xgm_tile);
+    const long long pairs = (long long)A * (A + 1) / 2;
+    const int n_stages = (t_pad + xgm_k - 1) / xgm_k;
+    for (int lc = 0; lc < nc; ++lc)
+        for (long long u = 0; u < per_channel; ++u) {
+            const xws_tile w = xws_tile_at(u, per_channel, xgm_tile);
+            const int a_side = w.inner ? 1 : 0;
+            std::vector<uint8_t> ring(xgm_smem_bytes, 0xe5);
+            std::vector<int32_t> acc(std::size_t(8) * 32 * xgm_regs,
+                                     0); // [warp][lane][r]
+            for (int st = 0; st < n_stages; ++st) {
+                uint8_t* stage = &ring[std::size_t(st % xgm_stages) * xgm_stage_bytes];
+                for (int e = 0; e < 2 * xgm_tile * (xgm_k / 16); ++e) {
+                    const xgm_copy c = xgm_copy_of(e);
+                    if (c.side == 0 && w.inner)
+                        continue;
+                    const int row = (c.side ? w.j : w.i) * xgm_tile + c.row;
+                    const int k = st * xgm_k + 16 * c.chunk;
+                    const int at = xgm_smem_offset(c.side, c.row, 16 * c.chunk);
+                    BOOST_REQUIRE_EQUAL(at % 16, 0); // cp.async 16
+                    for (int b = 0; b < 16; ++b)
+                        stage[std::size_t(at + b)] =
+                            row < R && k < t_pad
+                                ? uint8_t(y[xgr_y_offset(lc, row, k + b, R, t_pad)])
+                                : 0;
+                }
+                for (int warp = 0; warp < 8; ++warp)
+                    for (int kk = 0; kk < xgm_k / 32; ++kk)
+                        for (int mi = 0; mi < 4; ++mi)
+                            for (int nj = 0; nj < 4; ++nj) {
+                                // The warp's A (16 x 32) and B (32 x 8) from its
+                                // lanes' fragment loads.
+                                int8_t am[16][32], bm[32][8];
+                                for (int lane = 0; lane < 32; ++lane) {
+                                    for (int i = 0; i < 4; ++i) {
+                                        const int at =
+                                            xgm_smem_offset(a_side,
+                                                            64 * (warp >> 2) + 16 * mi +
+                                                                xtc_a_row(lane, i),
+                                                            32 * kk + xtc_a_k(lane, i));
+                                        BOOST_REQUIRE_EQUAL(at % 4, 0);
+                                        for (int j = 0; j < 4; ++j)
+                                            am[xtc_a_row(lane, i)][xtc_a_k(lane, i) + j] =
+                                                int8_t(stage[std::size_t(at + j)]);
+                                    }
+                                    for (int i = 0; i < 2; ++i) {
+                                        const int at = xgm_smem_offset(
+                                            1,
+                                            32 * (warp & 3) + 8 * nj + xtc_b_col(lane),
+                                            32 * kk + xtc_b_k(lane, i));
+                                        for (int j = 0; j < 4; ++j)
+                                            bm[xtc_b_k(lane, i) + j][xtc_b_col(lane)] =
+                                                int8_t(stage[std::size_t(at + j)]);
+                                    }
+                                }
+                                for (int lane = 0; lane < 32; ++lane)
+                                    for (int i = 0; i < 4; ++i) {
+                                        int32_t sum = 0;
+                                        for (int k = 0; k < 32; ++k)
+                                            sum += int32_t(am[xtc_c_row(lane, i)][k]) *
+                                                   bm[k][xtc_c_col(lane, i)];
+                                        int32_t& d = acc[(std::size_t(warp) * 32 + lane) *
+                                                             xgm_regs +
+                                                         4 * (4 * mi + nj) + i];
+                                        d = int32_t(uint32_t(d) + uint32_t(sum));
+                                    }
+                            }
+            }
+            const long long cp0 = (long long)(c0 + lc) * pairs;
+            const int a0 = w.i * (xgm_tile / 2), b0 = w.j * (xgm_tile / 2);
+            for (int warp = 0; warp < 8; ++warp)
+                for (int lane = 0; lane < 32; ++lane)
+                    for (int r = 0; r < xgm_regs; r += 2) {
+                        auto d = [&](int l, int k) {
+                            return acc[(std::size_t(warp) * 32 + l) * xgm_regs + k];
+                        };
+                        const int row = xgm_row_of(warp, lane, r),
+                                  col = xgm_col_of(warp, lane, r);
+                        BOOST_REQUIRE_EQUAL(col % 2, 0);
+                        BOOST_REQUIRE_EQUAL(xgm_row_of(warp, lane ^ 4, r), row ^ 1);
+                        BOOST_REQUIRE_EQUAL(xgm_col_of(warp, lane, r + 1), col + 1);
+                        const int a = a0 + row / 2, b = b0 + col / 2, half = row & 1;
+                        if (a < A && b <= a) {
+                            const std::size_t at =
+                                std::size_t(cp0 + (long long)a * (a + 1) / 2 + b);
+                            part[2 * at + half] += uint32_t(
+                                xws_combine(half, d(lane, r), d(lane ^ 4, r + 1)));
+                            if (half == 0)
+                                ++writes[at];
+                        }
+                    }
+        }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(mma_path_on_the_host_equals_the_int64_definition)
+{
+    struct size {
+        int A, C;
+        std::vector<int> calls;
+    };
+    const size sizes[] = {
+        { 1, 2, { 5 } },
+        { 19, 1, { 33, 64 } },
+        { 67, 2, { 100 } }, // two row blocks: an off-diagonal tile
+        { 130, 1, { 40 } }, // three row blocks
+    };
+    for (const size& z : sizes) {
+        const int A = z.A, C = z.C;
+        int T = 0;
+        for (int n : z.calls)
+            T += n;
+        BOOST_TEST_CONTEXT("mma.sync: inputs " << A << " channels " << C << " spectra "
+                                               << T)
+        {
+            const auto x =
+                qa::full_range(std::size_t(T) * C * A * 2, unsigned(A + 3 * T));
+            const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
+            std::vector<uint32_t> part =
+                qa::poisoned_partials(std::size_t(C) * pairs * 2);
+            const std::vector<uint32_t> before = part;
+            std::vector<int> writes(std::size_t(C) * pairs, 0);
+            int t0 = 0;
+            for (int n : z.calls) {
+                const std::vector<int8_t> chunk(x.begin() + std::size_t(t0) * C * A * 2,
+                                                x.begin() +
+                                                    std::size_t(t0 + n) * C * A * 2);
+                run_mma_launch(chunk, n, C, 0, C, A, part, writes);
+                t0 += n;
+            }
+            qa::check_partials_gained(
+                x, T, C, A, part, before, writes, int(z.calls.size()));
+        }
+    }
+    // A warp's fragment loads (8 rows g, 4 words q) fall in 32 banks.
+    for (int i = 0; i < 4; ++i) {
+        std::set<int> banks;
+        for (int lane = 0; lane < 32; ++lane)
+            banks.insert(xgm_smem_offset(0, xtc_a_row(lane, i), xtc_a_k(lane, i)) / 4 %
+                         32);
+        BOOST_REQUIRE_EQUAL(banks.size(), 32u);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(ws_tiles_cover_the_triangle_once)
 {
     for (int bn : { 128, 256 })

@@ -23,8 +23,9 @@
 //            (xengine_ws.cu: TMA, wgmma, bulk-reduction epilogue; B tiles
 //            of 256 or 128 rows); "wgmma gram direct" the same kernel
 //            packing the input itself (no pack pass: 2 bytes of DRAM a
-//            sample); tuner candidates, never the heuristic's choice until
-//            a GPU run has measured them.
+//            sample); "mma.sync gram" the same formulation on sm_80+ (a block
+//            a tile, cp.async ring, atomic adds); tuner candidates, never
+//            the heuristic's choice until a GPU run has measured them.
 //
 // ci8 sums live in int32 partials (one read-modify-write per launch), moved
 // into the int64 totals by a promote kernel every 65535 spectra and before
@@ -35,6 +36,7 @@
 #include "kernels/common/cp_async.cuh"
 #include "xengine_gram_cuda.h"
 #include "xengine_impl.h"
+#include "xengine_mma.cuh"
 #include "xengine_tile.h"
 #include "xengine_ws.h"
 #include "xengine_ws_cuda.h"
@@ -249,17 +251,6 @@ __global__ void __launch_bounds__(xtc_pack_threads)
     const int a = g * xtc_tile + col;
     if (half == 0 && a < n_inputs && isum)
         atomicAdd(&im_sum[(std::size_t)lc * a_pad + a], isum);
-}
-
-__device__ __forceinline__ void
-mma_s8(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 "
-                 "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
 }
 
 // A warp's stage: fragments from the planes, then the complex products.
@@ -641,13 +632,14 @@ public:
         gram,
         gram_ws,
         gram_ws128,
-        gram_direct
+        gram_direct,
+        gram_mma
     };
     static constexpr form_kind all_forms[] = {
         form_kind::fp32,        form_kind::wmma,    form_kind::direct,
         form_kind::direct_deep, form_kind::packed,  form_kind::wgmma,
         form_kind::gram,        form_kind::gram_ws, form_kind::gram_ws128,
-        form_kind::gram_direct
+        form_kind::gram_direct, form_kind::gram_mma
     };
     // The Gram forms' engine (xengine_gram_cuda): cuBLASLt or our kernel's
     // B rows; -1 for the other forms.
@@ -656,6 +648,7 @@ public:
         return f == form_kind::gram         ? xengine_gram_cuda::cublaslt
                : f == form_kind::gram_ws    ? 256
                : f == form_kind::gram_ws128 ? 128
+               : f == form_kind::gram_mma   ? xengine_gram_cuda::mma
                                             : -1;
     }
 
@@ -679,7 +672,8 @@ public:
               c.n_channels, c.n_inputs(), d_ctx->free_memory())),
           d_ws_unavailable{ ws_unavailable(256),
                             ws_unavailable(128),
-                            direct_unavailable() },
+                            direct_unavailable(),
+                            ws_unavailable(xengine_gram_cuda::mma) },
           d_form(heuristic_form(d_cap < 0 ? no_cap : d_cap)),
           d_pack(d_ctx, pack_bytes(), who),
           d_im_sum(d_ctx,
@@ -772,6 +766,14 @@ public:
         }
         case form_kind::gram_direct:
             return persistent(xwd_tiles_per_channel(A) * C, int(n), C);
+        case form_kind::gram_mma: {
+            const xgr_launch_shape sh =
+                xgr_launch_shape_for(n, C, A, xgr_workspace(C, A, false), false);
+            return std::to_string(xws_tiles_per_channel(xgr_rows(A), xgm_tile) *
+                                  sh.channels) +
+                   " blocks (a tile each) a launch of " + std::to_string(sh.spectra) +
+                   " spectra x " + std::to_string(sh.channels) + " channels";
+        }
         case form_kind::packed:
         case form_kind::wgmma: {
             const xtc_launch_shape sh = xtc_launch_shape_for(
@@ -902,6 +904,8 @@ public:
             return "wgmma gram n=128";
         case form_kind::gram_direct:
             return "wgmma gram direct";
+        case form_kind::gram_mma:
+            return "mma.sync gram";
         default:
             return "cublaslt";
         }
@@ -952,6 +956,8 @@ public:
             return d_ws_unavailable[1];
         case form_kind::gram_direct:
             return d_ws_unavailable[2];
+        case form_kind::gram_mma:
+            return d_ws_unavailable[3];
         default:
             return d_has_wgmma ? "" : "needs sm_90a (an H100 or H200) and a build for it";
         }
@@ -967,10 +973,12 @@ public:
                 return form_kind::gram;
             cap = no_cap;
         }
-        if (cap == ws_only || cap == ws128_only || cap == ws_direct_only) {
-            const form_kind f = cap == ws_only      ? form_kind::gram_ws
-                                : cap == ws128_only ? form_kind::gram_ws128
-                                                    : form_kind::gram_direct;
+        if (cap == ws_only || cap == ws128_only || cap == ws_direct_only ||
+            cap == mma_gram_only) {
+            const form_kind f = cap == ws_only         ? form_kind::gram_ws
+                                : cap == ws128_only    ? form_kind::gram_ws128
+                                : cap == mma_gram_only ? form_kind::gram_mma
+                                                       : form_kind::gram_direct;
             if (available(f).empty())
                 return f;
             cap = no_cap;
@@ -1010,6 +1018,7 @@ public:
     static constexpr int ws_only = 6;
     static constexpr int ws128_only = 7;
     static constexpr int ws_direct_only = 8;
+    static constexpr int mma_gram_only = 9;
     static constexpr int no_cap = 2;
     static int tensor_cap(const std::string& who) // -1: unset
     {
@@ -1035,12 +1044,14 @@ public:
             return ws128_only;
         if (v == "wgmma gram direct")
             return ws_direct_only;
+        if (v == "mma.sync gram")
+            return mma_gram_only;
         throw std::invalid_argument(who +
                                     ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
                                     "\"mma.sync\", \"mma.sync packed\", \"mma.sync "
                                     "direct s=6\", \"wmma\", \"cublaslt\", \"wgmma "
-                                    "gram\", \"wgmma gram n=128\" or \"wgmma gram "
-                                    "direct\", got \"" +
+                                    "gram\", \"wgmma gram n=128\", \"wgmma gram "
+                                    "direct\" or \"mma.sync gram\", got \"" +
                                     v + "\"");
     }
 
@@ -1344,7 +1355,8 @@ private:
     bool d_has_wgmma;                // sm_90a and built for it: wgmma
     int d_smem_optin;                // shared memory a block may opt in to
     std::string d_gram_unavailable;  // why the Gram form cannot run ("": it can)
-    std::string d_ws_unavailable[3]; // why "wgmma gram" (n=256, n=128, direct) cannot run
+    std::string d_ws_unavailable[4]; // why "wgmma gram" (n=256, n=128, direct),
+                                     // "mma.sync gram" cannot run
     form_kind d_form;                // what accumulates
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums

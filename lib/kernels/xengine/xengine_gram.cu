@@ -21,11 +21,13 @@
 // triangle's tiles and adds them straight to the partials, so the
 // workspace holds Y alone.
 
+#include "kernels/common/cp_async.cuh"
 #include "runtime/autotune.h"
 #include "runtime/cuda_check.h"
 #include "xengine_gram.h"
 #include "xengine_gram_cuda.h"
 #include "xengine_impl.h"
+#include "xengine_mma.cuh"
 #include "xengine_ws.h"
 #include "xengine_ws_cuda.h"
 #include <cublasLt.h>
@@ -107,6 +109,94 @@ __global__ void __launch_bounds__(combine_threads)
         xgr_combine(cr.x, cr.y, ci.x, ci.y, v);
         p[k] = make_int2(v[0], v[1]);
     }
+}
+
+// The Gram form on mma.sync (sm_80 and later; xengine_gram.h, "The Gram
+// form on mma.sync"): tile blockIdx.x of launch channel blockIdx.y.
+__global__ void __launch_bounds__(xgm_threads)
+    xcorr_gram_mma(const signed char* __restrict__ y,
+                   long long per_channel,
+                   int n_rows,
+                   int t_pad,
+                   int n_inputs,
+                   int channel0,
+                   int* __restrict__ part)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) unsigned char smem[];
+    const xws_tile w = xws_tile_at(blockIdx.x, per_channel, xgm_tile);
+    const int lc = blockIdx.y, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const signed char* ylc = y + std::size_t(lc) * n_rows * t_pad;
+    const int n_stages = (t_pad + xgm_k - 1) / xgm_k;
+    // A diagonal tile's A rows are its B rows: copied once, read as B.
+    const int a_side = w.inner ? 1 : 0;
+    auto issue = [&](int st) {
+        unsigned char* stage = smem + (st % xgm_stages) * xgm_stage_bytes;
+        for (int e = threadIdx.x; e < 2 * xgm_tile * (xgm_k / 16); e += xgm_threads) {
+            const xgm_copy c = xgm_copy_of(e);
+            if (c.side == 0 && w.inner)
+                continue;
+            const int row = (c.side ? w.j : w.i) * xgm_tile + c.row;
+            const int k = st * xgm_k + 16 * c.chunk;
+            // t_pad is a multiple of 32: a chunk is inside or past it whole.
+            const bool inside = row < n_rows && k < t_pad;
+            copy16_async_zfill(stage + xgm_smem_offset(c.side, c.row, 16 * c.chunk),
+                               inside ? ylc + std::size_t(row) * t_pad + k : ylc,
+                               inside ? 16 : 0);
+        }
+    };
+    int acc[xgm_regs / 4][4] = {};
+    copy_prologue(issue, n_stages);
+    for (int st = 0; st < n_stages; ++st) {
+        copy_wait<1>();
+        __syncthreads(); // stage st landed; stage st - 1's reads are done
+        if (st + 2 < n_stages)
+            issue(st + 2);
+        copy_commit();
+        const unsigned char* stage = smem + (st % xgm_stages) * xgm_stage_bytes;
+#pragma unroll
+        for (int kk = 0; kk < xgm_k / 32; ++kk) {
+            uint32_t a[4][4], b[4][2];
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    a[mi][i] = *reinterpret_cast<const uint32_t*>(
+                        stage +
+                        xgm_smem_offset(a_side,
+                                        64 * (warp >> 2) + 16 * mi + xtc_a_row(lane, i),
+                                        32 * kk + xtc_a_k(lane, i)));
+#pragma unroll
+            for (int nj = 0; nj < 4; ++nj)
+#pragma unroll
+                for (int i = 0; i < 2; ++i)
+                    b[nj][i] = *reinterpret_cast<const uint32_t*>(
+                        stage +
+                        xgm_smem_offset(1,
+                                        32 * (warp & 3) + 8 * nj + xtc_b_col(lane),
+                                        32 * kk + xtc_b_k(lane, i)));
+#pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+                for (int nj = 0; nj < 4; ++nj)
+                    mma_s8(acc[4 * mi + nj], a[mi], b[nj]);
+        }
+    }
+    copy_wait<0>();
+    // (re, im) with one shuffle, then one atomic add a result.
+    const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+    const long long channel_pairs0 = (long long)(channel0 + lc) * pairs;
+    const int a0 = w.i * (xgm_tile / 2), b0 = w.j * (xgm_tile / 2);
+#pragma unroll
+    for (int r = 0; r < xgm_regs; r += 2) {
+        const int other = __shfl_xor_sync(0xffffffffu, acc[r / 4][(r + 1) % 4], 4);
+        const int row = xgm_row_of(warp, lane, r), col = xgm_col_of(warp, lane, r);
+        const int a = a0 + row / 2, b = b0 + col / 2, half = row & 1;
+        if (a < n_inputs && b <= a)
+            atomicAdd(part + 2 * (channel_pairs0 + (long long)a * (a + 1) / 2 + b) + half,
+                      xws_combine(half, acc[r / 4][r % 4], other));
+    }
+#endif
 }
 
 std::string lt_status(cublasStatus_t st)
@@ -278,6 +368,21 @@ struct xengine_gram_cuda::impl {
     // tile on a persistent grid, into the partials.
     void launch_ws(int t_pad, int nc, int c0, int* part, cudaStream_t stream)
     {
+        if (engine == xengine_gram_cuda::mma) { // sm_80 on: a block a tile
+            const long long per_channel = xws_tiles_per_channel(n_rows, xgm_tile);
+            xcorr_gram_mma<<<dim3(unsigned(per_channel), unsigned(nc)),
+                             xgm_threads,
+                             xgm_smem_bytes,
+                             stream>>>(reinterpret_cast<const signed char*>(work.get()),
+                                       per_channel,
+                                       n_rows,
+                                       t_pad,
+                                       n_inputs,
+                                       c0,
+                                       part);
+            ctx->check_last_error("xengine mma.sync Gram kernel launch", who);
+            return;
+        }
 #ifdef GPUDSP_HAVE_XWS
         const long long per_channel = xws_tiles_per_channel(n_rows, engine);
         const long long tiles = per_channel * nc;
@@ -386,10 +491,46 @@ xengine_gram_cuda::xengine_gram_cuda(runtime::device_context::sptr ctx,
 
 xengine_gram_cuda::~xengine_gram_cuda() = default;
 
+namespace {
+
+// Why the mma.sync Gram kernel cannot run on \p device (current); empty if
+// it can (then its shared-memory limit is set, process-wide).
+std::string mma_unusable(int device)
+{
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
+        cudaSuccess) {
+        cudaGetLastError();
+        return "cannot read the device's compute capability";
+    }
+    if (major < 8)
+        return "needs sm_80 or later (mma.sync m16n8k32, cp.async)";
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, xcorr_gram_mma) != cudaSuccess ||
+        attr.ptxVersion < 80) { // an sm_75-only build would JIT an empty body
+        cudaGetLastError();
+        return "no sm_80+ image of the kernel in this build";
+    }
+    if (cudaFuncSetAttribute(xcorr_gram_mma,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             xgm_smem_bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return "its " + std::to_string(xgm_smem_bytes) +
+               " bytes of shared memory a block are refused";
+    }
+    return "";
+}
+
+} // namespace
+
 std::string xengine_gram_cuda::unavailable(
     int n_channels, int n_inputs, std::size_t free_bytes, int engine, int device)
 {
-    if (engine != cublaslt) {
+    if (engine == mma) {
+        const std::string why = mma_unusable(device);
+        if (!why.empty())
+            return why;
+    } else if (engine != cublaslt) {
 #ifdef GPUDSP_HAVE_XWS
         const std::string why = xengine_ws_unusable(device, engine);
         if (!why.empty())
@@ -398,9 +539,11 @@ std::string xengine_gram_cuda::unavailable(
         (void)device;
         return "needs sm_90a (an H100 or H200) and a build for it";
 #endif
+    }
+    if (engine != cublaslt) {
         const std::size_t need = xgr_workspace(n_channels, n_inputs, false);
         if (need > free_bytes / 2)
-            return "the wgmma Gram form needs " + std::to_string(need >> 20) +
+            return "the Gram form on our kernel needs " + std::to_string(need >> 20) +
                    " MiB of workspace, over half the device's free memory";
         return "";
     }

@@ -30,6 +30,7 @@
 #define INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_H
 
 #include "kernels/common/host_device.h"
+#include "xengine_tile.h"
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -177,6 +178,61 @@ inline std::size_t xgr_workspace(int n_channels, int n_inputs, bool with_g = tru
     const std::size_t cap = std::size_t(256) << 20;
     want = want < cap ? want : cap;
     return want > one ? want : one;
+}
+
+// ---- The Gram form on mma.sync (sm_80 and later: "mma.sync gram") ----
+//
+// Our kernel for the GPUs before Hopper, with the persistent Hopper kernel's
+// formulation and epilogue idea (xengine_ws.h): Y from the pack, tiles of
+// 128 x 128 rows of the lower triangle (xws_tile_at's list with BN = 128),
+// one block of 8 warps a tile; stages of 64 spectra of both sides copied by
+// 16-byte cp.async into a 3-stage ring (rows padded to 80 bytes: a warp's
+// fragment loads fall in 32 banks); warp w computes rows 64 (w / 4) .. of
+// the tile by columns 32 (w % 4) .. as 4 x 4 mma.sync.m16n8k32 (s8, s32
+// accumulators); the epilogue combines (re, im) with one shuffle (lane ^ 4
+// holds the other row of the same input, as in wgmma's fragment) and adds
+// each result to the partials with a fire-and-forget atomic (RED): no
+// read-modify-write in the kernel.
+
+constexpr int xgm_threads = 256;
+constexpr int xgm_tile = 128;         // rows of Y a side
+constexpr int xgm_k = 64;             // spectra a stage
+constexpr int xgm_pitch = xgm_k + 16; // bytes a staged row
+constexpr int xgm_stages = 3;
+constexpr int xgm_side_bytes = xgm_tile * xgm_pitch;
+constexpr int xgm_stage_bytes = 2 * xgm_side_bytes;
+constexpr int xgm_smem_bytes = xgm_stages * xgm_stage_bytes; // 60 KiB
+constexpr int xgm_regs = 64; // accumulators a thread: 4 x 4 tiles of 16 x 8
+
+/*! Copy e (0 .. 2 * xgm_tile * xgm_k / 16 - 1) of a stage: side (0: A
+ *  rows, 1: B rows), its row and 16-byte chunk; consecutive e take
+ *  consecutive chunks of a row (coalesced reads of Y). */
+struct xgm_copy {
+    int side, row, chunk;
+};
+GPUDSP_HD xgm_copy xgm_copy_of(int e)
+{
+    constexpr int chunks = xgm_k / 16;
+    return { e / (xgm_tile * chunks), e / chunks % xgm_tile, e % chunks };
+}
+
+/*! Byte offset in a stage of (side, row, spectrum byte k). */
+GPUDSP_HD int xgm_smem_offset(int side, int row, int k)
+{
+    return side * xgm_side_bytes + row * xgm_pitch + k;
+}
+
+/*! Warp w's accumulator r = 4 (4 mi + nj) + i (m16 tile mi, n8 tile nj,
+ *  register i of the m16n8k32 fragment: xengine_tile.h, xtc_c_row and
+ *  xtc_c_col, the PTX ISA's table): its row and column in the tile (warp
+ *  w's rows 64 (w / 4) .., columns 32 (w % 4) ..). */
+GPUDSP_HD int xgm_row_of(int w, int lane, int r)
+{
+    return 64 * (w >> 2) + 16 * (r >> 4) + xtc_c_row(lane, r & 3);
+}
+GPUDSP_HD int xgm_col_of(int w, int lane, int r)
+{
+    return 32 * (w & 3) + 8 * ((r >> 2) & 3) + xtc_c_col(lane, r & 3);
 }
 
 } // namespace kernels

@@ -25,8 +25,10 @@ namespace kernels {
 class xengine_gram_cuda
 {
 public:
-    //! Engines: cuBLASLt, or our kernel with B tiles of 128 or 256 rows.
+    //! Engines: cuBLASLt, our mma.sync kernel (sm_80 on), or our
+    //! persistent sm_90a kernel with B tiles of 128 or 256 rows (the value).
     static constexpr int cublaslt = 0;
+    static constexpr int mma = 1;
 
     /*! Allocates the workspace (xgr_workspace) and, for cuBLASLt, its
      *  handle; throws device_error when they cannot be had. */

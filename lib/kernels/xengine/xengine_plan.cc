@@ -231,7 +231,8 @@ void xengine_plan::tune()
     runtime::tune_problem p;
     p.kernel = "xengine";
     // 2: the Gram form, 8192-spectrum batches, launch shapes with 512
-    // blocks; 3: the Gram form on our persistent wgmma kernel.
+    // blocks; 3: the Gram form on our persistent wgmma kernels and on
+    // mma.sync.
     p.version = 3;
     p.shape = shape;
     p.unit = "spectrum";
@@ -243,10 +244,10 @@ void xengine_plan::tune()
     std::map<std::string, std::pair<std::string, std::size_t>> what; // id -> form, batch
     for (const auto& f : forms)
         for (const std::size_t b : batches) {
-            // The persistent Gram kernels loop over any call's spectra in
-            // one launch: only the heuristic's batch (fewer candidates to
-            // check and time in a GPU session's sweep).
-            if (f.id.rfind("wgmma gram", 0) == 0 && b != b0)
+            // The Gram forms on our kernels take a call in one launch (or
+            // its workspace's): only the heuristic's batch (fewer candidates
+            // to check and time in a GPU session's sweep).
+            if ((f.id.rfind("wgmma gram", 0) == 0 || f.id == "mma.sync gram") && b != b0)
                 continue;
             const std::string id = id_of(f.id, b);
             what[id] = { f.id, b };
