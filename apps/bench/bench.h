@@ -13,6 +13,7 @@
 #include <gnuradio/top_block.h>
 #include <chrono>
 #include <cstddef>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -154,6 +155,40 @@ void run_fx_flowgraph(const options& opt, report& rep);
 void run_ddc(const options& opt, report& rep);
 void run_gnss(const options& opt, report& rep);
 void run_ldpc(const options& opt, report& rep);
+
+/*! Environment variables set for a scope (a plan's construction, to force
+ *  a form), then restored to what the user had. */
+class scoped_env
+{
+public:
+    explicit scoped_env(const std::vector<std::pair<const char*, const char*>>& vars)
+    {
+        for (const auto& v : vars) {
+            const char* user = std::getenv(v.first);
+            d_saved.push_back({ v.first, user != nullptr, user ? user : "" });
+            setenv(v.first, v.second, 1);
+        }
+    }
+    ~scoped_env()
+    {
+        for (const auto& s : d_saved) {
+            if (s.had)
+                setenv(s.name, s.value.c_str(), 1);
+            else
+                unsetenv(s.name);
+        }
+    }
+    scoped_env(const scoped_env&) = delete;
+    scoped_env& operator=(const scoped_env&) = delete;
+
+private:
+    struct saved {
+        const char* name;
+        bool had;
+        std::string value;
+    };
+    std::vector<saved> d_saved;
+};
 
 } // namespace bench
 

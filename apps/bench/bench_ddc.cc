@@ -329,18 +329,12 @@ void run_ddc(const options& opt, report& rep)
                 };
             // A CUDA plan of c with environment variable var forcing a form.
             auto forced_plan = [&](const char* var) {
-                const char* user = std::getenv(var);
-                const std::string saved = user ? user : "";
-                setenv(var, "1", 1);
-                auto p = std::make_unique<kernels::ddc_plan>(
+                const scoped_env set(
+                    std::vector<std::pair<const char*, const char*>>{ { var, "1" } });
+                return std::make_unique<kernels::ddc_plan>(
                     c,
                     runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
                     "bench");
-                if (user)
-                    setenv(var, saved.c_str(), 1);
-                else
-                    unsetenv(var);
-                return p;
             };
             if (cplx) {
                 // Mix first (GPUDSP_DDC_MIX=1: the tile mixed as it is

@@ -83,20 +83,8 @@ plan_with(const gr::gpudsp::kernels::fengine_config& c,
           const gr::gpudsp::runtime::backend_choice& where,
           const std::vector<std::pair<const char*, const char*>>& env)
 {
-    std::vector<std::pair<bool, std::string>> saved;
-    for (const auto& e : env) {
-        const char* user = std::getenv(e.first);
-        saved.emplace_back(user != nullptr, user ? user : "");
-        setenv(e.first, e.second, 1);
-    }
-    auto plan = std::make_unique<gr::gpudsp::kernels::fengine_plan>(c, where, "bench");
-    for (std::size_t k = 0; k < env.size(); ++k) {
-        if (saved[k].first)
-            setenv(env[k].first, saved[k].second.c_str(), 1);
-        else
-            unsetenv(env[k].first);
-    }
-    return plan;
+    const scoped_env set(env);
+    return std::make_unique<gr::gpudsp::kernels::fengine_plan>(c, where, "bench");
 }
 
 // The host-fed row's pieces: piece k is spectra [spectrum of cut k, of cut

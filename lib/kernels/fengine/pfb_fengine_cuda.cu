@@ -453,6 +453,8 @@ public:
         const int ns = int(std::min<std::size_t>(d_chunk, n));
         const std::size_t chunks = (n + d_chunk - 1) / d_chunk;
         const int count = std::min(input_table::max_inputs, d_c.n_inputs);
+        const int groups = (d_c.n_inputs + input_table::max_inputs - 1) /
+                           input_table::max_inputs; // FIR launches a chunk
         const fir_launch l = fir_grid(count, ns);
         const long long blocks = (long long)l.grid.x * l.grid.y * l.grid.z;
         int per_sm = 0;
@@ -465,25 +467,31 @@ public:
         };
         switch (d_c.input) {
         case fengine_input::packed10:
-            occupancy(fir_kernel<fengine_input::packed10>());
+            occupancy(
+                reinterpret_cast<const void*>(fir_kernel<fengine_input::packed10>()));
             break;
         case fengine_input::int16:
-            occupancy(fir_kernel<fengine_input::int16>());
+            occupancy(reinterpret_cast<const void*>(fir_kernel<fengine_input::int16>()));
             break;
         case fengine_input::float32:
-            occupancy(fir_kernel<fengine_input::float32>());
+            occupancy(
+                reinterpret_cast<const void*>(fir_kernel<fengine_input::float32>()));
             break;
         case fengine_input::complex64:
-            occupancy(fir_kernel<fengine_input::complex64>());
+            occupancy(
+                reinterpret_cast<const void*>(fir_kernel<fengine_input::complex64>()));
             break;
         }
         char text[160];
         std::snprintf(text,
                       sizeof text,
-                      "%zu chunk%s of %d spectra; FIR: %lld blocks a launch, %.1f waves",
+                      "%zu chunk%s of %d spectra; FIR: %d launch%s a chunk, %lld blocks "
+                      "a launch, %.1f waves",
                       chunks,
                       chunks > 1 ? "s" : "",
                       ns,
+                      groups,
+                      groups > 1 ? "es" : "",
                       blocks,
                       per_sm > 0 && d_multiprocessors > 0
                           ? double(blocks) / (double(per_sm) * d_multiprocessors)
@@ -491,23 +499,26 @@ public:
         return text;
     }
 
-    // The FIR kernel instance fir_for launches for format F and this plan's
-    // taps.
+    // The FIR kernel for format F and this plan's taps: the taps in
+    // registers up to 16 (MAXT, rounded up to a power of two), else the
+    // generic one. fir_for launches it; launch_shape asks its occupancy.
     template <fengine_input F>
-    const void* fir_kernel() const
+    using fir_fn = decltype(&pfb_fir_generic<F>);
+    template <fengine_input F>
+    fir_fn<F> fir_kernel() const
     {
         const int taps = d_c.n_taps;
         if (taps <= 1)
-            return reinterpret_cast<const void*>(pfb_fir_registers<1, F>);
+            return pfb_fir_registers<1, F>;
         if (taps <= 2)
-            return reinterpret_cast<const void*>(pfb_fir_registers<2, F>);
+            return pfb_fir_registers<2, F>;
         if (taps <= 4)
-            return reinterpret_cast<const void*>(pfb_fir_registers<4, F>);
+            return pfb_fir_registers<4, F>;
         if (taps <= 8)
-            return reinterpret_cast<const void*>(pfb_fir_registers<8, F>);
+            return pfb_fir_registers<8, F>;
         if (taps <= 16)
-            return reinterpret_cast<const void*>(pfb_fir_registers<16, F>);
-        return reinterpret_cast<const void*>(pfb_fir_generic<F>);
+            return pfb_fir_registers<16, F>;
+        return pfb_fir_generic<F>;
     }
 
     std::string kernel_form() const override
@@ -1057,32 +1068,8 @@ private:
         const int shift = d_unzip > 1 ? fft::log2_of(d_unzip) : 0;
         const int row = d_unzip > 1 ? d_c.n_channels / d_unzip : 0;
         const float* w = reinterpret_cast<const float*>(d_weights.get());
-#define GPUDSP_FIR(MAXT)                                      \
-    pfb_fir_registers<MAXT, F><<<grid, threads, 0, stream>>>( \
-        tab, offset, d_c.n_inputs, w, d_step, taps, ns, per_section, shift, row, o)
-        if (taps <= 1)
-            GPUDSP_FIR(1);
-        else if (taps <= 2)
-            GPUDSP_FIR(2);
-        else if (taps <= 4)
-            GPUDSP_FIR(4);
-        else if (taps <= 8)
-            GPUDSP_FIR(8);
-        else if (taps <= 16)
-            GPUDSP_FIR(16);
-        else
-            pfb_fir_generic<F><<<grid, threads, 0, stream>>>(tab,
-                                                             offset,
-                                                             d_c.n_inputs,
-                                                             w,
-                                                             d_step,
-                                                             taps,
-                                                             ns,
-                                                             per_section,
-                                                             shift,
-                                                             row,
-                                                             o);
-#undef GPUDSP_FIR
+        fir_kernel<F>()<<<grid, threads, 0, stream>>>(
+            tab, offset, d_c.n_inputs, w, d_step, taps, ns, per_section, shift, row, o);
     }
 
     void

@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 
 namespace gr {
@@ -1010,8 +1011,9 @@ public:
     // GPUDSP_XENGINE_TENSOR caps the tensor kernel's form: 0 wmma,
     // 1 mma.sync, 2 wgmma (unset: the best the device runs); "mma.sync
     // packed" is mma.sync without the direct form (to compare the two);
-    // "cublaslt" the Gram form, "wgmma gram" and "wgmma gram n=128" our
-    // Gram kernel (where they cannot run: the best the device runs).
+    // "cublaslt" the Gram form, "wgmma gram", "wgmma gram n=128", "wgmma
+    // gram direct" and "mma.sync gram" the Gram form on our kernels (where
+    // they cannot run: the best the device runs).
     static constexpr int packed_only = 3;
     static constexpr int gram_only = 4;
     static constexpr int deep_only = 5;
@@ -1172,11 +1174,22 @@ public:
             return; // (a tensor map of no spectra does not exist)
 #ifdef GPUDSP_HAVE_XWS
         const int A = d_c.n_inputs();
-        xws_map map{};
-        const std::string e = xengine_ws_encode_input(map, x, int(n), d_c.n_channels, A);
-        if (!e.empty())
-            throw runtime::device_error(d_who +
-                                        ": X-engine wgmma Gram direct kernel: " + e);
+        // The input's tensor map, encoded once per (address, spectra): a
+        // block's calls cycle through a few places of its buffer.
+        const auto key = std::make_pair(x, n);
+        auto found = d_direct_maps.find(key);
+        if (found == d_direct_maps.end()) {
+            if (d_direct_maps.size() >= 64)
+                d_direct_maps.clear();
+            xws_map m{};
+            const std::string e =
+                xengine_ws_encode_input(m, x, int(n), d_c.n_channels, A);
+            if (!e.empty())
+                throw runtime::device_error(d_who +
+                                            ": X-engine wgmma Gram direct kernel: " + e);
+            found = d_direct_maps.emplace(key, m).first;
+        }
+        const xws_map& map = found->second;
         const long long per_channel = xwd_tiles_per_channel(A);
         const long long tiles = per_channel * d_c.n_channels;
         const int sms = std::max(1, d_ctx->info().multiprocessors);
@@ -1361,6 +1374,7 @@ private:
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums
     std::unique_ptr<xengine_gram_cuda> d_gram; // while a Gram form may run
+    std::map<std::pair<const void*, std::size_t>, xws_map> d_direct_maps; // by (x, n)
     int d_gram_engine = -1;                    // d_gram's engine
 };
 

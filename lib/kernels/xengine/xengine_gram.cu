@@ -16,10 +16,11 @@
 //                   pair, no dependent chain.
 // The GEMM forms the full square, twice the needed products, and G passes
 // through memory: the form's price for a library's tuned main loop.
-// With the engine "wgmma gram" (sm_90a), our persistent kernel
-// (xengine_ws.cu) replaces the last two steps: it forms only the lower
-// triangle's tiles and adds them straight to the partials, so the
-// workspace holds Y alone.
+// With our kernels the last two steps are one, forming only the lower
+// triangle's tiles and adding them straight to the partials, so that the
+// workspace holds Y alone: engine "mma" (sm_80 on, xcorr_gram_mma below)
+// or the persistent sm_90a kernel (xengine_ws.cu, "wgmma gram"; engine =
+// its B tiles' rows, 128 or 256).
 
 #include "kernels/common/cp_async.cuh"
 #include "runtime/autotune.h"
@@ -218,12 +219,7 @@ struct xengine_gram_cuda::impl {
           lt_work(ctx, e == xengine_gram_cuda::cublaslt ? lt_workspace_bytes : 16, who)
     {
         if (engine != xengine_gram_cuda::cublaslt) {
-            ctx->make_current();
-            if (cudaDeviceGetAttribute(&sm_count,
-                                       cudaDevAttrMultiProcessorCount,
-                                       ctx->device()) != cudaSuccess ||
-                sm_count < 1)
-                throw runtime::device_error(who + ": cannot read the SM count");
+            sm_count = std::max(1, ctx->info().multiprocessors);
             return; // no cuBLASLt handle
         }
         try {
@@ -471,7 +467,7 @@ struct xengine_gram_cuda::impl {
     int engine;       // xengine_gram_cuda::cublaslt, or our kernel's B rows
     int sm_count = 0; // our kernel's persistent grid
     std::string who;
-    runtime::device_memory work;    // Y of a launch, then its G
+    runtime::device_memory work;    // Y of a launch (then its G for cuBLASLt)
     runtime::device_memory lt_work; // cuBLASLt's
     cublasLtHandle_t lt = nullptr;
     cublasLtMatmulDesc_t op = nullptr;

@@ -7,8 +7,10 @@
 // kernel writes each launch's rows of Y; then either cuBLASLt's batched int8
 // GEMM forms G = Y Y^T per channel and a combine kernel adds (re, im) of
 // every pair a >= b to the int32 partials (index arithmetic in
-// xengine_gram.h), or, on sm_90a, our persistent warp-specialized kernel
-// forms the lower triangle's tiles and adds them itself (xengine_ws.h).
+// xengine_gram.h), or our kernels form the lower triangle's tiles and add
+// them themselves: mma.sync on sm_80 on (xengine_gram.h, "The Gram form on
+// mma.sync"), the persistent warp-specialized kernel on sm_90a
+// (xengine_ws.h).
 
 #ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_CUDA_H
 #define INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_CUDA_H

@@ -5,7 +5,7 @@
 
 // Internal, CUDA only: the int8 MMA of the X-engine's sm_80+ kernels
 // (xengine_cuda.cu, xengine_gram.cu): d += a b, mma.sync m16n8k32, s8
-// operands, s32 accumulators (fragment layouts: xengine_gram.h, xgm_*).
+// operands, s32 accumulators (fragment layouts: xengine_tile.h, xtc_*).
 // Compiled to nothing below sm_80, where those kernels are never launched.
 
 #ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_MMA_CUH

@@ -219,9 +219,10 @@ __global__ void __launch_bounds__(xws_threads, 1)
     const int wg = threadIdx.x / 128;
 
     if constexpr (DIRECT) {
-        // The producer warpgroup transposes: registers for 16 words.
+        // The producer warpgroup transposes (in[16], out[16]): it keeps 56.
         if (wg == 0) {
-            asm volatile("setmaxnreg.dec.sync.aligned.u32 56;\n" ::: "memory");
+            asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(S::producer_regs)
+                         : "memory");
             produce_direct<BN>(y_map,
                                ring,
                                full,
@@ -234,11 +235,13 @@ __global__ void __launch_bounds__(xws_threads, 1)
                                channel0);
             return;
         }
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 224;\n" ::: "memory");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(S::mma_regs)
+                     : "memory");
     } else if (wg == 0) {
         // Producer: one thread issues every copy; the warpgroup gives its
         // registers to the MMA warpgroups.
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(S::producer_regs)
+                     : "memory");
         if (threadIdx.x != 0)
             return;
         uint32_t it = 0;
@@ -278,7 +281,8 @@ __global__ void __launch_bounds__(xws_threads, 1)
         }
         return;
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(S::mma_regs)
+                     : "memory");
     }
 
     // MMA warpgroup h: rows 64 h .. 64 h + 63 of each tile.
@@ -437,8 +441,9 @@ std::string xengine_ws_unusable(int device, int bn, bool direct)
     // setmaxnreg moves registers between the warpgroups within the block's
     // pool (registers at entry x 384): the MMA warpgroups' increase would
     // wait for ever on a smaller pool.
-    const int pool_needed = direct ? (128 * 56 + 256 * 224) / xws_threads
-                                   : (128 * 40 + 256 * 232) / xws_threads;
+    const int pool_needed = direct      ? xws_shape<128, true>::entry_regs
+                            : bn == 256 ? xws_shape<256>::entry_regs
+                                        : xws_shape<128>::entry_regs;
     if (attr.numRegs < pool_needed)
         return "compiled with " + std::to_string(attr.numRegs) +
                " registers a thread at entry, under the " + std::to_string(pool_needed) +

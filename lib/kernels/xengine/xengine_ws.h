@@ -58,21 +58,31 @@ constexpr int xws_smem_limit = 232448; // 227 KiB: sm_90's opt-in maximum
  *  warpgroups' staging, the mbarriers. BN = 128: 6 stages of 32 KiB;
  *  BN = 256: 3 stages of 48 KiB (staging takes the rest). DIRECT (the
  *  producer warpgroup packs the F-engine's layout itself, BN = 128): 3
- *  operand stages and a ring of 3 raw stages (two boxes' copies in flight
- *  while one is transposed: the few-stations case is memory-bound, and
- *  32 KiB in flight per SM is about what bandwidth x latency asks). */
+ *  operand stages and a ring of 3 raw stages (two stages' copies, up to
+ *  64 KiB, in flight while one is transposed: the few-stations case is
+ *  memory-bound, and bandwidth x latency asks ~25 KiB of each SM). */
 template <int BN, bool DIRECT = false>
 struct xws_shape {
     static_assert(BN == 128 || BN == 256, "B tiles of 128 or 256 rows");
     static_assert(!DIRECT || BN == 128, "the direct kernel has B tiles of 128 rows");
-    static constexpr int bn = BN;
     static constexpr int stages = DIRECT ? 3 : BN == 256 ? 3 : 6;
     static constexpr int raw_stages = DIRECT ? 3 : 0;
+    // setmaxnreg: the producer warpgroup gives registers to the MMA
+    // warpgroups (the direct kernel's producer transposes: it keeps more).
+    // The block's pool is its registers at entry (168, __launch_bounds__
+    // (384, 1)) x 384 threads; the MMA warpgroups' increase waits for ever
+    // on a smaller one.
+    static constexpr int producer_regs = DIRECT ? 56 : 40;
+    static constexpr int mma_regs = DIRECT ? 224 : 232;
+    static constexpr int entry_regs =
+        (128 * producer_regs + 256 * mma_regs) / xws_threads;
+    static_assert(entry_regs * xws_threads == 128 * producer_regs + 256 * mma_regs &&
+                      entry_regs == 168,
+                  "the split uses the whole pool of 168 registers a thread");
     static constexpr int a_bytes = xws_bm * xws_bk;
     static constexpr int b_bytes = BN * xws_bk;
     static constexpr int stage_bytes = a_bytes + b_bytes;
-    static constexpr int regs = BN / 2;          // int32 accumulators a thread
-    static constexpr int pairs_per_row = BN / 2; // B-side inputs
+    static constexpr int regs = BN / 2; // int32 accumulators a thread
     // A staging row: the run of pairs, shifted by one where the run starts
     // on an odd pair (so that it and the partials agree modulo 16 bytes),
     // rounded to 16 bytes.
