@@ -206,8 +206,16 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
     // call of d_min_call spectra fit a quarter of it (start()); forecast()
     // then waits for that many.
     d_min_call = min_call_spectra(d_plan, identifier());
-    if (d_min_call > 1)
+    if (d_min_call > 1) {
         set_relative_rate(1, 2 * uint64_t(d_step_items) * uint64_t(d_min_call));
+        // GNU Radio starts each call's size from its fullest input and
+        // halves it until every input has enough: with inputs at different
+        // fills that lands anywhere between half a call and a call. Asking
+        // for one call at most makes the first try the size waited for.
+        // (The scheduler reads this before start(); a user's setting wins.)
+        if (!is_set_max_noutput_items())
+            set_max_noutput_items(d_min_call);
+    }
     set_tag_propagation_policy(TPP_DONT);
     message_port_register_in(delays_port);
     set_msg_handler(delays_port,
@@ -250,7 +258,9 @@ bool pfb_fengine_impl::start()
         }
     }
     d_saturation.reserve(d_saturation_capacity);
-    // The wait stays within a quarter of every input buffer (a user's
+    // The wait stays within a quarter of every input buffer beyond its
+    // history (GNU Radio sizes it for the history and two of 1 / relative
+    // rate items, that is four calls; a user's
     // max_output_buffer upstream may make one smaller than GNU Radio's
     // sizing; a single-mapped device buffer shows a reader only the part up
     // to its end once the writer has wrapped) and half the output buffer
@@ -258,8 +268,9 @@ bool pfb_fengine_impl::start()
     d_min_call = min_call_spectra(d_plan, identifier());
     for (int i = 0; i < d_config.n_inputs && d_min_call > 1; ++i) {
         const int64_t room =
-            int64_t(detail()->input(i)->max_possible_items_available() + 1) / 4 -
-            int64_t(history());
+            (int64_t(detail()->input(i)->max_possible_items_available()) + 1 -
+             int64_t(history())) /
+            4;
         d_min_call = int(std::clamp<int64_t>(room / d_step_items, 1, d_min_call));
     }
     d_min_call =
@@ -269,28 +280,44 @@ bool pfb_fengine_impl::start()
 
 void pfb_fengine_impl::forecast(int noutput_items, gr_vector_int& ninput_items_required)
 {
-    // While every input goes on, wait for d_min_call spectra's worth, so
-    // that calls stay large (GNU Radio otherwise calls with whatever the
-    // source has made, tens of spectra, each call costing the host its
-    // scheduling and one synchronisation); at the end of a stream (an
-    // upstream block done) take what there is.
-    // Only while the input is truly short: where an input's writer has
-    // written enough but wrapped around a single-mapped buffer, what the
-    // reader sees is short for that reason alone, and asking for more than
-    // it sees would wait for a move GNU Radio may never make.
+    // Wait until every input holds d_min_call spectra's worth, so that
+    // calls stay large (GNU Radio otherwise calls with whatever the slowest
+    // input has, tens of spectra, each call costing the host its scheduling
+    // and one synchronisation). One short input is enough to wait: a call
+    // is as long as its shortest input, and inputs fed by separate writers
+    // run ahead of each other. An input whose writer is done caps the call
+    // at what it still holds (waiting for more there would wait for ever,
+    // and asking more than it holds would end the stream early); at the end
+    // of every input, take what there is.
+    // Only while an input is truly short: where its writer has written
+    // enough but wrapped around a single-mapped buffer, what the reader sees
+    // is short for that reason alone, and asking for more than it sees
+    // would wait for a move GNU Radio may never make.
     int n = noutput_items;
     const int64_t history_items = int64_t(history()) - 1;
     if (d_min_call > n) {
-        const int64_t wait_for = int64_t(d_min_call) * d_step_items + history_items;
-        bool wait = true;
-        for (int i = 0; i < d_config.n_inputs && wait; ++i) {
+        // An input's fresh items: written, not yet consumed (the history
+        // before them is already in the buffer); a call of k spectra needs
+        // k steps of them.
+        const int ni = d_config.n_inputs;
+        std::vector<int64_t>& fresh = d_fresh;
+        fresh.resize(std::size_t(ni));
+        int64_t cap = d_min_call; // spectra
+        for (int i = 0; i < ni; ++i) {
             const auto& reader = detail()->input(i);
-            const int64_t unread =
+            fresh[std::size_t(i)] =
                 int64_t(reader->buffer()->nitems_written()) - int64_t(nitems_read(i));
-            wait = !reader->done() && unread < wait_for;
+            if (reader->done())
+                cap = std::min(cap, fresh[std::size_t(i)] / d_step_items);
         }
-        if (wait)
-            n = d_min_call;
+        if (cap > n) {
+            bool any_short = false;
+            for (int i = 0; i < ni; ++i)
+                any_short = any_short || (!detail()->input(i)->done() &&
+                                          fresh[std::size_t(i)] < cap * d_step_items);
+            if (any_short)
+                n = int(cap);
+        }
     }
     const int64_t need = int64_t(n) * d_step_items + history_items;
     for (auto& r : ninput_items_required)

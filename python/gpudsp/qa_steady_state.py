@@ -132,12 +132,13 @@ class steady_state_tests:
         syncs, dumps = self.check(build, "xengine", syncs_per_output=1)
         self.assertEqual(syncs, dumps)
 
-    def fx_calls(self, call_spectra):
+    def fx_calls(self, call_spectra, slow_input=None):
         """F -> X, the F-engine waiting for call_spectra spectra a call, its
         input buffers as small as GNU Radio's sizing makes them (no 4 MiB
-        floor: GPUDSP_MIN_BUFFER_BYTES=1): (F-engine work calls, X dumps).
-        Its ci8 saturation tags cost one synchronisation per call, so its
-        synchronisations count its calls."""
+        floor: GPUDSP_MIN_BUFFER_BYTES=1), input slow_input (if any) fed
+        through a throttle, behind the others: (F-engine work calls, X
+        dumps). Its ci8 saturation tags cost one synchronisation per call,
+        so its synchronisations count its calls."""
         N, S, n_int, dumps = 64, 2, 128, 10
         T = 4
         x = np.random.default_rng(8).standard_normal(2 * N * (n_int * dumps + T - 1))
@@ -155,7 +156,12 @@ class steady_state_tests:
             for i in range(2 * S):
                 src, k = self.chopped(tb, x, 4, 2 * N * 3 + 5)
                 keep.append(k)
-                tb.connect(src, (f, i))
+                if i == slow_input:  # ~0.1 s for the whole stream
+                    th = blocks.throttle(4, 1.6e6)
+                    keep.append(th)
+                    tb.connect(src, th, (f, i))
+                else:
+                    tb.connect(src, (f, i))
             xe = gpudsp.xengine(S, 2, N, n_int, backend=self.backend)
             sink = blocks.null_sink(xe.output_signature().sizeof_stream_item(0))
             tb.connect(f, xe, sink)
@@ -171,8 +177,8 @@ class steady_state_tests:
         return calls, xe.nitems_written(0)
 
     def test_fengine_calls_stay_large_in_a_flowgraph(self):
-        # Waiting for 64 spectra a call: the 1280 spectra take at most about
-        # 20 calls (11-16 measured), the buffers being sized for them;
+        # Waiting for 64 spectra a call: the 1280 spectra take about 20
+        # calls (21 measured), the buffers being sized for them;
         # without the wait (1 spectrum) GNU Radio sizes them for a few
         # spectra and the block works a few at a time (140-155 calls).
         calls, dumps = self.fx_calls(64)
@@ -180,6 +186,17 @@ class steady_state_tests:
         self.assertLessEqual(calls, 1280 // 64 + 3, "F-engine calls with a 64-spectrum wait")
         few, _ = self.fx_calls(1)
         self.assertGreater(few, 5 * calls, "the wait did not make calls larger")
+
+    def test_fengine_waits_for_its_slowest_input(self):
+        # One input behind the others: the block waits until that one too
+        # holds 64 spectra (21-25 calls measured on the emulated device),
+        # also once the other inputs' writers are done. It used to run as
+        # soon as any one input held enough, and GNU Radio then sized the
+        # call by halving from the fullest input: 51-53 calls here, 92 on
+        # the H200 of 2026-11-27 with no input throttled.
+        calls, dumps = self.fx_calls(64, slow_input=1)
+        self.assertEqual(dumps, 10)
+        self.assertLessEqual(calls, 1280 // 64 + 6, "F-engine calls behind a slow input")
 
     def test_ddc(self):
         x = (np.random.default_rng(5).standard_normal(20011) * (1 + 1j)).astype(
