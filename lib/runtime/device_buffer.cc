@@ -163,12 +163,16 @@ char* device_buffer::host_mirror()
 // wrap in single-mapped buffers); uploads still reading that part of the
 // mirror must finish first. Uploads complete in order (one stream), so
 // waiting for the last one that reads there waits for all before it.
-void device_buffer::wait_for_uploads_reading_from(std::size_t offset)
+// Returns whether the host waited.
+bool device_buffer::wait_for_uploads_reading_from(std::size_t offset)
 {
+    bool waited = false;
     for (auto it = d_uploads.rbegin(); it != d_uploads.rend(); ++it)
         if (it->end > offset) {
-            if (!d_ctx->event_query(it->done->get(), d_who))
+            if (!d_ctx->event_query(it->done->get(), d_who)) {
                 it->done->synchronize();
+                waited = true;
+            }
             break;
         }
     while (!d_uploads.empty() &&
@@ -176,6 +180,7 @@ void device_buffer::wait_for_uploads_reading_from(std::size_t offset)
         d_spare_events.push_back(std::move(d_uploads.front().done));
         d_uploads.pop_front();
     }
+    return waited;
 }
 
 void device_buffer::require_transfer_type(const char* where) const
@@ -199,7 +204,10 @@ void* device_buffer::write_pointer()
         // The host writer is about to fill pinned memory: uploads still
         // reading it must have finished.
         char* host = host_mirror();
-        wait_for_uploads_reading_from(offset);
+        if (wait_for_uploads_reading_from(offset)) {
+            std::lock_guard<std::mutex> lock(d_count_mutex);
+            d_writer_waits++;
+        }
         return host + offset;
     }
     return d_device->get() + offset;
@@ -334,6 +342,12 @@ uint64_t device_buffer::realignments() const
 {
     std::lock_guard<std::mutex> lock(d_count_mutex);
     return d_realignments;
+}
+
+uint64_t device_buffer::writer_waits() const
+{
+    std::lock_guard<std::mutex> lock(d_count_mutex);
+    return d_writer_waits;
 }
 
 // memmove within device memory. Device copies must not overlap, so an

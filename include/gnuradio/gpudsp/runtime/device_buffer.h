@@ -89,6 +89,9 @@ public:
      *  realignment callbacks force are counted by realignments() instead. */
     transfer_counters counters() const;
     uint64_t realignments() const;
+    /*! \brief Times the host writer (write_pointer()) waited for uploads
+     *  still reading the part of the pinned mirror it was about to fill. */
+    uint64_t writer_waits() const;
 
     const device_context::sptr& context() const { return d_ctx; }
     char* device_base() const { return d_device->get(); }
@@ -129,7 +132,7 @@ private:
     void propagate_host_to_device();
     void count(copy_kind kind, std::size_t bytes);
     char* host_mirror();
-    void wait_for_uploads_reading_from(std::size_t offset);
+    bool wait_for_uploads_reading_from(std::size_t offset);
 
     // An upload in flight from host bytes [begin, end) of the mirror.
     struct upload {
@@ -152,6 +155,7 @@ private:
     mutable std::mutex d_count_mutex;
     transfer_counters d_counters;
     uint64_t d_realignments = 0;
+    uint64_t d_writer_waits = 0;
 };
 
 } // namespace runtime
