@@ -601,7 +601,8 @@ private:
                        cudaStream_t stream)
     {
         const int T = d_c.n_taps(), D = d_c.decimation;
-        const std::size_t per_launch = std::size_t(d_tensor_shape.outputs()) * 0x7fffffff;
+        // (One block spare for the launch's lead, ddc_tensor::lead_of.)
+        const std::size_t per_launch = std::size_t(d_tensor_shape.outputs()) * 0x7ffffffe;
         for (std::size_t m0 = 0; m0 < n; m0 += per_launch) {
             const std::size_t count = std::min(per_launch, n - m0);
             ddc_tensor_bank b = bank;

@@ -43,10 +43,12 @@ template <bool SMALL_D, int BANK>
 __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     ddc_tensor_kernel(const uint8_t* __restrict__ in,
                       long long first_sample,
-                      long long valid,
+                      long long valid_from,
+                      long long valid_to,
                       const ddc_tensor_bank bank,
                       const ddc_tensor::shape sh,
                       unsigned long long first_output,
+                      int lead,
                       unsigned long long n_outputs)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -61,7 +63,8 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     ddc_tensor::decode_block(
         sh,
         first_sample,
-        valid,
+        valid_from,
+        valid_to,
         a0,
         threadIdx.x,
         blockDim.x,
@@ -111,8 +114,8 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
             const unsigned long long m =
                 (unsigned long long)(m_blk + warp * ddc_tensor::warp_outputs +
                                      ddc_tensor::out_of(lane, half));
-            if (m >= n_outputs)
-                continue;
+            if (m < (unsigned long long)lead || m >= n_outputs)
+                continue; // the lead's outputs only align the others
             const float re =
                 fmaf(lo[o][2 * half], 1.0f / ddc_tensor::lo_scale, hi[o][2 * half]) *
                 unscale;
@@ -120,11 +123,11 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                                   1.0f / ddc_tensor::lo_scale,
                                   hi[o][2 * half + 1]) *
                              unscale;
-            bank.out[o][m] = ddc_rotate_output(make_float2(re, im),
-                                               first_output + m,
-                                               sh.D,
-                                               bank.phase_step[o],
-                                               bank.phase_offset[o]);
+            bank.out[o][m - lead] = ddc_rotate_output(make_float2(re, im),
+                                                      first_output + m,
+                                                      sh.D,
+                                                      bank.phase_step[o],
+                                                      bank.phase_offset[o]);
         }
     }
 #endif
@@ -178,11 +181,25 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
                        std::size_t n,
                        cudaStream_t stream)
 {
-    const unsigned blocks = unsigned((n + sh.outputs() - 1) / sh.outputs());
+    // The launch starts `lead` outputs early (ddc_tensor::lead_of): its
+    // output 0 is absolute output first_output - lead, whose window starts
+    // lead D samples before the caller's; those samples are never read.
+    const int lead = ddc_tensor::lead_of(first_output);
+    const unsigned long long count = n + lead;
+    const unsigned blocks = unsigned((count + sh.outputs() - 1) / sh.outputs());
     const auto* src = static_cast<const uint8_t*>(in);
-#define GPUDSP_DDC_TENSOR(SMALL, B)                                                 \
-    ddc_tensor_kernel<SMALL, B><<<blocks, sh.threads(), sh.smem_bytes(), stream>>>( \
-        src, first_sample, valid, bank, sh, first_output, n)
+    const long long back = (long long)lead * sh.D;
+#define GPUDSP_DDC_TENSOR(SMALL, B)                                              \
+    ddc_tensor_kernel<SMALL, B>                                                  \
+        <<<blocks, sh.threads(), sh.smem_bytes(), stream>>>(src,                 \
+                                                            first_sample - back, \
+                                                            back,                \
+                                                            back + valid,        \
+                                                            bank,                \
+                                                            sh,                  \
+                                                            first_output - lead, \
+                                                            lead,                \
+                                                            count)
     if (bank.count == 1) {
         if (sh.small_d())
             GPUDSP_DDC_TENSOR(true, 1);

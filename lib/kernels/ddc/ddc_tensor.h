@@ -131,18 +131,32 @@ struct a_cursor {
     }
 };
 
+/*! Outputs a launch computes before its caller's first, \p first_output
+ *  (absolute): output m's shift in its row (m - the warp's first, mod 4)
+ *  sets which of its taps share a 16-column MMA chunk, and so how FP32
+ *  rounds its sum; starting every launch at a multiple of 4 in the
+ *  absolute count gives each output the same shift, and the same bits,
+ *  whichever call computes it (a stream cut anywhere, a bank or alone).
+ *  Where 16 divides 4D every shift sums the same chunks anyway. */
+GPUDSP_HD int lead_of(unsigned long long first_output)
+{
+    return int(first_output % shifts);
+}
+
 /*! The block's samples into shared memory, as the kernel's threads do it:
  *  thread \p tid of \p threads takes groups of 4 samples aligned in the
  *  stream (5 whole bytes of 10-bit input: `four(g, x)` decodes stream
- *  samples g .. g+3, `one(g)` one sample), zeros outside [0, valid) from
- *  the launch's first sample \p first_sample; `put(place, x)` stores
- *  sample x at its padded place (one division a group: four samples cross
- *  one padding at most, 4D >= 4). \p a0: the block's first sample in the
- *  stream. */
+ *  samples g .. g+3, `one(g)` one sample), zeros outside [valid_from,
+ *  valid_to) from the launch's first sample \p first_sample (the lead's
+ *  outputs reach before the caller's samples; nothing there is read);
+ *  `put(place, x)` stores sample x at its padded place (one division a
+ *  group: four samples cross one padding at most, 4D >= 4). \p a0: the
+ *  block's first sample in the stream. */
 template <class Four, class One, class Put>
 GPUDSP_HD void decode_block(const shape& sh,
                             long long first_sample,
-                            long long valid,
+                            long long valid_from,
+                            long long valid_to,
                             long long a0,
                             int tid,
                             int threads,
@@ -154,11 +168,11 @@ GPUDSP_HD void decode_block(const shape& sh,
     for (long long g = (a0 & ~3LL) + 4LL * tid; g < a0 + span; g += 4LL * threads) {
         float x[4];
         const long long rel = g - first_sample; // >= -3
-        if (rel >= 0 && rel + 4 <= valid) {
+        if (rel >= valid_from && rel + 4 <= valid_to) {
             four(g, x);
         } else {
             for (int k = 0; k < 4; ++k)
-                x[k] = rel + k >= 0 && rel + k < valid ? one(g + k) : 0.0f;
+                x[k] = rel + k >= valid_from && rel + k < valid_to ? one(g + k) : 0.0f;
         }
         const int s = int(g - a0); // >= -3
         const int first = s < 0 ? 0 : s;

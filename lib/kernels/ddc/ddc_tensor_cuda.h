@@ -33,7 +33,10 @@ struct ddc_tensor_bank {
 
 /*! Outputs [0, n) of every output of \p bank from 10-bit input \p in (the
  *  launch's first window sample at stream index \p first_sample, valid
- *  samples [0, valid) from there), rotated by each output's exact phase. */
+ *  samples [0, valid) from there), rotated by each output's exact phase;
+ *  \p first_output is output 0's absolute index. The kernel starts
+ *  ddc_tensor::lead_of(first_output) outputs early (it writes only [0, n)),
+ *  so that an output's bits do not depend on where a call starts. */
 void launch_ddc_tensor(const ddc_tensor::shape& sh,
                        const void* in,
                        long long first_sample,

@@ -41,16 +41,19 @@ struct ptx_layout {
 
 using cvec = std::vector<std::complex<float>>;
 
-// The kernel on n outputs of 10-bit input (sample k of the launch at
-// stream index first + k, zero from `valid` on) for a bank of outputs,
-// each with its taps zrs[o] (reversed) and phase: the A fragments loaded
-// once a chunk for all of them, as the kernel does.
+// The launcher and kernel on n outputs of 10-bit input (the caller's
+// sample k at stream index first + k, zero from (n - 1) D + T on), output
+// 0 at absolute index first_output, for a bank of outputs, each with its
+// taps zrs[o] (reversed) and phase: the launch starts lead_of(first_output)
+// outputs early, its samples before the caller's zero; the A fragments
+// loaded once a chunk for all of them, as the kernel does.
 std::vector<cvec> emulate_bank(const dt::shape& sh,
                                const std::vector<uint8_t>& in,
-                               int64_t first,
+                               int64_t first_caller,
                                std::size_t n,
                                const std::vector<cvec>& zrs,
-                               const std::vector<mixer_phase>& phases)
+                               const std::vector<mixer_phase>& phases,
+                               uint64_t first_output = 0)
 {
     const std::size_t bank = zrs.size();
     std::vector<dt::taps_image> imgs;
@@ -63,11 +66,15 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
         BOOST_REQUIRE_EQUAL(u, imgs.back().unscale);
         unscales.push_back(u);
     }
-    const long long valid = (long long)(n - 1) * sh.D + sh.T;
+    const int lead = dt::lead_of(first_output);
+    const long long back = (long long)lead * sh.D;
+    const int64_t first = first_caller - back; // the launch's output 0's window
+    const long long valid_from = back, valid_to = back + (long long)(n - 1) * sh.D + sh.T;
+    const std::size_t count = n + std::size_t(lead); // the launch's outputs
     std::vector<cvec> y(bank, cvec(n, { NAN, NAN }));
     std::vector<std::vector<int>> written(bank, std::vector<int>(n, 0));
     const int words = int(sh.smem_bytes() / 4);
-    for (std::size_t m_blk = 0; m_blk < n; m_blk += std::size_t(sh.outputs())) {
+    for (std::size_t m_blk = 0; m_blk < count; m_blk += std::size_t(sh.outputs())) {
         // The block's samples at their padded places (zeros past `valid`),
         // by the kernel's decode, every thread of the block; each sample
         // once, where phys puts it.
@@ -77,7 +84,8 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
             dt::decode_block(
                 sh,
                 first,
-                valid,
+                valid_from,
+                valid_to,
                 first + (long long)m_blk * sh.D,
                 tid,
                 sh.threads(),
@@ -93,8 +101,9 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
             const int at = sh.phys(s);
             BOOST_REQUIRE_EQUAL(put[std::size_t(at)], 1);
             BOOST_REQUIRE_EQUAL(tile[std::size_t(at)],
-                                k < valid ? float(packed10_sample(in.data(), first + k))
-                                          : 0.0f);
+                                k >= valid_from && k < valid_to
+                                    ? float(packed10_sample(in.data(), first + k))
+                                    : 0.0f);
         }
         for (int w = 0; w < sh.warps; ++w) {
             const int wo = w * dt::warp_outputs * sh.D; // the warp's first sample
@@ -164,10 +173,11 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
             for (std::size_t o = 0; o < bank; ++o)
                 for (int l = 0; l < 32; ++l)
                     for (int half = 0; half < 2; ++half) {
-                        const std::size_t m = m_blk + std::size_t(w * dt::warp_outputs +
-                                                                  dt::out_of(l, half));
-                        if (m >= n)
+                        const std::size_t ml = m_blk + std::size_t(w * dt::warp_outputs +
+                                                                   dt::out_of(l, half));
+                        if (ml < std::size_t(lead) || ml >= count)
                             continue;
+                        const std::size_t m = ml - std::size_t(lead); // the caller's
                         const auto& a = acc[o];
                         const float re = (a[0][l][2 * half] +
                                           a[1][l][2 * half] * (1.0f / dt::lo_scale)) *
@@ -175,7 +185,8 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                         const float im = (a[0][l][2 * half + 1] +
                                           a[1][l][2 * half + 1] * (1.0f / dt::lo_scale)) *
                                          unscales[o];
-                        const uint64_t p = phases[o].at(m * uint64_t(sh.D));
+                        const uint64_t p =
+                            phases[o].at((first_output + m) * uint64_t(sh.D));
                         y[o][m] = std::complex<float>(
                             std::complex<double>(re, im) *
                             std::polar(1.0, -2 * M_PI * double(int64_t(p)) * 0x1p-64));
@@ -307,6 +318,44 @@ BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_plan)
         BOOST_TEST_MESSAGE("T=" << T << " D=" << D << " warps=" << sh.warps
                                 << " chunks=" << sh.chunks << ": rel err " << err);
         BOOST_CHECK_LT(err, 2e-5);
+    }
+}
+
+// A stream cut anywhere gives the same bits: calls of 7, 130 and the
+// rest (each output's absolute index given, as execute passes it) against
+// one call, for decimations where 16 does not divide 4D (the shift of an
+// output in its row changes how its taps fall into chunks). Without the
+// launch's lead these differ (the H200 of 2026-11-27 found it: banks and
+// calls of 7 against one call at T = 55, D = 5).
+BOOST_AUTO_TEST_CASE(emulated_calls_cut_anywhere_give_the_same_bits)
+{
+    unsigned seed = 91;
+    for (const auto& td :
+         { std::make_pair(55, 5), std::make_pair(37, 3), std::make_pair(300, 7) }) {
+        const int T = td.first, D = td.second;
+        const auto c = qa::ddc_config(ddc_input::packed10, T, D, -0.17e6, seed++);
+        const dt::shape sh = dt::make_shape(D, T);
+        const std::size_t n = 2 * std::size_t(sh.outputs()) + 37;
+        const int64_t first = 5;
+        const auto in =
+            qa::ddc_random_input(ddc_input::packed10, first + (n - 1) * D + T, seed++);
+        ddc_plan plan(c, gr::gpudsp::runtime::backend_choice{}, "qa");
+        const cvec z = qa::ddc_premultiplied(plan);
+        const cvec zr(z.rbegin(), z.rend());
+        const cvec whole = emulate_bank(sh, in, first, n, { zr }, { plan.phase() })[0];
+        cvec cut;
+        for (std::size_t done = 0; done < n;) {
+            const std::size_t k =
+                std::min<std::size_t>(done == 0 ? 7 : (done == 7 ? 130 : n), n - done);
+            const cvec part = emulate_bank(
+                sh, in, first + int64_t(done) * D, k, { zr }, { plan.phase() }, done)[0];
+            cut.insert(cut.end(), part.begin(), part.end());
+            done += k;
+        }
+        BOOST_REQUIRE_EQUAL(cut.size(), n);
+        BOOST_CHECK_MESSAGE(
+            std::memcmp(cut.data(), whole.data(), n * sizeof(cut[0])) == 0,
+            "T=" << T << " D=" << D << ": calls of 7, 130, ... differ from one call");
     }
 }
 
