@@ -24,8 +24,10 @@
 //            of 256 or 128 rows); "wgmma gram direct" the same kernel
 //            packing the input itself (no pack pass: 2 bytes of DRAM a
 //            sample); "mma.sync gram" the same formulation on sm_80+ (a block
-//            a tile, cp.async ring, atomic adds); tuner candidates, never
-//            the heuristic's choice until a GPU run has measured them.
+//            a tile, cp.async ring, atomic adds). On sm_90a the heuristic
+//            runs "wgmma gram direct" at 64..128 inputs and "wgmma gram"
+//            beyond 256 (measured fastest on the H200 of 2026-11-27); the
+//            others are tuner candidates.
 //
 // ci8 sums live in int32 partials (one read-modify-write per launch), moved
 // into the int64 totals by a promote kernel every 65535 spectra and before
@@ -988,6 +990,19 @@ public:
             if (available(form_kind::direct_deep).empty())
                 return form_kind::direct_deep;
             cap = 1; // mma.sync: its 3-stage direct form where it applies
+        }
+        // On sm_90a the persistent Gram kernel, where the H200 of
+        // 2026-11-27 measured it fastest (docs/gpu-runs/2026-11-27-*): its
+        // direct form at 128 inputs (251 TOPS against 211 for mma.sync
+        // direct, S = 64, C = 512), its B = 256 tiles beyond the direct
+        // forms' 256 inputs (586-1073 TOPS against 213-346 for wgmma, S =
+        // 256..1024). Between, and below 64 inputs, unmeasured: as before.
+        if (cap == no_cap) {
+            const int A = d_c.n_inputs();
+            if (A >= 64 && A <= 128 && available(form_kind::gram_direct).empty())
+                return form_kind::gram_direct;
+            if (A > xdr_max_inputs && available(form_kind::gram_ws).empty())
+                return form_kind::gram_ws;
         }
         const bool mma = cap >= 1 && d_sm80;
         if (mma && cap != packed_only && xdr_applies(d_c.n_inputs()))
