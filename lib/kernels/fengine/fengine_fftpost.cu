@@ -22,8 +22,12 @@ namespace kernels {
 namespace {
 
 // CTA (x, y): inputs [x rows, x rows + rows) of spectrum y.
+// Two CTAs of the largest size an SM at least, i.e. 64 registers: with the
+// bound at one CTA ptxas used 128 and the H200 of 2026-11-27 ran it at 25%
+// occupancy, latency-bound (ncu: 7% of DRAM peak, 72.6 GS/s at N = 1024
+// against a 384 GS/s memory roofline); at 64 it needs 56-63, no spills.
 template <bool CI8>
-__global__ void __launch_bounds__(fftpost::max_threads)
+__global__ void __launch_bounds__(fftpost::max_threads, 2)
     fftpost_kernel(const fftpost::shape sh,
                    const fft::cpx* __restrict__ fir, // [s][input][N]
                    const fft::cpx* __restrict__ twiddles,
