@@ -703,8 +703,18 @@ public:
         if (available(form_kind::direct_deep).empty())
             allow(reinterpret_cast<const void*>(xcorr_direct<xdr_deep_stages, true>),
                   xdr_smem_bytes_for(xdr_deep_stages));
-        if (engine_of(d_form) >= 0)
-            make_gram(d_form);
+        if (engine_of(d_form) >= 0) {
+            try {
+                make_gram(d_form);
+            } catch (const runtime::device_error&) {
+                if (d_cap >= 0)
+                    throw; // forced: the user asked for this form
+                // The heuristic's Gram workspace did not fit after the
+                // other buffers: the form before it.
+                d_gram_refused = true;
+                d_form = heuristic_form(no_cap);
+            }
+        }
         reset(d_init.get());
         d_init.synchronize();
     }
@@ -991,13 +1001,16 @@ public:
                 return form_kind::direct_deep;
             cap = 1; // mma.sync: its 3-stage direct form where it applies
         }
-        // On sm_90a the persistent Gram kernel, where the H200 of
-        // 2026-11-27 measured it fastest (docs/gpu-runs/2026-11-27-*): its
-        // direct form at 128 inputs (251 TOPS against 211 for mma.sync
-        // direct, S = 64, C = 512), its B = 256 tiles beyond the direct
-        // forms' 256 inputs (586-1073 TOPS against 213-346 for wgmma, S =
-        // 256..1024). Between, and below 64 inputs, unmeasured: as before.
-        if (cap == no_cap) {
+        // Unforced, on sm_90a: the persistent Gram kernel, where the H200
+        // of 2026-11-27 measured it fastest (docs/gpu-runs/2026-11-27-*):
+        // its direct form at 128 inputs (251 TOPS against 211 for mma.sync
+        // direct, S = 64, C = 512), taken from 64 inputs on (one or three
+        // tiles a channel, the regime measured); its B = 256 tiles beyond
+        // the direct forms' 256 inputs (586-1073 TOPS against 213-346 for
+        // wgmma, S = 256..1024). 129..256 and below 64 inputs are
+        // unmeasured: as before. A cap ("wgmma" is the same value as no
+        // cap) keeps the forms it names.
+        if (cap == no_cap && d_cap < 0 && !d_gram_refused) {
             const int A = d_c.n_inputs();
             if (A >= 64 && A <= 128 && available(form_kind::gram_direct).empty())
                 return form_kind::gram_direct;
@@ -1385,6 +1398,7 @@ private:
     std::string d_gram_unavailable;  // why the Gram form cannot run ("": it can)
     std::string d_ws_unavailable[4]; // why "wgmma gram" (n=256, n=128, direct),
                                      // "mma.sync gram" cannot run
+    bool d_gram_refused = false;     // the heuristic's Gram workspace did not fit
     form_kind d_form;                // what accumulates
     runtime::device_memory d_pack;   // the launch's spectra, K-major
     runtime::device_memory d_im_sum; // [launch channel][a_pad] imaginary sums
