@@ -16,11 +16,14 @@
 // cost.
 //   cpu      the CPU plan, one core (a small case: it is the reference)
 //   fp32     the xGPU-style kernel, against the FP32 peak
-//   tensor   the int8 tensor-core kernel in its best form on the GPU (wgmma
-//            on sm_90a, mma.sync from sm_80, WMMA on sm_75; the form is in
-//            the row's note), against the dense INT8 tensor peak
+//   tensor   the int8 tensor-core kernel in the heuristic's form on the GPU
+//            (on sm_90a the persistent Gram kernel, direct at 64..128
+//            inputs; mma.sync from sm_80, WMMA on sm_75; the form is in the
+//            row's note), against the dense INT8 tensor peak
 //   tensor/F each other form F the GPU also runs (GPUDSP_XENGINE_TENSOR):
-//            mma.sync, mma.sync-packed (no direct form), mma.sync-direct-s=6
+//            wgmma (the packed sm_90a kernel the heuristic ran before
+//            2026-11-27), mma.sync, mma.sync-packed (no direct form),
+//            mma.sync-direct-s=6
 //            (the deeper direct ring, few stations), wmma, cublaslt (the
 //            Gram form: cuBLASLt's GEMM inside the plan, pack and combine
 //            included), wgmma-gram and wgmma-gram-n=128 (the Gram form on
@@ -322,6 +325,7 @@ void run_xengine(const options& opt, report& rep)
         for (const variant v :
              { variant{ kernels::xengine_kernel::fp32, nullptr },
                variant{ kernels::xengine_kernel::tensor, nullptr },
+               variant{ kernels::xengine_kernel::tensor, "wgmma" },
                variant{ kernels::xengine_kernel::tensor, "mma.sync" },
                variant{ kernels::xengine_kernel::tensor, "mma.sync packed" },
                variant{ kernels::xengine_kernel::tensor, "mma.sync direct s=6" },
