@@ -206,16 +206,8 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
     // call of d_min_call spectra fit a quarter of it (start()); forecast()
     // then waits for that many.
     d_min_call = min_call_spectra(d_plan, identifier());
-    if (d_min_call > 1) {
+    if (d_min_call > 1)
         set_relative_rate(1, 2 * uint64_t(d_step_items) * uint64_t(d_min_call));
-        // GNU Radio starts each call's size from its fullest input and
-        // halves it until every input has enough: with inputs at different
-        // fills that lands anywhere between half a call and a call. Asking
-        // for one call at most makes the first try the size waited for.
-        // (The scheduler reads this before start(); a user's setting wins.)
-        if (!is_set_max_noutput_items())
-            set_max_noutput_items(d_min_call);
-    }
     set_tag_propagation_policy(TPP_DONT);
     message_port_register_in(delays_port);
     set_msg_handler(delays_port,
@@ -299,22 +291,28 @@ void pfb_fengine_impl::forecast(int noutput_items, gr_vector_int& ninput_items_r
         // An input's fresh items: written, not yet consumed (the history
         // before them is already in the buffer); a call of k spectra needs
         // k steps of them.
+        // The writers' counts and done flags under their buffers' locks
+        // (other threads change them), each read once.
         const int ni = d_config.n_inputs;
-        std::vector<int64_t>& fresh = d_fresh;
-        fresh.resize(std::size_t(ni));
+        d_fresh.resize(std::size_t(ni));
+        d_done.resize(std::size_t(ni));
         int64_t cap = d_min_call; // spectra
         for (int i = 0; i < ni; ++i) {
             const auto& reader = detail()->input(i);
-            fresh[std::size_t(i)] =
-                int64_t(reader->buffer()->nitems_written()) - int64_t(nitems_read(i));
-            if (reader->done())
-                cap = std::min(cap, fresh[std::size_t(i)] / d_step_items);
+            {
+                gr::thread::scoped_lock lock(*reader->mutex());
+                d_fresh[std::size_t(i)] =
+                    int64_t(reader->buffer()->nitems_written()) - int64_t(nitems_read(i));
+                d_done[std::size_t(i)] = reader->done();
+            }
+            if (d_done[std::size_t(i)])
+                cap = std::min(cap, d_fresh[std::size_t(i)] / d_step_items);
         }
         if (cap > n) {
             bool any_short = false;
             for (int i = 0; i < ni; ++i)
-                any_short = any_short || (!detail()->input(i)->done() &&
-                                          fresh[std::size_t(i)] < cap * d_step_items);
+                any_short = any_short || (!d_done[std::size_t(i)] &&
+                                          d_fresh[std::size_t(i)] < cap * d_step_items);
             if (any_short)
                 n = int(cap);
         }

@@ -82,7 +82,8 @@ private:
     // Spectra a call waits for while the stream goes on (the plan's
     // preferred_spectra(), within what the input buffers hold).
     int d_min_call = 1;
-    std::vector<int64_t> d_fresh; // forecast()'s count of each input's unconsumed items
+    std::vector<int64_t> d_fresh; // forecast(): each input's unconsumed items
+    std::vector<char> d_done;     // forecast(): whether each input's writer is done
 };
 
 } // namespace gpudsp

@@ -89,8 +89,16 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                 first + (long long)m_blk * sh.D,
                 tid,
                 sh.threads(),
-                [&](long long g, float* x) { packed10_four(in.data(), g, x); },
-                [&](long long g) { return float(packed10_sample(in.data(), g)); },
+                [&](long long g, float* x) {
+                    // Only the caller's samples are read (the lead's zeros
+                    // never are).
+                    BOOST_REQUIRE(g >= first + valid_from && g + 4 <= first + valid_to);
+                    packed10_four(in.data(), g, x);
+                },
+                [&](long long g) {
+                    BOOST_REQUIRE(g >= first + valid_from && g < first + valid_to);
+                    return float(packed10_sample(in.data(), g));
+                },
                 [&](int at, float x) {
                     BOOST_REQUIRE(at >= 0 && at / 2 < words);
                     tile[std::size_t(at)] = x;
