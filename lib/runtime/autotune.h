@@ -167,6 +167,12 @@ GPUDSP_API std::string choose_candidate(const std::vector<candidate_timing>& tim
 /*! \brief Whether a timing is too spread to keep: interquartile range over
  *  10% of the median, or under 3 samples. */
 GPUDSP_API bool too_noisy(const candidate_timing& t);
+/*! \brief Whether \p a is faster than \p b beyond doubt, however spread
+ *  each is: both timed at least 3 times and a's slowest quartile (q3)
+ *  below b's fastest (q1). A result too spread to trust is still saved
+ *  where the winner is clearly faster than the heuristic: the ranking
+ *  that matters holds. */
+GPUDSP_API bool clearly_faster(const candidate_timing& a, const candidate_timing& b);
 
 /*!
  * \brief Resolves \p problem on \p ctx's device: forced, cached, shipped or

@@ -196,6 +196,17 @@ BOOST_AUTO_TEST_CASE(decision_rule)
     c = t("h", 1.0);
     c.samples = 2;
     BOOST_CHECK(too_noisy(c));
+    // Clearly faster: the slowest quartile below the other's fastest.
+    candidate_timing a = t("a", 0.4), b = t("b", 1.0);
+    a.q3_s = 0.69;
+    b.q1_s = 0.7;
+    BOOST_CHECK(clearly_faster(a, b));
+    BOOST_CHECK(!clearly_faster(b, a));
+    a.q3_s = 0.7; // touching: not beyond doubt
+    BOOST_CHECK(!clearly_faster(a, b));
+    a.q3_s = 0.5;
+    a.samples = 2;
+    BOOST_CHECK(!clearly_faster(a, b));
 }
 
 BOOST_AUTO_TEST_CASE(tuning_checks_outputs_skips_failures_and_caches)
@@ -284,6 +295,25 @@ BOOST_AUTO_TEST_CASE(a_noisy_result_is_used_but_not_saved)
     for (const auto& n : r.notes)
         said |= n.find("too spread to trust") != std::string::npos;
     BOOST_CHECK(said);
+}
+
+// Spread timings are still saved where the winner is clearly faster than
+// the heuristic (its slowest quartile below the heuristic's fastest).
+BOOST_AUTO_TEST_CASE(a_noisy_but_clear_win_is_saved)
+{
+    temp_dir dir;
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    const tune_problem p = test_problem(ctx);
+    tune_options o = options(dir.path);
+    o.timer = [](const tune_candidate& c, int round) {
+        const double base = c.id == "twice" ? 0.3e-3 : fixed_times(c, round);
+        return base * (round % 2 ? 1.5 : 0.7);
+    };
+    const tune_result r = autotune(p, ctx, "qa", o);
+    BOOST_CHECK_EQUAL(r.chosen, "twice");
+    BOOST_CHECK(too_noisy(*timing_of(r, "twice")));
+    BOOST_CHECK(r.saved);
+    BOOST_CHECK(exists(dir.path + "/" + tune_key::of(p, ctx->info()).file_name()));
 }
 
 // The budget is the timing rounds': checks that take longer than five
