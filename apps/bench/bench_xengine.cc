@@ -22,7 +22,8 @@
 //            row's note), against the dense INT8 tensor peak
 //   tensor/F each other form F the GPU also runs (GPUDSP_XENGINE_TENSOR):
 //            wgmma (the packed sm_90a kernel the heuristic ran before
-//            2026-11-27), mma.sync, mma.sync-packed (no direct form),
+//            2026-11-27 beyond 256 inputs; mma.sync direct where inputs
+//            are few), mma.sync, mma.sync-packed (no direct form),
 //            mma.sync-direct-s=6
 //            (the deeper direct ring, few stations), wmma, cublaslt (the
 //            Gram form: cuBLASLt's GEMM inside the plan, pack and combine

@@ -50,6 +50,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 
@@ -706,11 +707,24 @@ public:
         if (engine_of(d_form) >= 0) {
             try {
                 make_gram(d_form);
-            } catch (const runtime::device_error&) {
-                if (d_cap >= 0)
-                    throw; // forced: the user asked for this form
+            } catch (const runtime::device_error& e) {
+                // Forced, or any failure but memory: the user's to see.
+                if (d_cap >= 0 ||
+                    std::strstr(e.what(), "cudaErrorMemoryAllocation") == nullptr)
+                    throw;
                 // The heuristic's Gram workspace did not fit after the
-                // other buffers: the form before it.
+                // other buffers: the form before it. The failed allocation
+                // is also CUDA's last error, which the next launch's check
+                // would read: cleared; the tuner does not offer the form.
+                d_ctx->make_current();
+                cudaGetLastError();
+                const std::string why =
+                    std::string("its workspace did not fit beside the plan's buffers (") +
+                    e.what() + ")";
+                if (d_form == form_kind::gram_direct)
+                    d_ws_unavailable[2] = why;
+                else
+                    d_ws_unavailable[0] = why;
                 d_gram_refused = true;
                 d_form = heuristic_form(no_cap);
             }
