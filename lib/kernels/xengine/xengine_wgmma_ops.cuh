@@ -18,12 +18,17 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-// Eight read-write accumulator operands d[i] .. d[i + 7] (an asm statement
-// names each register; the instruction strings below number them in order).
+// Read-write accumulator operands d[i] .. d[i + 7] (D8) and d[i] .. d[i + 63]
+// (D64): an asm statement names each register; the instruction strings
+// below number them in order.
 // clang-format off
 #define GPUDSP_WGMMA_D8(i)                                                      \
     "+r"(d[(i) + 0]), "+r"(d[(i) + 1]), "+r"(d[(i) + 2]), "+r"(d[(i) + 3]),     \
     "+r"(d[(i) + 4]), "+r"(d[(i) + 5]), "+r"(d[(i) + 6]), "+r"(d[(i) + 7])
+#define GPUDSP_WGMMA_D64(i)                                                     \
+    GPUDSP_WGMMA_D8((i) + 0), GPUDSP_WGMMA_D8((i) + 8), GPUDSP_WGMMA_D8((i) + 16), \
+    GPUDSP_WGMMA_D8((i) + 24), GPUDSP_WGMMA_D8((i) + 32), GPUDSP_WGMMA_D8((i) + 40), \
+    GPUDSP_WGMMA_D8((i) + 48), GPUDSP_WGMMA_D8((i) + 56)
 // clang-format on
 
 __device__ __forceinline__ void
@@ -41,14 +46,7 @@ wgmma_m64n128(int (&d)[64], uint64_t a, uint64_t b, int accumulate)
         "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
         "}, %64, %65, p;\n"
         "}\n"
-        : GPUDSP_WGMMA_D8(0),
-          GPUDSP_WGMMA_D8(8),
-          GPUDSP_WGMMA_D8(16),
-          GPUDSP_WGMMA_D8(24),
-          GPUDSP_WGMMA_D8(32),
-          GPUDSP_WGMMA_D8(40),
-          GPUDSP_WGMMA_D8(48),
-          GPUDSP_WGMMA_D8(56)
+        : GPUDSP_WGMMA_D64(0)
         : "l"(a), "l"(b), "r"(accumulate));
 }
 
@@ -73,25 +71,11 @@ wgmma_m64n256(int (&d)[128], uint64_t a, uint64_t b, int accumulate)
         "%125, %126, %127"
         "}, %128, %129, p;\n"
         "}\n"
-        : GPUDSP_WGMMA_D8(0),
-          GPUDSP_WGMMA_D8(8),
-          GPUDSP_WGMMA_D8(16),
-          GPUDSP_WGMMA_D8(24),
-          GPUDSP_WGMMA_D8(32),
-          GPUDSP_WGMMA_D8(40),
-          GPUDSP_WGMMA_D8(48),
-          GPUDSP_WGMMA_D8(56),
-          GPUDSP_WGMMA_D8(64),
-          GPUDSP_WGMMA_D8(72),
-          GPUDSP_WGMMA_D8(80),
-          GPUDSP_WGMMA_D8(88),
-          GPUDSP_WGMMA_D8(96),
-          GPUDSP_WGMMA_D8(104),
-          GPUDSP_WGMMA_D8(112),
-          GPUDSP_WGMMA_D8(120)
+        : GPUDSP_WGMMA_D64(0), GPUDSP_WGMMA_D64(64)
         : "l"(a), "l"(b), "r"(accumulate));
 }
 
+#undef GPUDSP_WGMMA_D64
 #undef GPUDSP_WGMMA_D8
 
 } // namespace kernels
