@@ -206,8 +206,17 @@ pfb_fengine_impl::pfb_fengine_impl(const kernels::fengine_config& config,
     // call of d_min_call spectra fit a quarter of it (start()); forecast()
     // then waits for that many.
     d_min_call = min_call_spectra(d_plan, identifier());
-    if (d_min_call > 1)
+    if (d_min_call > 1) {
         set_relative_rate(1, 2 * uint64_t(d_step_items) * uint64_t(d_min_call));
+        // GNU Radio sizes a call from its fullest input and halves it until
+        // every input has enough: without a cap a call lands anywhere
+        // between half the wait and the wait (on the H200 of 2026-11-27, 26
+        // calls where 21 were due). With it, a call is the wait exactly.
+        // The scheduler reads it before start() (so start()'s clamp cannot
+        // lower it); a setting of the user's on this block wins.
+        if (!is_set_max_noutput_items())
+            set_max_noutput_items(d_min_call);
+    }
     set_tag_propagation_policy(TPP_DONT);
     message_port_register_in(delays_port);
     set_msg_handler(delays_port,
