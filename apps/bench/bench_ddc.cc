@@ -30,7 +30,9 @@
 //    bandwidth measured in the same run over 8 + 8/D bytes per input
 //    sample, or the FP32 peak over the 8 T / D flops per input sample,
 //    whichever is lower; and mix first (cuda/mix: the tile mixed as it is
-//    loaded, real taps) against the memory roofline.
+//    loaded, real taps) against the memory roofline; the ring kernel
+//    (cuda/ring, and cuda/mix ring for complex input: persistent, its input
+//    in flight by cp.async while it filters), each forced.
 // The SIMD level of the CPU rows is printed in the table's header.
 
 #include "bench.h"
@@ -327,10 +329,13 @@ void run_ddc(const options& opt, report& rep)
                                   launches);
                     return std::string(note);
                 };
-            // A CUDA plan of c with environment variable var forcing a form.
-            auto forced_plan = [&](const char* var) {
-                const scoped_env set(
-                    std::vector<std::pair<const char*, const char*>>{ { var, "1" } });
+            // A CUDA plan of c with environment variables (set to 1) forcing
+            // a form.
+            auto forced_plan = [&](std::initializer_list<const char*> vars) {
+                std::vector<std::pair<const char*, const char*>> env;
+                for (const char* v : vars)
+                    env.emplace_back(v, "1");
+                const scoped_env set(env);
                 return std::make_unique<kernels::ddc_plan>(
                     c,
                     runtime::backend_choice{ runtime::backend_kind::cuda, 0 },
@@ -340,7 +345,7 @@ void run_ddc(const options& opt, report& rep)
                 // Mix first (GPUDSP_DDC_MIX=1: the tile mixed as it is
                 // loaded, real taps, 2 multiply-adds a tap instead of 4),
                 // the same launches, its flops counted as the rows above.
-                const auto mix = forced_plan("GPUDSP_DDC_MIX");
+                const auto mix = forced_plan({ "GPUDSP_DDC_MIX" });
                 if (mix->tuning().chosen.rfind("mix ", 0) == 0) {
                     const double tm = back_to_back(*mix);
                     const std::string note = note_of(tm, "", *mix);
@@ -362,11 +367,45 @@ void run_ddc(const options& opt, report& rep)
                               "" });
                 }
             }
+            // The ring kernel (GPUDSP_DDC_RING=1: the tile kernel on a
+            // persistent grid, the next tiles' bytes in flight by cp.async
+            // while a tile is filtered) where a ring fits, and for complex
+            // input mixing first (cuda/mix ring) against the memory
+            // roofline as cuda/mix.
+            for (const bool mixed : { false, true }) {
+                if (mixed && !cplx)
+                    continue;
+                const auto ring =
+                    mixed ? forced_plan({ "GPUDSP_DDC_RING", "GPUDSP_DDC_MIX" })
+                          : forced_plan({ "GPUDSP_DDC_RING" });
+                const std::string chosen = ring->tuning().chosen;
+                if (chosen.rfind(mixed ? "mix ring " : "ring ", 0) != 0)
+                    continue;
+                const double tr = back_to_back(*ring);
+                const std::string backend = mixed ? "cuda/mix ring" : "cuda/ring";
+                rep.add({ "ddc",
+                          what + ", device-resident",
+                          backend,
+                          g_flops / tr / 1e12,
+                          "TFLOP/s",
+                          peak / 1e12,
+                          "FP32 peak (nominal)",
+                          note_of(tr, (chosen + ", persistent: ").c_str(), *ring) });
+                if (mixed)
+                    rep.add({ "ddc",
+                              what + ", device-resident, memory",
+                              backend,
+                              g_span / tr / 1e9,
+                              "GS/s",
+                              std::min(hbm / (8.0 + 8.0 / D), peak / (4.0 * T / D)) / 1e9,
+                              "min(memory, FP32) roofline, 4 T / D flops a sample",
+                              "" });
+            }
             if (!cplx) {
                 // The tensor-core form (GPUDSP_DDC_TENSOR=1, 10-bit input,
                 // sm_80 on) where it runs, the same launches, its flops
                 // counted as the rows above (useful multiply-adds only).
-                const auto tensor_plan = forced_plan("GPUDSP_DDC_TENSOR");
+                const auto tensor_plan = forced_plan({ "GPUDSP_DDC_TENSOR" });
                 kernels::ddc_plan& tensor = *tensor_plan;
                 if (tensor.tuning().chosen == "tensor") {
                     const double tt = back_to_back(tensor);

@@ -152,6 +152,19 @@ class targets_match(unittest.TestCase):
         self.assertEqual(texts("D=16 T=256 10-bit in, device-resident, per call"), [])
         self.assertEqual(texts("D=8 T=128 10-bit in, device-resident"), [])
 
+    def test_ddc_ring_rows_meet_the_same_targets(self):
+        import targets
+
+        def texts(backend, case):
+            row = {"job": "ddc", "backend": backend, "case": case, "value": 40.0,
+                   "roofline": 66.9}
+            return [t for t, _ in targets.evaluate(row)]
+        self.assertEqual(texts("cuda/ring", "D=16 T=256 10-bit in, device-resident"),
+                         [">= 50% of FP32 peak"])
+        self.assertEqual(
+            texts("cuda/mix ring", "D=16 T=256 complex in, device-resident, memory"),
+            [">= 80% of the min(memory, FP32) roofline (issue 18)"])
+        self.assertEqual(texts("cuda/ring", "D=16 T=256 complex in, device-resident"), [])
 
     def test_fengine_targets_take_back_to_back_rows_only(self):
         import targets

@@ -13,9 +13,11 @@
 // output reading its window through the cache.
 
 #include "ddc_impl.h"
+#include "ddc_ring.h"
 #include "ddc_rotate.cuh"
 #include "ddc_tensor_cuda.h"
 #include "ddc_tile.h"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/sample_load.cuh"
 #include "runtime/cuda_check.h"
 #include <cuda_runtime.h>
@@ -175,6 +177,210 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
     }
 }
 
+template <sample_kind K>
+constexpr int sample_bits_of()
+{
+    return K == sample_kind::packed10  ? 10
+           : K == sample_kind::int16   ? 16
+           : K == sample_kind::float32 ? 32
+                                       : 64;
+}
+
+// Sample n (from the input pointer) out of a stage holding input bytes from
+// \p base on (ddc_ring.h): the format's type at its offset.
+template <sample_kind K>
+__device__ __forceinline__ auto
+stage_sample(const unsigned char* st, long long base, long long n)
+{
+    if constexpr (K == sample_kind::int16)
+        return float(*reinterpret_cast<const int16_t*>(st + (2 * n - base)));
+    else if constexpr (K == sample_kind::float32)
+        return *reinterpret_cast<const float*>(st + (4 * n - base));
+    else
+        return as_tile(*reinterpret_cast<const float2*>(st + (8 * n - base)));
+}
+
+// The ring kernel (ddc_ring.h, docs/ddc.md "The ring kernel"): the tile
+// kernel's FIR on a persistent grid, each block's next tiles' input bytes
+// in flight (cp.async into a ring of `stages` stages) while it filters the
+// current one; the tile decoded from its stage (shared to shared); outputs
+// rotated by the re-seeded recurrence and stored by consecutive threads.
+// Same arguments as ddc_tile_kernel, plus the ring's stage count and bytes.
+// (At least one block an SM: the registers are ptxas's to choose, up to the
+// 128 that two blocks of 256 threads allow.)
+template <sample_kind K, int AC, bool MIX = false>
+__global__ void __launch_bounds__(ddc_tile_max_threads, 2)
+    ddc_ring_kernel(const void* __restrict__ in,
+                    long long first_sample,
+                    long long valid,
+                    const ddc_bank bank,
+                    ddc_tile_shape sh,
+                    int stages,
+                    int stage_bytes,
+                    unsigned long long first_output,
+                    unsigned long long n_outputs)
+{
+    using X = typename std::conditional<K == sample_kind::complex64, ddc_cf, float>::type;
+    constexpr int R = ddc_tile_outputs_per_thread;
+    constexpr int bits = sample_bits_of<K>();
+    extern __shared__ __align__(16) unsigned char smem[];
+    auto* taps = reinterpret_cast<ddc_cf*>(smem);
+    auto* h = reinterpret_cast<float*>(smem); // mix first: the real taps
+    auto* tile = reinterpret_cast<X*>(smem + ddc_tile_tile_offset(sh));
+    auto* parts = reinterpret_cast<ddc_cf*>(smem + ddc_tile_parts_offset(sh, sizeof(X)));
+    unsigned char* ring = smem + ddc_ring_stage_offset(sh, sizeof(X));
+    const auto* bytes = static_cast<const unsigned char*>(in);
+    const int tid = threadIdx.x, n_threads = sh.threads();
+    const int t = tid % sh.TW, g = tid / sh.TW;
+    const long long tiles = (long long)((n_outputs + sh.M - 1) / sh.M);
+    const int addr16 = int(reinterpret_cast<uintptr_t>(in) & 15);
+    const int mis = addr16 & 3;
+    const ddc_ring_bytes readable = ddc_ring_readable(bits, first_sample, valid);
+    auto window_of = [&](long long tile_index) {
+        return ddc_ring_window_of(
+            ddc_ring_needed(sh, bits, first_sample, valid, tile_index * sh.M * sh.D, mis),
+            addr16);
+    };
+    // Puts this block's j-th tile's bytes on their way into stage j mod
+    // stages (one commit group a tile, empty past the last tile): tiles
+    // 0 .. stages - 1 first, then tile j + stages once tile j is decoded.
+    auto issue = [&](int j) {
+        const long long i = blockIdx.x + (long long)j * gridDim.x;
+        if (i < tiles) {
+            unsigned char* st = ring + (j % stages) * stage_bytes;
+            ddc_ring_for_chunks(
+                window_of(i),
+                readable,
+                tid,
+                n_threads,
+                [&](int c, long long o) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+                    copy16_async(st + c * ddc_ring_chunk, bytes + o);
+#else // (no cp.async: a plain copy, in order)
+                    *reinterpret_cast<uint4*>(st + c * ddc_ring_chunk) =
+                        __ldg(reinterpret_cast<const uint4*>(bytes + o));
+#endif
+                },
+                [&](int c, long long o) {
+                    for (int b = 0; b < ddc_ring_chunk; ++b)
+                        st[c * ddc_ring_chunk + b] =
+                            o + b >= readable.lo && o + b < readable.hi ? bytes[o + b]
+                                                                        : 0;
+                });
+        }
+        copy_commit();
+    };
+    // One output's taps for the whole walk; a bank's are loaded per output.
+    if (bank.count == 1)
+        for (int j = tid; j < sh.T; j += n_threads) {
+            if constexpr (MIX)
+                h[j] = bank.h[j];
+            else
+                taps[j] = bank.zr[0][j];
+        }
+    for (int j = 0; j < stages; ++j)
+        issue(j);
+    for (int j = 0;; ++j) {
+        const long long i = blockIdx.x + (long long)j * gridDim.x;
+        if (i >= tiles)
+            break;
+        // Tile j's group done (the stages - 1 after it may fly), and every
+        // thread past the last tile's FIR and stores.
+        if (stages == 2)
+            copy_wait<1>();
+        else
+            copy_wait<0>();
+        __syncthreads();
+        unsigned char* st = ring + (j % stages) * stage_bytes;
+        const long long m0 = i * sh.M, s0 = m0 * sh.D;
+        const ddc_ring_window w = window_of(i);
+        if constexpr (MIX) {
+            ddc_tile_for_mixed(
+                sh,
+                tid,
+                n_threads,
+                ddc_tile_stream_first(first_output, uint64_t(m0), sh.D, sh.T),
+                bank.phase_step[0],
+                bank.phase_offset[0],
+                [&](int s) {
+                    const long long n = s0 + s;
+                    return n < valid ? stage_sample<K>(st, w.base, first_sample + n)
+                                     : zero_sample<X>();
+                },
+                [&](int at, ddc_cf v) { tile[at] = v; });
+        } else if constexpr (K == sample_kind::packed10) {
+            ddc_tile_for_packed10(
+                sh,
+                ddc_packed10_span_of(first_sample, valid, s0, mis),
+                tid,
+                n_threads,
+                [&](long long b) {
+                    return *reinterpret_cast<const uint32_t*>(st + (b - w.base));
+                },
+                [&](long long n) {
+                    return packed10_sample(static_cast<const uint8_t*>(in), n);
+                },
+                [&](int at, float x) { tile[at] = x; });
+        } else {
+            ddc_tile_for_samples(sh, tid, n_threads, [&](int s, int at) {
+                const long long n = s0 + s;
+                tile[at] = n < valid ? stage_sample<K>(st, w.base, first_sample + n)
+                                     : zero_sample<X>();
+            });
+        }
+        __syncthreads();
+        // The stage is free: a later tile's bytes fly while this one is
+        // filtered.
+        issue(j + stages);
+        for (int o = 0; o < bank.count; ++o) {
+            if (bank.count > 1) {
+                if (o > 0)
+                    __syncthreads(); // the previous output's taps and stores are done
+                for (int k = tid; k < sh.T; k += n_threads)
+                    taps[k] = bank.zr[o][k];
+                __syncthreads();
+            }
+            ddc_cf acc[R];
+            if constexpr (MIX)
+                ddc_tile_partial<AC>(sh, tile, h, t, g, acc);
+            else
+                ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
+            if (sh.G > 1) {
+                for (int r = 0; r < R; ++r)
+                    parts[g * sh.M + t * R + r] = acc[r];
+                __syncthreads();
+            }
+            if (g == 0) {
+                // The groups' sums in a fixed order, rotated, staged where
+                // this thread's partials were (only it reads them).
+                for (int r = 0; r < R; ++r)
+                    for (int k = 1; k < sh.G; ++k) {
+                        acc[r].re += parts[k * sh.M + t * R + r].re;
+                        acc[r].im += parts[k * sh.M + t * R + r].im;
+                    }
+                if constexpr (MIX) {
+                    for (int r = 0; r < R; ++r)
+                        parts[t * R + r] = acc[r];
+                } else {
+                    ddc_ring_rotations(
+                        first_output + uint64_t(m0 + t * R),
+                        R,
+                        sh.D,
+                        bank.phase_step[o],
+                        bank.phase_offset[o],
+                        [&](int r, ddc_cf v) { parts[t * R + r] = ddc_cmul(acc[r], v); });
+                }
+            }
+            __syncthreads();
+            for (int k = tid; k < sh.M; k += n_threads) {
+                const unsigned long long m = (unsigned long long)(m0 + k);
+                if (m < n_outputs)
+                    bank.out[o][m] = make_float2(parts[k].re, parts[k].im);
+            }
+        }
+    }
+}
+
 // zr: the reversed taps (output m reads x[m D + j] against zr[j], relative to
 // the first window sample).
 template <sample_kind K, bool SHARED>
@@ -249,18 +455,22 @@ public:
         else
             use_shape(d_shapes[0]);
         setup_mix();
+        setup_rings(std::size_t(optin));
         // The attribute is per kernel and process-wide: the device's limit,
         // whatever this plan needs, so that plans never lower it for others.
-        for (const auto& sh : d_shapes)
-            for (const bool mix : { false, true }) {
-                if (mix && !d_mix_ok)
-                    continue;
-                for_kernel(sh, mix, [&](auto kernel) {
-                    check(cudaFuncSetAttribute(
-                              kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
-                          "cudaFuncSetAttribute (shared memory for the DDC)");
-                });
-            }
+        auto raise = [&](auto kernel) {
+            check(cudaFuncSetAttribute(
+                      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin),
+                  "cudaFuncSetAttribute (shared memory for the DDC)");
+        };
+        for (const bool mix : { false, true }) {
+            if (mix && !d_mix_ok)
+                continue;
+            for (const auto& sh : d_shapes)
+                for_kernel(sh, mix, raise);
+            for (const auto& r : d_rings)
+                for_ring_kernel(r.sh, mix, raise);
+        }
         d_taps = std::make_unique<runtime::device_memory>(
             d_ctx, std::size_t(c.n_taps()) * sizeof(ddc_cf), who);
         setup_tensor();
@@ -281,6 +491,11 @@ public:
             ids.push_back(tensor_id);
         if (d_mix_ok)
             ids.push_back(mix_id());
+        for (const auto& r : d_rings) {
+            ids.push_back(ddc_ring_id(r));
+            if (d_mix_ok)
+                ids.push_back("mix " + ddc_ring_id(r));
+        }
         return ids;
     }
     void use(const std::string& id) override
@@ -288,18 +503,29 @@ public:
         if (id == tensor_id && d_tensor_ok) {
             d_tensor = true;
             d_mix = false;
+            d_ring = false;
             return;
         }
         if (d_mix_ok && id == mix_id()) {
             d_tensor = false;
             d_mix = true;
+            d_ring = false;
             use_shape(d_shapes[0]);
             return;
         }
+        for (const auto& r : d_rings)
+            for (const bool mix : { false, true })
+                if ((!mix || d_mix_ok) && id == (mix ? "mix " : "") + ddc_ring_id(r)) {
+                    d_tensor = false;
+                    d_mix = mix;
+                    use_ring(r);
+                    return;
+                }
         for (const auto& sh : d_shapes)
             if (ddc_tile_shape_id(sh) == id) {
                 d_tensor = false;
                 d_mix = false;
+                d_ring = false;
                 use_shape(sh);
             }
     }
@@ -309,7 +535,11 @@ public:
         if (env && std::strcmp(env, "1") == 0 && d_tensor_ok && !d_shapes.empty())
             return tensor_id;
         const char* mix = std::getenv("GPUDSP_DDC_MIX");
-        if (mix && std::strcmp(mix, "1") == 0 && d_mix_ok)
+        const bool mixed = mix && std::strcmp(mix, "1") == 0 && d_mix_ok;
+        const char* ring = std::getenv("GPUDSP_DDC_RING");
+        if (ring && std::strcmp(ring, "1") == 0 && !d_rings.empty())
+            return (mixed ? "mix " : "") + ddc_ring_id(d_rings[0]);
+        if (mixed)
             return mix_id();
         return "";
     }
@@ -331,6 +561,9 @@ public:
         if (d_tensor) {
             blocks = (n + d_tensor_shape.outputs() - 1) / d_tensor_shape.outputs();
             per_sm = ddc_tensor_blocks_per_sm(d_tensor_shape);
+        } else if (d_ring) { // persistent: its tiles over the blocks that fit
+            blocks = (n + d_shape.M - 1) / d_shape.M;
+            per_sm = d_ring_per_sm;
         } else if (d_shape.A) {
             blocks = (n + d_shape.M - 1) / d_shape.M;
             for_kernel(d_shape, d_mix, [&](auto kernel) {
@@ -449,6 +682,7 @@ public:
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
             if (!p || p->d_tensor || p->d_mix || p->d_ctx != d_ctx ||
+                p->d_ring != d_ring || p->d_ring_stages != d_ring_stages ||
                 std::memcmp(&p->d_shape, &d_shape, sizeof d_shape) != 0)
                 return false;
             plans.push_back(p);
@@ -626,6 +860,48 @@ private:
         d_smem = ddc_tile_shared_bytes(sh, d_c.complex_input() ? 8 : 4);
     }
 
+    int sample_bits() const
+    {
+        switch (d_c.input) {
+        case ddc_input::packed10:
+            return 10;
+        case ddc_input::int16:
+            return 16;
+        case ddc_input::float32:
+            return 32;
+        case ddc_input::complex64:
+            break;
+        }
+        return 64;
+    }
+
+    // The ring kernel's candidates (ddc_ring.h) where a tile fits;
+    // GPUDSP_DDC_RING=0 leaves them out, =1 forces the first.
+    void setup_rings(std::size_t optin)
+    {
+        const char* env = std::getenv("GPUDSP_DDC_RING");
+        if (d_shapes.empty() || (env && std::strcmp(env, "0") == 0))
+            return;
+        d_rings = ddc_ring_candidates(d_c.decimation, d_c.n_taps(), sample_bits(), optin);
+    }
+
+    // The ring kernel on shape r from now on (the mix flag set by the
+    // caller): its shared memory and the blocks of its persistent grid.
+    void use_ring(const ddc_ring_shape& r)
+    {
+        d_ring = true;
+        d_ring_stages = r.stages;
+        d_shape = r.sh;
+        d_smem = ddc_ring_shared_bytes(r.sh, sample_bits(), r.stages);
+        d_ring_per_sm = 0;
+        for_ring_kernel(d_shape, d_mix, [&](auto kernel) {
+            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &d_ring_per_sm, kernel, d_shape.threads(), d_smem),
+                  "cudaOccupancyMaxActiveBlocksPerMultiprocessor (DDC ring kernel)");
+        });
+        d_ring_per_sm = std::max(d_ring_per_sm, 1);
+    }
+
     const ddc_cf* taps() const { return reinterpret_cast<const ddc_cf*>(d_taps->get()); }
 
     // New taps go up on the stream of the next launch that reads them, so
@@ -663,6 +939,25 @@ private:
             ddc_bank b = bank;
             for (int i = 0; i < b.count; ++i)
                 b.out[i] += m0;
+            if (d_ring) { // persistent: at most the blocks that fit at once
+                const std::size_t fit =
+                    std::size_t(d_ring_per_sm) * d_ctx->info().multiprocessors;
+                const unsigned grid = unsigned(std::min<std::size_t>(blocks, fit));
+                const int stage = ddc_ring_stage_bytes(d_shape, sample_bits());
+                for_ring_kernel(d_shape, d_mix, [&](auto kernel) {
+                    kernel<<<grid, d_shape.threads(), d_smem, stream>>>(in,
+                                                                        first,
+                                                                        valid,
+                                                                        b,
+                                                                        d_shape,
+                                                                        d_ring_stages,
+                                                                        stage,
+                                                                        first_output + m0,
+                                                                        count);
+                });
+                d_ctx->check_last_error("ddc ring kernel launch", d_who);
+                continue;
+            }
             for_kernel(d_shape, d_mix, [&](auto kernel) {
                 kernel<<<blocks, d_shape.threads(), d_smem, stream>>>(
                     in, first, valid, b, d_shape, first_output + m0, count);
@@ -693,6 +988,30 @@ private:
             GPUDSP_DDC_TILE(sample_kind::complex64);
         }
 #undef GPUDSP_DDC_TILE
+    }
+
+    // fn(the ring kernel instance for this plan's sample format, the
+    // shape's AC and mixing first or not).
+    template <class Fn>
+    void for_ring_kernel(const ddc_tile_shape& sh, bool mix, Fn fn) const
+    {
+        const bool ac8 = sh.AC == 8;
+        if (mix && d_c.complex_input())
+            return ac8 ? fn(ddc_ring_kernel<sample_kind::complex64, 8, true>)
+                       : fn(ddc_ring_kernel<sample_kind::complex64, 4, true>);
+#define GPUDSP_DDC_RING(KIND) \
+    return ac8 ? fn(ddc_ring_kernel<KIND, 8>) : fn(ddc_ring_kernel<KIND, 4>)
+        switch (kind_of(d_c.input)) {
+        case sample_kind::packed10:
+            GPUDSP_DDC_RING(sample_kind::packed10);
+        case sample_kind::int16:
+            GPUDSP_DDC_RING(sample_kind::int16);
+        case sample_kind::float32:
+            GPUDSP_DDC_RING(sample_kind::float32);
+        case sample_kind::complex64:
+            GPUDSP_DDC_RING(sample_kind::complex64);
+        }
+#undef GPUDSP_DDC_RING
     }
 
     // fn(the simple kernel instance for this plan's sample format and taps
@@ -755,7 +1074,11 @@ private:
     std::vector<ddc_cf> d_host;
     bool d_dirty = false;
     bool d_mix_ok = false;         // mix first can run (complex input, real taps)
-    bool d_mix = false;            // it runs
+    bool d_mix = false;            // it runs (in the tile or ring kernel)
+    std::vector<ddc_ring_shape> d_rings; // the ring kernel's candidates
+    bool d_ring = false;                 // the ring kernel runs d_shape
+    int d_ring_stages = 0;
+    int d_ring_per_sm = 1;         // its blocks an SM (occupancy)
     bool d_mix_uploaded = false;   // its taps are on the device
     std::vector<float> d_mix_host; // its reversed real taps
     std::unique_ptr<runtime::device_memory> d_mix_taps;

@@ -9,6 +9,7 @@
 // device-resident input, poisoned outputs, every format, odd T and D, calls
 // split anywhere, a phase-continuous retune.
 
+#include "ddc_ring.h"
 #include "qa_ddc_common.h"
 #include <gnuradio/gpudsp/kernels/ddc.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
@@ -210,6 +211,59 @@ BOOST_AUTO_TEST_CASE(mix_first_matches_cpu)
                             "T=" << td.first << " D=" << td.second << " ("
                                  << dev.tuning().chosen << "): " << rel_err(got, want));
     }
+}
+
+// The ring kernel (ddc_ring.h: the tile kernel on a persistent grid, input
+// bytes in flight by cp.async into a ring of stages), forced by
+// GPUDSP_DDC_RING=1 (with GPUDSP_DDC_MIX=1: mixing first), against the CPU
+// plan: every format, odd sizes, calls cut anywhere (the launch's ends take
+// the byte copies), a retune mid-stream. Elsewhere (the emulated device) the
+// plan runs its other forms and the comparison still holds.
+BOOST_AUTO_TEST_CASE(ring_form_matches_cpu)
+{
+    const qa::env_setting force("GPUDSP_DDC_RING", "1");
+    unsigned seed = 1200;
+    for (const bool mix : { false, true })
+        for (auto f : { ddc_input::complex64,
+                        ddc_input::float32,
+                        ddc_input::int16,
+                        ddc_input::packed10 })
+            for (auto td : { std::make_pair(55, 5),
+                             std::make_pair(1, 1),
+                             std::make_pair(256, 16),
+                             std::make_pair(1024, 64),
+                             std::make_pair(300, 7) }) {
+                if (mix && f != ddc_input::complex64)
+                    continue;
+                const qa::env_setting mixing("GPUDSP_DDC_MIX", mix ? "1" : "0");
+                auto c = qa::ddc_config(f, td.first, td.second, 0.21e6, seed++);
+                if (mix)
+                    for (auto& h : c.taps)
+                        h = h.real();
+                const std::size_t n_out = 3301;
+                const int64_t first = f == ddc_input::packed10 ? 3 : 1;
+                const auto in = qa::ddc_random_input(
+                    f, first + (n_out - 1) * td.second + td.first, seed);
+                kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
+                kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
+#ifdef GPUDSP_TEST_CUDA
+                // (where a ring fits sm_80's 163 KiB, it fits this GPU's)
+                const int bits = f == ddc_input::packed10  ? 10
+                                 : f == ddc_input::int16   ? 16
+                                 : f == ddc_input::float32 ? 32
+                                                           : 64;
+                if (!kernels::ddc_ring_candidates(td.second, td.first, bits, 166912)
+                         .empty())
+                    BOOST_CHECK_EQUAL(
+                        dev.tuning().chosen.rfind(mix ? "mix ring " : "ring ", 0), 0u);
+#endif
+                const auto want = run(cpu, in, first, n_out, { n_out }, 1700);
+                const auto got = run(dev, in, first, n_out, { 7, 1600, 1, 513 }, 1700);
+                BOOST_CHECK_MESSAGE(rel_err(got, want) < 2e-5,
+                                    "format " << int(f) << " T=" << td.first << " D="
+                                              << td.second << " (" << dev.tuning().chosen
+                                              << "): " << rel_err(got, want));
+            }
 }
 
 BOOST_AUTO_TEST_CASE(tuned_plans_match_cpu)
@@ -423,6 +477,17 @@ BOOST_AUTO_TEST_CASE(tensor_outputs_together_equal_each_alone)
     for (auto td :
          { std::make_pair(256, 16), std::make_pair(55, 5), std::make_pair(3, 2) })
         check_together_equals_alone(ddc_input::packed10, td.first, td.second, seed);
+}
+
+// The ring kernel's banks (each output's taps loaded per tile) equal each
+// output run alone, bit for bit.
+BOOST_AUTO_TEST_CASE(ring_outputs_together_equal_each_alone)
+{
+    const qa::env_setting force("GPUDSP_DDC_RING", "1");
+    unsigned seed = 1300;
+    for (auto f : { ddc_input::packed10, ddc_input::complex64 })
+        for (auto td : { std::make_pair(256, 16), std::make_pair(55, 5) })
+            check_together_equals_alone(f, td.first, td.second, seed);
 }
 
 BOOST_AUTO_TEST_CASE(other_decimations_together_equal_each_alone)
