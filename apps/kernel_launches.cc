@@ -10,6 +10,7 @@
 // Needs no GPU. Not installed.
 
 #include "kernels/ddc/ddc_impl.h"
+#include "kernels/ddc/ddc_ring.h"
 #include "kernels/ddc/ddc_tile.h"
 #include "kernels/fengine/fengine_onepass.h"
 #include "kernels/gnss/gnss_correlator_impl.h"
@@ -73,10 +74,12 @@ int main()
                 const auto sh = ddc_tile_shape_for(dt.first, dt.second, cplx, limit);
                 if (!sh.A)
                     continue; // the simple kernel's case
-                // ('.' for the parentheses: the pattern travels in JSON)
+                // ('.' for the parentheses: the pattern travels in JSON;
+                // complex input also mixing first, on the same shape)
                 const std::string kernel = std::string("^ddc_tile_kernel<.sample_kind.") +
                                            (cplx ? "3" : "[012]") + ", " +
-                                           std::to_string(sh.AC) + ">$";
+                                           std::to_string(sh.AC) +
+                                           (cplx ? ", (false|true)>$" : ", false>$");
                 emit(kernel.c_str(),
                      "D=" + std::to_string(dt.first) + " T=" + std::to_string(dt.second) +
                          (cplx ? " complex" : " real") + ", " + std::to_string(sh.M) +
@@ -84,6 +87,29 @@ int main()
                      sh.threads(),
                      ddc_tile_shared_bytes(sh, cplx ? 8 : 4),
                      limit);
+            }
+    // DDC ring kernel: every candidate the tuner may time (ddc_ring.h) for
+    // the same filters, per sample format (the stage holds its bytes).
+    for (const std::size_t limit : ldpc5g_cuda_smem_limits)
+        for (const int kind : { 0, 1, 2, 3 })
+            for (const auto& dt : { std::make_pair(16, 256),
+                                    std::make_pair(8, 128),
+                                    std::make_pair(64, 1024),
+                                    std::make_pair(16, 55) }) {
+                const int bits = kind == 0 ? 10 : kind == 1 ? 16 : kind == 2 ? 32 : 64;
+                for (const auto& r :
+                     ddc_ring_candidates(dt.first, dt.second, bits, limit)) {
+                    const std::string kernel =
+                        "^ddc_ring_kernel<.sample_kind." + std::to_string(kind) + ", " +
+                        std::to_string(r.sh.AC) +
+                        (kind == 3 ? ", (false|true)>$" : ", false>$");
+                    emit(kernel.c_str(),
+                         "D=" + std::to_string(dt.first) +
+                             " T=" + std::to_string(dt.second) + ", " + ddc_ring_id(r),
+                         r.sh.threads(),
+                         ddc_ring_shared_bytes(r.sh, bits, r.stages),
+                         limit);
+                }
             }
     // LDPC: every lifting size of both base graphs at the lowest rate (all
     // columns used), in float and in fixed point, for each per-block

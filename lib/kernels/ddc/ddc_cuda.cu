@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 namespace gr {
 namespace gpudsp {
@@ -245,9 +246,9 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
     // stages (one commit group a tile, empty past the last tile): tiles
     // 0 .. stages - 1 first, then tile j + stages once tile j is decoded.
     auto issue = [&](int j) {
-        const long long i = blockIdx.x + (long long)j * gridDim.x;
+        const long long i = ddc_ring_tile(blockIdx.x, j, gridDim.x);
         if (i < tiles) {
-            unsigned char* st = ring + (j % stages) * stage_bytes;
+            unsigned char* st = ring + ddc_ring_stage_of(j, stages) * stage_bytes;
             ddc_ring_for_chunks(
                 window_of(i),
                 readable,
@@ -281,17 +282,17 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
     for (int j = 0; j < stages; ++j)
         issue(j);
     for (int j = 0;; ++j) {
-        const long long i = blockIdx.x + (long long)j * gridDim.x;
+        const long long i = ddc_ring_tile(blockIdx.x, j, gridDim.x);
         if (i >= tiles)
             break;
-        // Tile j's group done (the stages - 1 after it may fly), and every
+        // Tile j's group done (the ones after it may fly), and every
         // thread past the last tile's FIR and stores.
-        if (stages == 2)
+        if (ddc_ring_in_flight(stages) == 1)
             copy_wait<1>();
         else
             copy_wait<0>();
         __syncthreads();
-        unsigned char* st = ring + (j % stages) * stage_bytes;
+        unsigned char* st = ring + ddc_ring_stage_of(j, stages) * stage_bytes;
         const long long m0 = i * sh.M, s0 = m0 * sh.D;
         const ddc_ring_window w = window_of(i);
         if constexpr (MIX) {
@@ -331,7 +332,7 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
         __syncthreads();
         // The stage is free: a later tile's bytes fly while this one is
         // filtered.
-        issue(j + stages);
+        issue(ddc_ring_next(j, stages));
         for (int o = 0; o < bank.count; ++o) {
             if (bank.count > 1) {
                 if (o > 0)
@@ -504,12 +505,14 @@ public:
             d_tensor = true;
             d_mix = false;
             d_ring = false;
+            d_ring_stages = 0;
             return;
         }
         if (d_mix_ok && id == mix_id()) {
             d_tensor = false;
             d_mix = true;
             d_ring = false;
+            d_ring_stages = 0;
             use_shape(d_shapes[0]);
             return;
         }
@@ -526,6 +529,7 @@ public:
                 d_tensor = false;
                 d_mix = false;
                 d_ring = false;
+                d_ring_stages = 0;
                 use_shape(sh);
             }
     }
@@ -682,7 +686,7 @@ public:
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
             if (!p || p->d_tensor || p->d_mix || p->d_ctx != d_ctx ||
-                p->d_ring != d_ring || p->d_ring_stages != d_ring_stages ||
+                p->d_ring != d_ring || (d_ring && p->d_ring_stages != d_ring_stages) ||
                 std::memcmp(&p->d_shape, &d_shape, sizeof d_shape) != 0)
                 return false;
             plans.push_back(p);
@@ -893,13 +897,21 @@ private:
         d_ring_stages = r.stages;
         d_shape = r.sh;
         d_smem = ddc_ring_shared_bytes(r.sh, sample_bits(), r.stages);
-        d_ring_per_sm = 0;
+        // (asked once per candidate and mixing: the tuner comes back to each)
+        const std::string key = (d_mix ? "mix " : "") + ddc_ring_id(r);
+        const auto known = d_ring_fit.find(key);
+        if (known != d_ring_fit.end()) {
+            d_ring_per_sm = known->second;
+            return;
+        }
+        d_ctx->make_current();
+        int per_sm = 0;
         for_ring_kernel(d_shape, d_mix, [&](auto kernel) {
             check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &d_ring_per_sm, kernel, d_shape.threads(), d_smem),
+                      &per_sm, kernel, d_shape.threads(), d_smem),
                   "cudaOccupancyMaxActiveBlocksPerMultiprocessor (DDC ring kernel)");
         });
-        d_ring_per_sm = std::max(d_ring_per_sm, 1);
+        d_ring_per_sm = d_ring_fit[key] = std::max(per_sm, 1);
     }
 
     const ddc_cf* taps() const { return reinterpret_cast<const ddc_cf*>(d_taps->get()); }
@@ -1079,6 +1091,7 @@ private:
     bool d_ring = false;                 // the ring kernel runs d_shape
     int d_ring_stages = 0;
     int d_ring_per_sm = 1;         // its blocks an SM (occupancy)
+    std::map<std::string, int> d_ring_fit; // the same, by candidate
     bool d_mix_uploaded = false;   // its taps are on the device
     std::vector<float> d_mix_host; // its reversed real taps
     std::unique_ptr<runtime::device_memory> d_mix_taps;
