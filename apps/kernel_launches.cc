@@ -11,6 +11,7 @@
 
 #include "kernels/ddc/ddc_impl.h"
 #include "kernels/ddc/ddc_ring.h"
+#include "kernels/ddc/ddc_tensor.h"
 #include "kernels/ddc/ddc_tile.h"
 #include "kernels/fengine/fengine_onepass.h"
 #include "kernels/gnss/gnss_correlator_impl.h"
@@ -89,13 +90,16 @@ int main()
                      limit);
             }
     // DDC ring kernel: every candidate the tuner may time (ddc_ring.h) for
-    // the same filters, per sample format (the stage holds its bytes).
+    // the same filters and a short one of few phases (D = 4, T = 16: a ring
+    // with 4 taps a phase fits sm_75 for complex input too), per sample
+    // format (the stage holds its bytes).
     for (const std::size_t limit : ldpc5g_cuda_smem_limits)
         for (const int kind : { 0, 1, 2, 3 })
             for (const auto& dt : { std::make_pair(16, 256),
                                     std::make_pair(8, 128),
                                     std::make_pair(64, 1024),
-                                    std::make_pair(16, 55) }) {
+                                    std::make_pair(16, 55),
+                                    std::make_pair(4, 16) }) {
                 const int bits = kind == 0 ? 10 : kind == 1 ? 16 : kind == 2 ? 32 : 64;
                 for (const auto& r :
                      ddc_ring_candidates(dt.first, dt.second, bits, limit)) {
@@ -111,6 +115,31 @@ int main()
                          limit);
                 }
             }
+    // DDC tensor-core form (ddc_tensor.h): the FP16 tile of the shapes the
+    // plan makes for the benchmark's filters, and its ring form's tile and
+    // stage where they fit the limit (the plan leaves the form out where
+    // not: ddc_tensor_ring_prepare).
+    for (const std::size_t limit : ldpc5g_cuda_smem_limits)
+        for (const auto& dt : { std::make_pair(16, 256),
+                                std::make_pair(8, 128),
+                                std::make_pair(64, 1024),
+                                std::make_pair(1, 1) }) {
+            const auto sh = ddc_tensor::make_shape(dt.first, dt.second);
+            const std::string config = "D=" + std::to_string(dt.first) +
+                                       " T=" + std::to_string(dt.second) + ", " +
+                                       std::to_string(sh.warps) + " warps";
+            emit("^ddc_tensor_kernel<(false|true), [18], false>$",
+                 config,
+                 sh.threads(),
+                 sh.smem_bytes(),
+                 limit);
+            if (ddc_tensor::ring_smem_bytes(sh) <= limit)
+                emit("^ddc_tensor_kernel<(false|true), [18], true>$",
+                     config + ", ring: tile and stage",
+                     sh.threads(),
+                     ddc_tensor::ring_smem_bytes(sh),
+                     limit);
+        }
     // LDPC: every lifting size of both base graphs at the lowest rate (all
     // columns used), in float and in fixed point, for each per-block
     // shared-memory limit of sm_75, sm_86/89, sm_80 and sm_90: where the

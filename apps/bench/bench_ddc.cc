@@ -405,15 +405,25 @@ void run_ddc(const options& opt, report& rep)
                 // The tensor-core form (GPUDSP_DDC_TENSOR=1, 10-bit input,
                 // sm_80 on) where it runs, the same launches, its flops
                 // counted as the rows above (useful multiply-adds only).
-                const auto tensor_plan = forced_plan({ "GPUDSP_DDC_TENSOR" });
-                kernels::ddc_plan& tensor = *tensor_plan;
-                if (tensor.tuning().chosen == "tensor") {
+                // Also its ring form (GPUDSP_DDC_RING=1: persistent, each
+                // block tile's bytes staged by cp.async while the one
+                // before is computed), cuda/tensor ring.
+                for (const bool ringed : { false, true }) {
+                    const auto tensor_plan =
+                        ringed ? forced_plan({ "GPUDSP_DDC_TENSOR", "GPUDSP_DDC_RING" })
+                               : forced_plan({ "GPUDSP_DDC_TENSOR" });
+                    kernels::ddc_plan& tensor = *tensor_plan;
+                    if (tensor.tuning().chosen != (ringed ? "tensor ring" : "tensor"))
+                        continue;
                     const double tt = back_to_back(tensor);
                     const std::string note =
-                        note_of(tt, "FP16 taps in two parts, ", tensor);
+                        note_of(tt,
+                                ringed ? "FP16 taps in two parts, persistent: "
+                                       : "FP16 taps in two parts, ",
+                                tensor);
                     rep.add({ "ddc",
                               what + ", device-resident",
-                              "cuda/tensor",
+                              ringed ? "cuda/tensor ring" : "cuda/tensor",
                               g_flops / tt / 1e12,
                               "TFLOP/s",
                               peak / 1e12,

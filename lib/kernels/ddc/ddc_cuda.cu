@@ -474,7 +474,7 @@ public:
         }
         d_taps = std::make_unique<runtime::device_memory>(
             d_ctx, std::size_t(c.n_taps()) * sizeof(ddc_cf), who);
-        setup_tensor();
+        setup_tensor(optin);
         int l2 = 0;
         check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d_ctx->device()),
               "cudaDeviceGetAttribute (L2 cache size)");
@@ -490,6 +490,8 @@ public:
             ids.push_back(ddc_tile_shape_id(sh));
         if (d_tensor_ok && !ids.empty())
             ids.push_back(tensor_id);
+        if (d_tensor_ok && d_tensor_ring_ok && !ids.empty())
+            ids.push_back(tensor_ring_id);
         if (d_mix_ok)
             ids.push_back(mix_id());
         for (const auto& r : d_rings) {
@@ -501,6 +503,21 @@ public:
     }
     void use(const std::string& id) override
     {
+        if (id == tensor_ring_id && d_tensor_ok && d_tensor_ring_ok) {
+            d_tensor = true;
+            d_tensor_ring = true;
+            d_mix = false;
+            d_ring = false;
+            d_ring_stages = 0;
+            if (!d_tensor_grid) { // (once: the tuner comes back to it)
+                d_ctx->make_current();
+                d_tensor_grid =
+                    unsigned(std::max(1, ddc_tensor_blocks_per_sm(d_tensor_shape, true)) *
+                             d_ctx->info().multiprocessors);
+            }
+            return;
+        }
+        d_tensor_ring = false;
         if (id == tensor_id && d_tensor_ok) {
             d_tensor = true;
             d_mix = false;
@@ -536,8 +553,12 @@ public:
     std::string forced_configuration() const override
     {
         const char* env = std::getenv("GPUDSP_DDC_TENSOR");
-        if (env && std::strcmp(env, "1") == 0 && d_tensor_ok && !d_shapes.empty())
-            return tensor_id;
+        if (env && std::strcmp(env, "1") == 0 && d_tensor_ok && !d_shapes.empty()) {
+            const char* ring = std::getenv("GPUDSP_DDC_RING");
+            return ring && std::strcmp(ring, "1") == 0 && d_tensor_ring_ok
+                       ? tensor_ring_id
+                       : tensor_id;
+        }
         const char* mix = std::getenv("GPUDSP_DDC_MIX");
         const bool mixed = mix && std::strcmp(mix, "1") == 0 && d_mix_ok;
         const char* ring = std::getenv("GPUDSP_DDC_RING");
@@ -564,7 +585,7 @@ public:
         cudaError_t r = cudaSuccess;
         if (d_tensor) {
             blocks = (n + d_tensor_shape.outputs() - 1) / d_tensor_shape.outputs();
-            per_sm = ddc_tensor_blocks_per_sm(d_tensor_shape);
+            per_sm = ddc_tensor_blocks_per_sm(d_tensor_shape, d_tensor_ring);
         } else if (d_ring) { // persistent: its tiles over the blocks that fit
             blocks = (n + d_shape.M - 1) / d_shape.M;
             per_sm = d_ring_per_sm;
@@ -716,6 +737,7 @@ private:
     }
 
     static constexpr const char* tensor_id = "tensor";
+    static constexpr const char* tensor_ring_id = "tensor ring";
 
     // The mix-first tile kernel's id: the heuristic's shape, mixed.
     std::string mix_id() const { return "mix " + ddc_tile_shape_id(d_shapes[0]); }
@@ -758,7 +780,7 @@ private:
     // The tensor-core form where it runs: 10-bit input (exact in FP16),
     // sm_80 on (mma.sync m16n8k16), a shape whose samples fit 48 KiB a
     // block; GPUDSP_DDC_TENSOR=0 leaves it out, =1 forces it.
-    void setup_tensor()
+    void setup_tensor(int optin)
     {
         const char* env = std::getenv("GPUDSP_DDC_TENSOR");
         if (d_c.input != ddc_input::packed10 || d_ctx->info().compute_major < 8 ||
@@ -773,6 +795,11 @@ private:
                 sizeof(uint32_t),
             d_who);
         d_tensor_ok = true;
+        // Its ring form (GPUDSP_DDC_RING=0 leaves it out) where its tile and
+        // stage fit the device's shared memory a block.
+        const char* ring = std::getenv("GPUDSP_DDC_RING");
+        if (!(ring && std::strcmp(ring, "0") == 0))
+            d_tensor_ring_ok = ddc_tensor_ring_prepare(d_tensor_shape, optin);
     }
 
     // Its taps image up on the stream of the launch that reads it, when
@@ -853,6 +880,7 @@ private:
                               b,
                               first_output + m0,
                               count,
+                              d_tensor_ring ? d_tensor_grid : 0u,
                               stream);
             d_ctx->check_last_error("ddc tensor kernel launch", d_who);
         }
@@ -1097,6 +1125,9 @@ private:
     std::unique_ptr<runtime::device_memory> d_mix_taps;
     bool d_tensor_ok = false;    // the tensor-core form can run here
     bool d_tensor = false;       // it runs (else the tile or simple kernel)
+    bool d_tensor_ring_ok = false; // its ring form fits here
+    bool d_tensor_ring = false;    // the ring form runs
+    unsigned d_tensor_grid = 0;    // its persistent blocks (once asked)
     bool d_tensor_dirty = false; // its taps image is newer than the device's
     ddc_tensor::shape d_tensor_shape;
     ddc_tensor::taps_image d_tensor_image; // of the last set_taps

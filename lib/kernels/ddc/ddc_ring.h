@@ -133,13 +133,13 @@ GPUDSP_HD void ddc_ring_for_chunks(const ddc_ring_window& w,
  *  ddc_ring_in_flight(stages) groups are pending (tile j's has landed),
  *  decodes stage ddc_ring_stage_of(j), then issues tile
  *  ddc_ring_next(j) into it (an empty group past the last tile). */
-GPUDSP_HD long long ddc_ring_tile(int block, int j, int grid)
+GPUDSP_HD constexpr long long ddc_ring_tile(int block, int j, int grid)
 {
     return block + (long long)j * grid;
 }
-GPUDSP_HD int ddc_ring_in_flight(int stages) { return stages - 1; }
-GPUDSP_HD int ddc_ring_stage_of(int j, int stages) { return j % stages; }
-GPUDSP_HD int ddc_ring_next(int j, int stages) { return j + stages; }
+GPUDSP_HD constexpr int ddc_ring_in_flight(int stages) { return stages - 1; }
+GPUDSP_HD constexpr int ddc_ring_stage_of(int j, int stages) { return j % stages; }
+GPUDSP_HD constexpr int ddc_ring_next(int j, int stages) { return j + stages; }
 
 /*! Outputs between exact re-seeds of the output rotation: outputs m with
  *  m mod 8 = 0 take exp(-2j pi phi(mD)) from the 64-bit phase, the next

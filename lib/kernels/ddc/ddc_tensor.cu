@@ -14,8 +14,10 @@
 
 #include "ddc_rotate.cuh"
 #include "ddc_tensor_cuda.h"
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/packed10.h"
 #include <cuda_fp16.h>
+#include <algorithm>
 
 namespace gr {
 namespace gpudsp {
@@ -38,8 +40,10 @@ mma_f16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 // SMALL_D: 4D < 16 (ddc_tensor::a_cursor). BANK: the most outputs of one
 // input a launch computes (1 or ddc_tensor_bank::max): each chunk's A
 // fragments are loaded once for all of them, each output has its own B
-// fragments, scale, accumulators, phase and destination.
-template <bool SMALL_D, int BANK>
+// fragments, scale, accumulators, phase and destination. RING: the ring
+// form (ddc_tensor.h): persistent, each block tile's bytes staged by
+// cp.async while the block computes the tile before.
+template <bool SMALL_D, int BANK, bool RING>
 __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     ddc_tensor_kernel(const uint8_t* __restrict__ in,
                       long long first_sample,
@@ -54,91 +58,163 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(16) unsigned char smem[];
     auto* tile = reinterpret_cast<__half*>(smem);
-    const long long m_blk = (long long)blockIdx.x * sh.outputs();
-    const long long a0 =
-        first_sample + m_blk * sh.D; // the block's first sample, in the stream
-
-    // The samples, four at a time from groups aligned in the stream, at
-    // their padded places (ddc_tensor::decode_block).
-    ddc_tensor::decode_block(
-        sh,
-        first_sample,
-        valid_from,
-        valid_to,
-        a0,
-        threadIdx.x,
-        blockDim.x,
-        [&](long long g, float* x) { packed10_four(in, g, x); },
-        [&](long long g) { return float(packed10_sample(in, g)); },
-        [&](int at, float x) { tile[at] = __float2half_rn(x); });
-    __syncthreads();
-
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const int wo = warp * ddc_tensor::warp_outputs * sh.D; // the warp's first sample
-    ddc_tensor::a_cursor cur[4];
+    auto put = [&](int at, float x) { tile[at] = __float2half_rn(x); };
+    auto one = [&](long long g) { return float(packed10_sample(in, g)); };
+
+    // The block tile from output m_blk: its decoded samples in `tile`.
+    auto compute = [&](long long m_blk) {
+        const int wo = warp * ddc_tensor::warp_outputs * sh.D; // the warp's first sample
+        ddc_tensor::a_cursor cur[4];
 #pragma unroll
-    for (int q = 0; q < 4; ++q)
-        cur[q].start(sh, wo + ddc_tensor::a_sample(lane, q, 0, sh.D));
-    float hi[BANK][4], lo[BANK][4];
-#pragma unroll
-    for (int o = 0; o < BANK; ++o)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            hi[o][i] = lo[o][i] = 0.0f;
-    // Each image: its header, then [chunk][lane].
-    constexpr int skip = ddc_tensor::header_words / 4;
-    for (int chunk = 0; chunk < sh.chunks; ++chunk) {
-        uint32_t a[4];
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-            a[q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
-            cur[q].template advance<SMALL_D>(sh);
-        }
-        const int at = skip + chunk * 32 + lane;
+        for (int q = 0; q < 4; ++q)
+            cur[q].start(sh, wo + ddc_tensor::a_sample(lane, q, 0, sh.D));
+        float hi[BANK][4], lo[BANK][4];
 #pragma unroll
         for (int o = 0; o < BANK; ++o)
-            if (o < bank.count) {
-                const uint4 b = __ldg(bank.taps[o] + at);
-                mma_f16(hi[o], a, b.x, b.y);
-                mma_f16(lo[o], a, b.z, b.w);
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                hi[o][i] = lo[o][i] = 0.0f;
+        // Each image: its header, then [chunk][lane].
+        constexpr int skip = ddc_tensor::header_words / 4;
+        for (int chunk = 0; chunk < sh.chunks; ++chunk) {
+            uint32_t a[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                a[q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
+                cur[q].template advance<SMALL_D>(sh);
             }
-    }
+            const int at = skip + chunk * 32 + lane;
+#pragma unroll
+            for (int o = 0; o < BANK; ++o)
+                if (o < bank.count) {
+                    const uint4 b = __ldg(bank.taps[o] + at);
+                    mma_f16(hi[o], a, b.x, b.y);
+                    mma_f16(lo[o], a, b.z, b.w);
+                }
+        }
 
 #pragma unroll
-    for (int o = 0; o < BANK; ++o) {
-        if (o >= bank.count)
-            break;
-        const float unscale = __ldg(reinterpret_cast<const float*>(bank.taps[o]));
+        for (int o = 0; o < BANK; ++o) {
+            if (o >= bank.count)
+                break;
+            const float unscale = __ldg(reinterpret_cast<const float*>(bank.taps[o]));
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            const unsigned long long m =
-                (unsigned long long)(m_blk + warp * ddc_tensor::warp_outputs +
-                                     ddc_tensor::out_of(lane, half));
-            if (m < (unsigned long long)lead || m >= n_outputs)
-                continue; // the lead's outputs only align the others
-            const float re =
-                fmaf(lo[o][2 * half], 1.0f / ddc_tensor::lo_scale, hi[o][2 * half]) *
-                unscale;
-            const float im = fmaf(lo[o][2 * half + 1],
-                                  1.0f / ddc_tensor::lo_scale,
-                                  hi[o][2 * half + 1]) *
-                             unscale;
-            bank.out[o][m - lead] = ddc_rotate_output(make_float2(re, im),
-                                                      first_output + m,
-                                                      sh.D,
-                                                      bank.phase_step[o],
-                                                      bank.phase_offset[o]);
+            for (int half = 0; half < 2; ++half) {
+                const unsigned long long m =
+                    (unsigned long long)(m_blk + warp * ddc_tensor::warp_outputs +
+                                         ddc_tensor::out_of(lane, half));
+                if (m < (unsigned long long)lead || m >= n_outputs)
+                    continue; // the lead's outputs only align the others
+                const float re =
+                    fmaf(lo[o][2 * half], 1.0f / ddc_tensor::lo_scale, hi[o][2 * half]) *
+                    unscale;
+                const float im = fmaf(lo[o][2 * half + 1],
+                                      1.0f / ddc_tensor::lo_scale,
+                                      hi[o][2 * half + 1]) *
+                                 unscale;
+                bank.out[o][m - lead] = ddc_rotate_output(make_float2(re, im),
+                                                          first_output + m,
+                                                          sh.D,
+                                                          bank.phase_step[o],
+                                                          bank.phase_offset[o]);
+            }
+        }
+    };
+
+    if constexpr (!RING) {
+        const long long m_blk = (long long)blockIdx.x * sh.outputs();
+        // The samples, four at a time from groups aligned in the stream,
+        // at their padded places (ddc_tensor::decode_block).
+        ddc_tensor::decode_block(
+            sh,
+            first_sample,
+            valid_from,
+            valid_to,
+            first_sample + m_blk * sh.D,
+            threadIdx.x,
+            blockDim.x,
+            [&](long long g, float* x) { packed10_four(in, g, x); },
+            one,
+            put);
+        __syncthreads();
+        compute(m_blk);
+    } else {
+        // One stage (ddc_ring.h's schedule with stages = 1): tile j + 1's
+        // bytes fly while tile j is computed.
+        constexpr int stages = 1;
+        unsigned char* stage = smem + ddc_tensor::ring_stage_offset(sh);
+        const long long tiles =
+            (long long)((n_outputs + sh.outputs() - 1) / sh.outputs());
+        const int addr16 = int(reinterpret_cast<uintptr_t>(in) & 15);
+        const ddc_ring_bytes readable =
+            ddc_ring_readable(10, first_sample + valid_from, valid_to - valid_from);
+        auto window_of = [&](long long i) {
+            return ddc_ring_window_of(
+                ddc_tensor::ring_needed(sh,
+                                        first_sample,
+                                        valid_from,
+                                        valid_to,
+                                        first_sample + i * sh.outputs() * sh.D),
+                addr16);
+        };
+        auto issue = [&](int j) {
+            const long long i = ddc_ring_tile(blockIdx.x, j, gridDim.x);
+            if (i < tiles)
+                ddc_ring_for_chunks(
+                    window_of(i),
+                    readable,
+                    threadIdx.x,
+                    blockDim.x,
+                    [&](int c, long long o) {
+                        copy16_async(stage + c * ddc_ring_chunk, in + o);
+                    },
+                    [&](int c, long long o) {
+                        for (int b = 0; b < ddc_ring_chunk; ++b)
+                            stage[c * ddc_ring_chunk + b] =
+                                o + b >= readable.lo && o + b < readable.hi ? in[o + b]
+                                                                            : 0;
+                    });
+            copy_commit();
+        };
+        for (int j = 0; j < stages; ++j)
+            issue(j);
+        for (int j = 0;; ++j) {
+            const long long i = ddc_ring_tile(blockIdx.x, j, gridDim.x);
+            if (i >= tiles)
+                break;
+            copy_wait<ddc_ring_in_flight(stages)>();
+            __syncthreads(); // the bytes landed; the last tile's MMAs are done
+            const long long m_blk = i * sh.outputs();
+            const long long base = window_of(i).base;
+            ddc_tensor::decode_block(
+                sh,
+                first_sample,
+                valid_from,
+                valid_to,
+                first_sample + m_blk * sh.D,
+                threadIdx.x,
+                blockDim.x,
+                [&](long long g, float* x) {
+                    // (g is a multiple of 4: its 5 bytes from bit 0)
+                    packed10_four(stage + (5 * (g / 4) - base), 0, x);
+                },
+                one,
+                put);
+            __syncthreads(); // the tile is whole, the stage free
+            issue(ddc_ring_next(j, stages));
+            compute(m_blk);
         }
     }
 #endif
 }
 
-// The kernel for a shape and a bank size.
-template <int BANK>
+// The kernel for a shape, a bank size and the ring form or not.
+template <int BANK, bool RING = false>
 const void* kernel_for(const ddc_tensor::shape& sh)
 {
-    return sh.small_d() ? (const void*)ddc_tensor_kernel<true, BANK>
-                        : (const void*)ddc_tensor_kernel<false, BANK>;
+    return sh.small_d() ? (const void*)ddc_tensor_kernel<true, BANK, RING>
+                        : (const void*)ddc_tensor_kernel<false, BANK, RING>;
 }
 
 } // namespace
@@ -146,10 +222,14 @@ const void* kernel_for(const ddc_tensor::shape& sh)
 bool ddc_tensor_built()
 {
     for (const void* kernel :
-         { (const void*)ddc_tensor_kernel<true, 1>,
-           (const void*)ddc_tensor_kernel<false, 1>,
-           (const void*)ddc_tensor_kernel<true, ddc_tensor_bank::max>,
-           (const void*)ddc_tensor_kernel<false, ddc_tensor_bank::max> }) {
+         { (const void*)ddc_tensor_kernel<true, 1, false>,
+           (const void*)ddc_tensor_kernel<false, 1, false>,
+           (const void*)ddc_tensor_kernel<true, ddc_tensor_bank::max, false>,
+           (const void*)ddc_tensor_kernel<false, ddc_tensor_bank::max, false>,
+           (const void*)ddc_tensor_kernel<true, 1, true>,
+           (const void*)ddc_tensor_kernel<false, 1, true>,
+           (const void*)ddc_tensor_kernel<true, ddc_tensor_bank::max, true>,
+           (const void*)ddc_tensor_kernel<false, ddc_tensor_bank::max, true> }) {
         cudaFuncAttributes attr{};
         if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
             cudaGetLastError(); // not built for this GPU: no form
@@ -161,15 +241,39 @@ bool ddc_tensor_built()
     return true;
 }
 
-int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh)
+int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh, bool ring)
 {
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &per_sm, kernel_for<1>(sh), sh.threads(), sh.smem_bytes()) != cudaSuccess) {
+    const cudaError_t r =
+        ring ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                   &per_sm,
+                   kernel_for<1, true>(sh),
+                   sh.threads(),
+                   ddc_tensor::ring_smem_bytes(sh))
+             : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                   &per_sm, kernel_for<1>(sh), sh.threads(), sh.smem_bytes());
+    if (r != cudaSuccess) {
         cudaGetLastError(); // a refused query leaves nothing behind
         return 0;
     }
     return per_sm;
+}
+
+bool ddc_tensor_ring_prepare(const ddc_tensor::shape& sh, int optin)
+{
+    if (ddc_tensor::ring_smem_bytes(sh) > std::size_t(optin))
+        return false;
+    // Per kernel and process-wide: the device's limit, whatever this shape
+    // needs, so that plans never lower it for others.
+    for (const void* kernel :
+         { kernel_for<1, true>(sh), kernel_for<ddc_tensor_bank::max, true>(sh) })
+        if (cudaFuncSetAttribute(kernel,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 optin) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+    return true;
 }
 
 void launch_ddc_tensor(const ddc_tensor::shape& sh,
@@ -179,6 +283,7 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
                        const ddc_tensor_bank& bank,
                        unsigned long long first_output,
                        std::size_t n,
+                       unsigned ring_grid,
                        cudaStream_t stream)
 {
     // The launch starts `lead` outputs early (ddc_tensor::lead_of): its
@@ -186,30 +291,41 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
     // lead D samples before the caller's; those samples are never read.
     const int lead = ddc_tensor::lead_of(first_output);
     const unsigned long long count = n + lead;
-    const unsigned blocks = unsigned((count + sh.outputs() - 1) / sh.outputs());
+    const unsigned tiles = unsigned((count + sh.outputs() - 1) / sh.outputs());
+    // The ring form: at most the blocks that fit at once, persistent.
+    const unsigned blocks = ring_grid ? std::min(tiles, ring_grid) : tiles;
+    const std::size_t smem =
+        ring_grid ? ddc_tensor::ring_smem_bytes(sh) : sh.smem_bytes();
     const auto* src = static_cast<const uint8_t*>(in);
     const long long back = (long long)lead * sh.D;
-#define GPUDSP_DDC_TENSOR(SMALL, B)                                              \
-    ddc_tensor_kernel<SMALL, B>                                                  \
-        <<<blocks, sh.threads(), sh.smem_bytes(), stream>>>(src,                 \
-                                                            first_sample - back, \
-                                                            back,                \
-                                                            back + valid,        \
-                                                            bank,                \
-                                                            sh,                  \
-                                                            first_output - lead, \
-                                                            lead,                \
-                                                            count)
+#define GPUDSP_DDC_TENSOR(SMALL, B, RING)                             \
+    ddc_tensor_kernel<SMALL, B, RING>                                 \
+        <<<blocks, sh.threads(), smem, stream>>>(src,                 \
+                                                 first_sample - back, \
+                                                 back,                \
+                                                 back + valid,        \
+                                                 bank,                \
+                                                 sh,                  \
+                                                 first_output - lead, \
+                                                 lead,                \
+                                                 count)
+#define GPUDSP_DDC_TENSOR_FORMS(SMALL, B)  \
+    if (ring_grid)                         \
+        GPUDSP_DDC_TENSOR(SMALL, B, true); \
+    else                                   \
+        GPUDSP_DDC_TENSOR(SMALL, B, false)
     if (bank.count == 1) {
-        if (sh.small_d())
-            GPUDSP_DDC_TENSOR(true, 1);
-        else
-            GPUDSP_DDC_TENSOR(false, 1);
+        if (sh.small_d()) {
+            GPUDSP_DDC_TENSOR_FORMS(true, 1);
+        } else {
+            GPUDSP_DDC_TENSOR_FORMS(false, 1);
+        }
     } else if (sh.small_d()) {
-        GPUDSP_DDC_TENSOR(true, ddc_tensor_bank::max);
+        GPUDSP_DDC_TENSOR_FORMS(true, ddc_tensor_bank::max);
     } else {
-        GPUDSP_DDC_TENSOR(false, ddc_tensor_bank::max);
+        GPUDSP_DDC_TENSOR_FORMS(false, ddc_tensor_bank::max);
     }
+#undef GPUDSP_DDC_TENSOR_FORMS
 #undef GPUDSP_DDC_TENSOR
 }
 

@@ -25,6 +25,7 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_DDC_TENSOR_H
 #define INCLUDED_GPUDSP_KERNELS_DDC_TENSOR_H
 
+#include "ddc_ring.h"
 #include "kernels/common/fast_div.h"
 #include "kernels/common/host_device.h"
 #include <cmath>
@@ -288,6 +289,53 @@ inline taps_image make_taps(const std::vector<std::complex<float>>& zr, const sh
             w[3] = uint32_t(lo[2]) | uint32_t(lo[3]) << 16;
         }
     return img;
+}
+
+/*
+ * The ring form ("tensor ring"; ddc_ring.h has the schedule): a
+ * persistent grid whose blocks take block tiles b, b + grid, ...; a
+ * tile's 10-bit bytes come by 16-byte asynchronous copies into one
+ * shared-memory stage (after the FP16 tile, 16-byte aligned) while the
+ * block computes the tile before, and decode_block reads its groups from
+ * the stage instead of global memory: one memory round trip a tile,
+ * overlapped, instead of a round trip for every group a thread decodes.
+ */
+
+/*! The bytes (offsets from the input pointer) that decode_block's groups
+ *  of the block tile starting at stream sample \p a0 read through
+ *  `four`, clipped to the launch's readable bytes: groups of 4 samples
+ *  from a0 rounded down to a multiple of 4 (5 bytes each, from byte
+ *  5 g / 4) to the group of sample a0 + span - 1. */
+GPUDSP_HD ddc_ring_bytes ring_needed(const shape& sh,
+                                     long long first_sample,
+                                     long long valid_from,
+                                     long long valid_to,
+                                     long long a0)
+{
+    const ddc_ring_bytes r =
+        ddc_ring_readable(10, first_sample + valid_from, valid_to - valid_from);
+    const long long g0 = a0 & ~3LL, g1 = (a0 + sh.span() - 1) & ~3LL;
+    const long long lo = 5 * (g0 / 4), hi = 5 * (g1 / 4) + 5;
+    return { lo > r.lo ? lo : r.lo, hi < r.hi ? hi : r.hi };
+}
+
+/*! Bytes of the stage: the most a block tile's groups span, from the
+ *  16-byte aligned address below their first byte, in whole chunks. */
+GPUDSP_HD int ring_stage_bytes(const shape& sh)
+{
+    const long long need = 5LL * ((sh.span() + 6) / 4 + 1);
+    return int((need + 2 * (ddc_ring_chunk - 1)) / ddc_ring_chunk * ddc_ring_chunk);
+}
+
+/*! Where the stage starts (bytes, after the FP16 tile), and the block's
+ *  shared memory in all. */
+GPUDSP_HD std::size_t ring_stage_offset(const shape& sh)
+{
+    return (sh.smem_bytes() + ddc_ring_chunk - 1) / ddc_ring_chunk * ddc_ring_chunk;
+}
+GPUDSP_HD std::size_t ring_smem_bytes(const shape& sh)
+{
+    return ring_stage_offset(sh) + std::size_t(ring_stage_bytes(sh));
 }
 
 } // namespace ddc_tensor

@@ -36,7 +36,9 @@ struct ddc_tensor_bank {
  *  samples [0, valid) from there), rotated by each output's exact phase;
  *  \p first_output is output 0's absolute index. The kernel starts
  *  ddc_tensor::lead_of(first_output) outputs early (it writes only [0, n)),
- *  so that an output's bits do not depend on where a call starts. */
+ *  so that an output's bits do not depend on where a call starts.
+ *  \p ring_grid: 0, one block a block tile; else the ring form
+ *  (ddc_tensor.h) on at most that many persistent blocks. */
 void launch_ddc_tensor(const ddc_tensor::shape& sh,
                        const void* in,
                        long long first_sample,
@@ -44,6 +46,7 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
                        const ddc_tensor_bank& bank,
                        unsigned long long first_output,
                        std::size_t n,
+                       unsigned ring_grid,
                        cudaStream_t stream);
 
 /*! Whether the kernel's body was compiled here for sm_80 or later: a
@@ -51,8 +54,13 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
  *  current device's image is asked). */
 bool ddc_tensor_built();
 
-/*! Blocks of the kernel that fit one SM for \p sh (0: the query failed). */
-int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh);
+/*! Blocks of the kernel (the ring form's if \p ring) that fit one SM for
+ *  \p sh (0: the query failed). */
+int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh, bool ring = false);
+
+/*! Whether the ring form's shared memory fits \p optin bytes a block; if
+ *  so, its kernels may take that much (cudaFuncSetAttribute). */
+bool ddc_tensor_ring_prepare(const ddc_tensor::shape& sh, int optin);
 
 } // namespace kernels
 } // namespace gpudsp

@@ -150,34 +150,38 @@ BOOST_AUTO_TEST_CASE(tensor_form_matches_cpu)
 {
     const qa::env_setting force("GPUDSP_DDC_TENSOR", "1");
     unsigned seed = 900;
-    for (auto td : { std::make_pair(55, 5),
-                     std::make_pair(1, 1),
-                     std::make_pair(3, 8),
-                     std::make_pair(256, 16),
-                     std::make_pair(1024, 64),
-                     std::make_pair(300, 7) }) {
-        const auto c =
-            qa::ddc_config(ddc_input::packed10, td.first, td.second, 0.21e6, seed++);
-        const std::size_t n_out = 1301;
-        const int64_t first = 3;
-        const auto in = qa::ddc_random_input(
-            ddc_input::packed10, first + (n_out - 1) * td.second + td.first, seed);
-        kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
-        kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
-        BOOST_TEST_MESSAGE("T=" << td.first << " D=" << td.second << ": "
-                                << dev.tuning().chosen);
+    // (GPUDSP_DDC_RING=1: its ring form, "tensor ring")
+    for (const char* ring : { "0", "1" })
+        for (auto td : { std::make_pair(55, 5),
+                         std::make_pair(1, 1),
+                         std::make_pair(3, 8),
+                         std::make_pair(256, 16),
+                         std::make_pair(1024, 64),
+                         std::make_pair(300, 7) }) {
+            const qa::env_setting ringed("GPUDSP_DDC_RING", ring);
+            const auto c =
+                qa::ddc_config(ddc_input::packed10, td.first, td.second, 0.21e6, seed++);
+            const std::size_t n_out = 1301;
+            const int64_t first = 3;
+            const auto in = qa::ddc_random_input(
+                ddc_input::packed10, first + (n_out - 1) * td.second + td.first, seed);
+            kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
+            kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
+            BOOST_TEST_MESSAGE("T=" << td.first << " D=" << td.second << ": "
+                                    << dev.tuning().chosen);
 #ifdef GPUDSP_TEST_CUDA
         if (runtime::device_context::get(dev.where().kind, dev.where().device)
                 ->info()
                 .compute_major >= 8)
-            BOOST_CHECK_EQUAL(dev.tuning().chosen, "tensor");
+            BOOST_CHECK_EQUAL(dev.tuning().chosen,
+                              *ring == '1' ? "tensor ring" : "tensor");
 #endif
         const auto want = run(cpu, in, first, n_out, { n_out }, 700);
         const auto got = run(dev, in, first, n_out, { 7, 600, 1, 513 }, 700);
         BOOST_CHECK_MESSAGE(rel_err(got, want) < 2e-5,
                             "T=" << td.first << " D=" << td.second << " ("
                                  << dev.tuning().chosen << "): " << rel_err(got, want));
-    }
+        }
 }
 
 // Mix first (complex input, real taps: the tile mixed as it is loaded,
@@ -474,9 +478,12 @@ BOOST_AUTO_TEST_CASE(tensor_outputs_together_equal_each_alone)
 {
     const qa::env_setting force("GPUDSP_DDC_TENSOR", "1");
     unsigned seed = 950;
-    for (auto td :
-         { std::make_pair(256, 16), std::make_pair(55, 5), std::make_pair(3, 2) })
-        check_together_equals_alone(ddc_input::packed10, td.first, td.second, seed);
+    for (const char* ring : { "0", "1" }) {
+        const qa::env_setting ringed("GPUDSP_DDC_RING", ring);
+        for (auto td :
+             { std::make_pair(256, 16), std::make_pair(55, 5), std::make_pair(3, 2) })
+            check_together_equals_alone(ddc_input::packed10, td.first, td.second, seed);
+    }
 }
 
 // The ring kernel's banks (each output's taps loaded per tile) equal each

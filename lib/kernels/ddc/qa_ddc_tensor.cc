@@ -19,6 +19,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <random>
 #include <vector>
@@ -396,4 +397,167 @@ BOOST_AUTO_TEST_CASE(emulated_bank_matches_each_cpu_plan)
         plans[std::size_t(o)]->execute(in.data(), first, 0, n, want.data(), nullptr);
         BOOST_CHECK_LT(qa::ddc_rel_err(got[std::size_t(o)], want), 2e-5);
     }
+}
+
+// The ring form (ddc_tensor.h, "tensor ring"): a persistent grid walking
+// block tiles with ddc_ring.h's schedule, each tile's bytes copied into
+// one stage (16-byte copies that land only when the emulated wait lets
+// them; byte copies at the launch's ends) and decoded from there. Each
+// block tile's FP16 tile equals the one decoded from global memory bit
+// for bit, each place written once, and every byte read from the stage
+// was copied for that tile and is readable: the MMAs that follow are the
+// ones emulated above. Odd first samples, input addresses and leads.
+BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
+{
+    unsigned seed = 131;
+    int tiles_checked = 0;
+    for (const auto& td : { std::make_pair(55, 5),
+                            std::make_pair(1, 1),
+                            std::make_pair(256, 16),
+                            std::make_pair(1024, 64),
+                            std::make_pair(300, 7) })
+        for (int addr16 : { 0, 3, 13 }) {
+            const int T = td.first, D = td.second;
+            const dt::shape sh = dt::make_shape(D, T);
+            BOOST_REQUIRE_GT(sh.warps, 0);
+            const uint64_t first_output = seed % 4; // every lead
+            const std::size_t n = 3 * std::size_t(sh.outputs()) + 37;
+            const int64_t first_caller = 1 + seed % 3;
+            const auto in = qa::ddc_random_input(
+                ddc_input::packed10, first_caller + (n - 1) * D + T, seed++);
+            const int lead = dt::lead_of(first_output);
+            const long long back = (long long)lead * sh.D;
+            const long long first = first_caller - back;
+            const long long valid_from = back,
+                            valid_to = back + (long long)(n - 1) * D + T;
+            const std::size_t count = n + std::size_t(lead);
+            const long long tiles =
+                (long long)((count + sh.outputs() - 1) / sh.outputs());
+            const ddc_ring_bytes readable =
+                ddc_ring_readable(10, first + valid_from, valid_to - valid_from);
+            BOOST_REQUIRE_LE(readable.hi, (long long)in.size());
+            const int stage_bytes = dt::ring_stage_bytes(sh);
+            BOOST_REQUIRE_EQUAL(dt::ring_stage_offset(sh) % 16, 0u);
+            const std::size_t halves = sh.smem_bytes() / 2;
+            auto window_of = [&](long long i) {
+                return ddc_ring_window_of(
+                    dt::ring_needed(
+                        sh, first, valid_from, valid_to, first + i * sh.outputs() * D),
+                    addr16);
+            };
+            // The tile as the kernel without the ring decodes it.
+            auto direct = [&](long long i) {
+                std::vector<float> tile(halves, NAN);
+                for (int tid = 0; tid < sh.threads(); ++tid)
+                    dt::decode_block(
+                        sh,
+                        first,
+                        valid_from,
+                        valid_to,
+                        first + i * sh.outputs() * D,
+                        tid,
+                        sh.threads(),
+                        [&](long long g, float* x) { packed10_four(in.data(), g, x); },
+                        [&](long long g) { return float(packed10_sample(in.data(), g)); },
+                        [&](int at, float x) { tile[std::size_t(at)] = x; });
+                return tile;
+            };
+            constexpr int stages = 1;
+            const int grid = 2;
+            for (int blk = 0; blk < grid; ++blk) {
+                std::vector<uint8_t> stage(stage_bytes);
+                std::vector<char> copied(stage_bytes);
+                struct copy {
+                    int at;
+                    uint8_t value;
+                };
+                std::deque<std::vector<copy>> pending;
+                auto issue = [&](int j) {
+                    pending.emplace_back();
+                    const long long i = ddc_ring_tile(blk, j, grid);
+                    if (i >= tiles)
+                        return;
+                    std::fill(stage.begin(), stage.end(), 0xEE);
+                    std::fill(copied.begin(), copied.end(), 0);
+                    const ddc_ring_window w = window_of(i);
+                    BOOST_REQUIRE_LE(w.chunks * ddc_ring_chunk, stage_bytes);
+                    BOOST_REQUIRE_EQUAL((w.base + addr16) % ddc_ring_chunk, 0);
+                    for (int tid = 0; tid < sh.threads(); ++tid)
+                        ddc_ring_for_chunks(
+                            w,
+                            readable,
+                            tid,
+                            sh.threads(),
+                            [&](int c, long long o) {
+                                BOOST_REQUIRE(o >= readable.lo && o + 16 <= readable.hi);
+                                for (int b = 0; b < 16; ++b)
+                                    pending.back().push_back({ 16 * c + b, in[o + b] });
+                            },
+                            [&](int c, long long o) {
+                                for (int b = 0; b < 16; ++b) {
+                                    const bool ok =
+                                        o + b >= readable.lo && o + b < readable.hi;
+                                    stage[16 * c + b] = ok ? in[o + b] : 0;
+                                    copied[16 * c + b] = ok;
+                                }
+                            });
+                };
+                for (int j = 0; j < stages; ++j)
+                    issue(j);
+                for (int j = 0;; ++j) {
+                    const long long i = ddc_ring_tile(blk, j, grid);
+                    if (i >= tiles)
+                        break;
+                    while ((int)pending.size() > ddc_ring_in_flight(stages)) {
+                        for (const copy& c : pending.front()) {
+                            BOOST_REQUIRE(!copied[c.at]);
+                            stage[c.at] = c.value;
+                            copied[c.at] = 1;
+                        }
+                        pending.pop_front();
+                    }
+                    const long long base = window_of(i).base;
+                    std::vector<float> tile(halves, NAN);
+                    std::vector<int> put(halves, 0);
+                    for (int tid = 0; tid < sh.threads(); ++tid)
+                        dt::decode_block(
+                            sh,
+                            first,
+                            valid_from,
+                            valid_to,
+                            first + i * sh.outputs() * D,
+                            tid,
+                            sh.threads(),
+                            [&](long long g, float* x) {
+                                BOOST_REQUIRE_EQUAL(g % 4, 0);
+                                const long long off = 5 * (g / 4) - base;
+                                BOOST_REQUIRE(off >= 0 && off + 5 <= stage_bytes);
+                                for (int b = 0; b < 5; ++b)
+                                    BOOST_REQUIRE(copied[off + b]);
+                                packed10_four(stage.data() + off, 0, x);
+                            },
+                            [&](long long g) {
+                                return float(packed10_sample(in.data(), g));
+                            },
+                            [&](int at, float x) {
+                                tile[std::size_t(at)] = x;
+                                ++put[std::size_t(at)];
+                            });
+                    issue(ddc_ring_next(j, stages)); // into the stage just decoded
+                    const std::vector<float> want = direct(i);
+                    for (int s = 0; s < sh.span(); ++s)
+                        BOOST_REQUIRE_EQUAL(put[std::size_t(sh.phys(s))], 1);
+                    BOOST_REQUIRE(
+                        std::memcmp(tile.data(), want.data(), halves * 4) == 0 || [&] {
+                            for (std::size_t h = 0; h < halves; ++h)
+                                if (!(tile[h] == want[h] ||
+                                      (std::isnan(tile[h]) && std::isnan(want[h]))))
+                                    return false;
+                            return true;
+                        }());
+                    ++tiles_checked;
+                }
+            }
+        }
+    BOOST_CHECK_GE(tiles_checked, 60);
 }
