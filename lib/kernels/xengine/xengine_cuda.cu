@@ -29,7 +29,7 @@
 //            beyond 256 (measured fastest on the H200 of 2026-11-27); the
 //            others are tuner candidates.
 //
-// ci8 sums live in int32 partials (one read-modify-write per launch), moved
+// ci8 sums live in int32 partials (atomic adds, no read-modify-write), moved
 // into the int64 totals by a promote kernel every 65535 spectra and before
 // each dump (xengine_impl.h). A dump kernel maps the triangle to
 // [channel][baseline][p][q], saturates to +-(2^31 - 1) and counts saturated
@@ -110,41 +110,53 @@ __global__ void __launch_bounds__(xfp_threads, 2)
             sum[u][v] = make_float2(0.0f, 0.0f);
     const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
 
-    // The sums into the partials a row of the register tile at a time: its
-    // pairs' old values loaded first (in flight together: the pairs are
-    // distinct), then its sums stored, so the read-modify-writes cost 4
-    // round trips, not 16 (a whole tile at once would spill at 2 blocks per
-    // SM).
-    auto pair_at =
-        [&](int u, int v, long long& k) { // the pair's index, if below the diagonal
-            const int a = a0 + xfp_row(ty, u), b = b0 + xfp_col(tx, v);
-            k = ((long long)c * pairs + tri(a, b)) * 2;
-            return a < n_inputs && b <= a;
-        };
+    // The sums into the partials: ci8's int32 partials by atomic adds
+    // (RED: nothing waits, exact in any order); the float partials a row
+    // of the register tile at a time, the row's old values loaded first (in
+    // flight together: the pairs are distinct), then its sums stored: 4
+    // round trips once per launch (float atomics would flush subnormal
+    // sums to zero; a whole tile at once would spill at 2 blocks per SM).
+    auto pair_at = [&](int u,
+                       int v,
+                       long long first,
+                       long long& k) { // the pair's index, if below the diagonal
+        const int a = a0 + xfp_row(ty, u), b = b0 + xfp_col(tx, v);
+        k = (first + tri(a, b)) * 2;
+        return a < n_inputs && b <= a;
+    };
     auto flush = [&]() {
+        // The channel's first pair, opaque to the compiler: otherwise it
+        // keeps the 16 addresses in registers across the main loop (loop
+        // invariants) and spills at the 128 registers of 2 blocks an SM.
+        long long first = (long long)c * pairs;
+        asm volatile("" : "+l"(first));
+        if (CI8) {
+#pragma unroll
+            for (int u = 0; u < xfp_regs; ++u)
+#pragma unroll
+                for (int v = 0; v < xfp_regs; ++v) {
+                    long long k;
+                    if (pair_at(u, v, first, k)) {
+                        atomicAdd(part + k, int(sum[u][v].x));
+                        atomicAdd(part + k + 1, int(sum[u][v].y));
+                    }
+                    sum[u][v] = make_float2(0.0f, 0.0f);
+                }
+            return;
+        }
 #pragma unroll
         for (int u = 0; u < xfp_regs; ++u) {
-            int2 old_i[xfp_regs];
-            float2 old_f[xfp_regs];
             long long k;
+            float2 old_f[xfp_regs];
 #pragma unroll
             for (int v = 0; v < xfp_regs; ++v)
-                if (pair_at(u, v, k)) {
-                    if (CI8)
-                        old_i[v] = *reinterpret_cast<const int2*>(part + k);
-                    else
-                        old_f[v] = *reinterpret_cast<const float2*>(acc32 + k);
-                }
+                if (pair_at(u, v, first, k))
+                    old_f[v] = *reinterpret_cast<const float2*>(acc32 + k);
 #pragma unroll
             for (int v = 0; v < xfp_regs; ++v) {
-                if (pair_at(u, v, k)) {
-                    if (CI8)
-                        *reinterpret_cast<int2*>(part + k) = make_int2(
-                            old_i[v].x + int(sum[u][v].x), old_i[v].y + int(sum[u][v].y));
-                    else
-                        *reinterpret_cast<float2*>(acc32 + k) = make_float2(
-                            old_f[v].x + sum[u][v].x, old_f[v].y + sum[u][v].y);
-                }
+                if (pair_at(u, v, first, k))
+                    *reinterpret_cast<float2*>(acc32 + k) =
+                        make_float2(old_f[v].x + sum[u][v].x, old_f[v].y + sum[u][v].y);
                 sum[u][v] = make_float2(0.0f, 0.0f);
             }
         }
@@ -283,16 +295,15 @@ __device__ __forceinline__ void add_warp_square(int I,
                                                 ColumnIm column_im)
 {
     const int lane = threadIdx.x % 32;
-    // Two columns of the square (8 pairs) at a time: their old values and
-    // column sums loaded first (in flight together: the pairs are
-    // distinct), then the sums stored, so the read-modify-writes cost 4
-    // round trips, not 32 (the addresses kept, not recomputed: recomputing
-    // them spills at the 128 registers of 512 threads).
+    // By atomic adds (RED: nothing waits for them, no read-modify-write),
+    // two columns of the square (8 pairs) at a time: their column sums
+    // loaded first (in flight together), then the adds (the addresses
+    // kept, not recomputed: recomputing them spills at the 128 registers of
+    // 512 threads).
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
         const int m = q / 2;
-        int2 old[8];
-        int2* at[8];
+        int* at[8];
         int col[8];
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
@@ -300,20 +311,18 @@ __device__ __forceinline__ void add_warp_square(int I,
             int a, b;
             xtc_pair_of(I, J, wr, wc, m, n, lane, r, a, b);
             at[j] = a < n_inputs && b <= a
-                        ? reinterpret_cast<int2*>(
-                              part + xtc_pair_addresses(c, 0, a, b, n_inputs, 0).partial)
+                        ? part + xtc_pair_addresses(c, 0, a, b, n_inputs, 0).partial
                         : nullptr;
-            if (at[j]) {
-                old[j] = *at[j];
+            if (at[j])
                 col[j] = column_im(b);
-            }
         }
 #pragma unroll
         for (int j = 0; j < 8; ++j) {
             const int n = 2 * (q % 2) + j / 4, r = j % 4;
-            if (at[j])
-                *at[j] =
-                    make_int2(old[j].x + re[m][n][r], old[j].y + im[m][n][r] + col[j]);
+            if (at[j]) {
+                atomicAdd(at[j], re[m][n][r]);
+                atomicAdd(at[j] + 1, im[m][n][r] + col[j]);
+            }
         }
     }
 }
@@ -444,25 +453,18 @@ __global__ void __launch_bounds__(32 * tc_warps)
     wmma::store_matrix_sync(&out[warp][0][0], re, tc_tile, wmma::mem_row_major);
     wmma::store_matrix_sync(&out[warp][1][0], im, tc_tile, wmma::mem_row_major);
     __syncwarp();
-    // Every pair's old value loaded first (8 a lane, in flight together),
-    // then the sums stored: one round trip, not eight.
+    // Every pair by atomic adds (RED: nothing waits for them, no
+    // read-modify-write), 8 a lane.
     constexpr int per_lane = tc_tile * tc_tile / 32;
-    int2 old[per_lane];
 #pragma unroll
     for (int j = 0; j < per_lane; ++j) {
         const int e = lane + 32 * j;
         const int a = I * tc_tile + e / tc_tile, b = J * tc_tile + e % tc_tile;
-        if (a < n_inputs && b <= a)
-            old[j] = *reinterpret_cast<const int2*>(
-                part + ((long long)c * pairs + tri(a, b)) * 2);
-    }
-#pragma unroll
-    for (int j = 0; j < per_lane; ++j) {
-        const int e = lane + 32 * j;
-        const int a = I * tc_tile + e / tc_tile, b = J * tc_tile + e % tc_tile;
-        if (a < n_inputs && b <= a)
-            *reinterpret_cast<int2*>(part + ((long long)c * pairs + tri(a, b)) * 2) =
-                make_int2(old[j].x + out[warp][0][e], old[j].y + out[warp][1][e]);
+        if (a < n_inputs && b <= a) {
+            int* at = part + ((long long)c * pairs + tri(a, b)) * 2;
+            atomicAdd(at, out[warp][0][e]);
+            atomicAdd(at + 1, out[warp][1][e]);
+        }
     }
 }
 

@@ -89,37 +89,33 @@ __global__ void __launch_bounds__(xwg_threads, 1)
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     copy_wait<0>();
-    // The accumulators into the partials 16 pairs at a time: their old
-    // values and column sums loaded first (in flight together: the pairs
-    // are distinct), then the sums stored, so the read-modify-writes cost
-    // 4 round trips, not 64.
+    // The accumulators into the partials by atomic adds (RED: nothing
+    // waits for them, no read-modify-write), 16 pairs at a time: their
+    // column sums loaded first (in flight together), then the adds.
     constexpr int batch = 16;
 #pragma unroll
     for (int i0 = 0; i0 < xwg_regs; i0 += batch) {
-        int2 old[batch];
         int col[batch];
 #pragma unroll
         for (int j = 0; j < batch; ++j) {
             const int i = i0 + j;
             const int a = I * xtc_tile + 64 * h + xwg_d_row(warp, lane, i);
             const int b = J * xtc_tile + xwg_d_col(lane, i);
-            if (a < n_inputs && b <= a) {
-                const xtc_pair_at at =
-                    xtc_pair_addresses(channel0, lc, a, b, n_inputs, a_pad);
-                old[j] = *reinterpret_cast<const int2*>(part + at.partial);
-                col[j] = im_sum[at.im_sum];
-            }
+            if (a < n_inputs && b <= a)
+                col[j] = im_sum[xtc_pair_addresses(channel0, lc, a, b, n_inputs, a_pad)
+                                    .im_sum];
         }
 #pragma unroll
         for (int j = 0; j < batch; ++j) {
             const int i = i0 + j;
             const int a = I * xtc_tile + 64 * h + xwg_d_row(warp, lane, i);
             const int b = J * xtc_tile + xwg_d_col(lane, i);
-            if (a < n_inputs && b <= a)
-                *reinterpret_cast<int2*>(
-                    part +
-                    xtc_pair_addresses(channel0, lc, a, b, n_inputs, a_pad).partial) =
-                    make_int2(old[j].x + re[i], old[j].y + im[i] + col[j]);
+            if (a < n_inputs && b <= a) {
+                int* at = part +
+                          xtc_pair_addresses(channel0, lc, a, b, n_inputs, a_pad).partial;
+                atomicAdd(at, re[i]);
+                atomicAdd(at + 1, im[i] + col[j]);
+            }
         }
     }
 #endif
