@@ -892,20 +892,7 @@ private:
         d_smem = ddc_tile_shared_bytes(sh, d_c.complex_input() ? 8 : 4);
     }
 
-    int sample_bits() const
-    {
-        switch (d_c.input) {
-        case ddc_input::packed10:
-            return 10;
-        case ddc_input::int16:
-            return 16;
-        case ddc_input::float32:
-            return 32;
-        case ddc_input::complex64:
-            break;
-        }
-        return 64;
-    }
+    int sample_bits() const { return ddc_sample_bits(d_c.input); }
 
     // The ring kernel's candidates (ddc_ring.h) where a tile fits;
     // GPUDSP_DDC_RING=0 leaves them out, =1 forces the first.
@@ -1006,52 +993,63 @@ private:
         }
     }
 
-    // fn(the tile kernel instance for this plan's sample format, the
-    // shape's AC and mixing first or not).
+    // fn(pick(format, AC, mix)): pick names an instance of a kernel
+    // template <sample_kind, int AC, bool MIX> from its arguments'
+    // ::value, for this plan's sample format, the shape's AC and mixing
+    // first or not (mix first takes complex input only).
+    template <class Pick, class Fn>
+    void for_instance(const ddc_tile_shape& sh, bool mix, Pick pick, Fn fn) const
+    {
+        using complex_t = std::integral_constant<sample_kind, sample_kind::complex64>;
+        auto with = [&](auto kind, auto m) {
+            return sh.AC == 8 ? fn(pick(kind, std::integral_constant<int, 8>{}, m))
+                              : fn(pick(kind, std::integral_constant<int, 4>{}, m));
+        };
+        const std::false_type plain;
+        if (mix && d_c.complex_input())
+            return with(complex_t{}, std::true_type{});
+        switch (kind_of(d_c.input)) {
+        case sample_kind::packed10:
+            return with(std::integral_constant<sample_kind, sample_kind::packed10>{},
+                        plain);
+        case sample_kind::int16:
+            return with(std::integral_constant<sample_kind, sample_kind::int16>{}, plain);
+        case sample_kind::float32:
+            return with(std::integral_constant<sample_kind, sample_kind::float32>{},
+                        plain);
+        case sample_kind::complex64:
+            return with(complex_t{}, plain);
+        }
+    }
+
+    // fn(the tile kernel instance for this plan: ddc_tile_kernel<...>).
     template <class Fn>
     void for_kernel(const ddc_tile_shape& sh, bool mix, Fn fn) const
     {
-        const bool ac8 = sh.AC == 8;
-        if (mix && d_c.complex_input())
-            return ac8 ? fn(ddc_tile_kernel<sample_kind::complex64, 8, true>)
-                       : fn(ddc_tile_kernel<sample_kind::complex64, 4, true>);
-#define GPUDSP_DDC_TILE(KIND)                                                       \
-    return ac8 ? fn(ddc_tile_kernel<KIND, 8>) : fn(ddc_tile_kernel<KIND, 4>)
-        switch (kind_of(d_c.input)) {
-        case sample_kind::packed10:
-            GPUDSP_DDC_TILE(sample_kind::packed10);
-        case sample_kind::int16:
-            GPUDSP_DDC_TILE(sample_kind::int16);
-        case sample_kind::float32:
-            GPUDSP_DDC_TILE(sample_kind::float32);
-        case sample_kind::complex64:
-            GPUDSP_DDC_TILE(sample_kind::complex64);
-        }
-#undef GPUDSP_DDC_TILE
+        for_instance(
+            sh,
+            mix,
+            [](auto kind, auto ac, auto m) {
+                return ddc_tile_kernel<decltype(kind)::value,
+                                       decltype(ac)::value,
+                                       decltype(m)::value>;
+            },
+            fn);
     }
 
-    // fn(the ring kernel instance for this plan's sample format, the
-    // shape's AC and mixing first or not).
+    // fn(the ring kernel instance for this plan: ddc_ring_kernel<...>).
     template <class Fn>
     void for_ring_kernel(const ddc_tile_shape& sh, bool mix, Fn fn) const
     {
-        const bool ac8 = sh.AC == 8;
-        if (mix && d_c.complex_input())
-            return ac8 ? fn(ddc_ring_kernel<sample_kind::complex64, 8, true>)
-                       : fn(ddc_ring_kernel<sample_kind::complex64, 4, true>);
-#define GPUDSP_DDC_RING(KIND) \
-    return ac8 ? fn(ddc_ring_kernel<KIND, 8>) : fn(ddc_ring_kernel<KIND, 4>)
-        switch (kind_of(d_c.input)) {
-        case sample_kind::packed10:
-            GPUDSP_DDC_RING(sample_kind::packed10);
-        case sample_kind::int16:
-            GPUDSP_DDC_RING(sample_kind::int16);
-        case sample_kind::float32:
-            GPUDSP_DDC_RING(sample_kind::float32);
-        case sample_kind::complex64:
-            GPUDSP_DDC_RING(sample_kind::complex64);
-        }
-#undef GPUDSP_DDC_RING
+        for_instance(
+            sh,
+            mix,
+            [](auto kind, auto ac, auto m) {
+                return ddc_ring_kernel<decltype(kind)::value,
+                                       decltype(ac)::value,
+                                       decltype(m)::value>;
+            },
+            fn);
     }
 
     // fn(the simple kernel instance for this plan's sample format and taps

@@ -26,6 +26,7 @@
 #define INCLUDED_GPUDSP_KERNELS_DDC_RING_H
 
 #include "ddc_tile.h"
+#include <gnuradio/gpudsp/kernels/ddc.h>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -36,6 +37,22 @@ namespace gpudsp {
 namespace kernels {
 
 constexpr int ddc_ring_chunk = 16; // bytes of one asynchronous copy
+
+/*! Bits of one sample of an input format (the stage holds its bytes). */
+inline int ddc_sample_bits(ddc_input f)
+{
+    switch (f) {
+    case ddc_input::packed10:
+        return 10;
+    case ddc_input::int16:
+        return 16;
+    case ddc_input::float32:
+        return 32;
+    case ddc_input::complex64:
+        break;
+    }
+    return 64;
+}
 
 /*! Readable bytes of a launch, as offsets from the input pointer: the
  *  bytes of its valid samples [first_sample, first_sample + valid). */

@@ -59,8 +59,22 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     extern __shared__ __align__(16) unsigned char smem[];
     auto* tile = reinterpret_cast<__half*>(smem);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    auto put = [&](int at, float x) { tile[at] = __float2half_rn(x); };
-    auto one = [&](long long g) { return float(packed10_sample(in, g)); };
+    // The block tile from output m_blk's samples, four at a time from
+    // groups aligned in the stream (four(g, x): from global memory or the
+    // ring's stage), at their padded places (ddc_tensor::decode_block).
+    auto decode = [&](long long m_blk, auto four) {
+        ddc_tensor::decode_block(
+            sh,
+            first_sample,
+            valid_from,
+            valid_to,
+            first_sample + m_blk * sh.D,
+            threadIdx.x,
+            blockDim.x,
+            four,
+            [&](long long g) { return float(packed10_sample(in, g)); },
+            [&](int at, float x) { tile[at] = __float2half_rn(x); });
+    };
 
     // The block tile from output m_blk: its decoded samples in `tile`.
     auto compute = [&](long long m_blk) {
@@ -124,19 +138,7 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 
     if constexpr (!RING) {
         const long long m_blk = (long long)blockIdx.x * sh.outputs();
-        // The samples, four at a time from groups aligned in the stream,
-        // at their padded places (ddc_tensor::decode_block).
-        ddc_tensor::decode_block(
-            sh,
-            first_sample,
-            valid_from,
-            valid_to,
-            first_sample + m_blk * sh.D,
-            threadIdx.x,
-            blockDim.x,
-            [&](long long g, float* x) { packed10_four(in, g, x); },
-            one,
-            put);
+        decode(m_blk, [&](long long g, float* x) { packed10_four(in, g, x); });
         __syncthreads();
         compute(m_blk);
     } else {
@@ -187,20 +189,10 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
             __syncthreads(); // the bytes landed; the last tile's MMAs are done
             const long long m_blk = i * sh.outputs();
             const long long base = window_of(i).base;
-            ddc_tensor::decode_block(
-                sh,
-                first_sample,
-                valid_from,
-                valid_to,
-                first_sample + m_blk * sh.D,
-                threadIdx.x,
-                blockDim.x,
-                [&](long long g, float* x) {
-                    // (g is a multiple of 4: its 5 bytes from bit 0)
-                    packed10_four(stage + (5 * (g / 4) - base), 0, x);
-                },
-                one,
-                put);
+            decode(m_blk, [&](long long g, float* x) {
+                // (g is a multiple of 4: its 5 bytes from bit 0)
+                packed10_four(stage + (5 * (g / 4) - base), 0, x);
+            });
             __syncthreads(); // the tile is whole, the stage free
             issue(ddc_ring_next(j, stages));
             compute(m_blk);

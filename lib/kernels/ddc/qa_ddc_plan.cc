@@ -252,11 +252,8 @@ BOOST_AUTO_TEST_CASE(ring_form_matches_cpu)
                 kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
 #ifdef GPUDSP_TEST_CUDA
                 // (where a ring fits sm_80's 163 KiB, it fits this GPU's)
-                const int bits = f == ddc_input::packed10  ? 10
-                                 : f == ddc_input::int16   ? 16
-                                 : f == ddc_input::float32 ? 32
-                                                           : 64;
-                if (!kernels::ddc_ring_candidates(td.second, td.first, bits, 166912)
+                if (!kernels::ddc_ring_candidates(
+                         td.second, td.first, kernels::ddc_sample_bits(f), 166912)
                          .empty())
                     BOOST_CHECK_EQUAL(
                         dev.tuning().chosen.rfind(mix ? "mix ring " : "ring ", 0), 0u);

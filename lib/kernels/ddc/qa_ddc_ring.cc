@@ -37,21 +37,6 @@ constexpr int R = ddc_tile_outputs_per_thread;
 // Per-block limits of sm_75 and sm_90 (opt-in).
 constexpr std::size_t limits[] = { 65536, 232448 };
 
-int bits_of(ddc_input f)
-{
-    switch (f) {
-    case ddc_input::packed10:
-        return 10;
-    case ddc_input::int16:
-        return 16;
-    case ddc_input::float32:
-        return 32;
-    case ddc_input::complex64:
-        break;
-    }
-    return 64;
-}
-
 // One output of a bank: its reversed premultiplied taps (or, mixing first,
 // reversed real taps), its phase and its outputs.
 struct member {
@@ -106,7 +91,7 @@ void emulate(const ddc_ring_shape& rs,
              std::vector<int>& stores)
 {
     const ddc_tile_shape& sh = rs.sh;
-    const int bits = bits_of(f);
+    const int bits = ddc_sample_bits(f);
     const bool cplx = f == ddc_input::complex64;
     const int stage_bytes = ddc_ring_stage_bytes(sh, bits);
     const int n_threads = sh.threads();
@@ -352,7 +337,7 @@ BOOST_AUTO_TEST_CASE(candidates_fit_and_are_named_once)
         for (ddc_input f : { ddc_input::packed10, ddc_input::complex64 })
             for (int D : { 1, 3, 16, 64, 257 })
                 for (int T : { 1, 55, 256, 1024, 20000 }) {
-                    const int bits = bits_of(f);
+                    const int bits = ddc_sample_bits(f);
                     const auto all = ddc_ring_candidates(D, T, bits, limit);
                     std::set<std::string> ids;
                     for (const auto& r : all) {
@@ -424,7 +409,7 @@ BOOST_AUTO_TEST_CASE(ring_kernel_steps_match_the_cpu_plan)
                              std::make_pair(256, 16),
                              std::make_pair(300, 7) }) {
                 const int T = td.first, D = td.second;
-                const auto rings = ddc_ring_candidates(D, T, bits_of(f), limit);
+                const auto rings = ddc_ring_candidates(D, T, ddc_sample_bits(f), limit);
                 if (rings.empty())
                     continue;
                 // the first candidate at the larger limit, the last at the
@@ -530,7 +515,7 @@ BOOST_AUTO_TEST_CASE(a_stream_cut_into_calls_gives_the_same_bits)
     for (auto f : { ddc_input::packed10, ddc_input::complex64, ddc_input::int16 })
         for (auto td : { std::make_pair(256, 16), std::make_pair(55, 5) }) {
             const int T = td.first, D = td.second;
-            const auto rings = ddc_ring_candidates(D, T, bits_of(f), limits[1]);
+            const auto rings = ddc_ring_candidates(D, T, ddc_sample_bits(f), limits[1]);
             BOOST_REQUIRE(!rings.empty());
             const auto& rs = rings.back();
             const std::size_t n = 2 * rs.sh.M + 101;
