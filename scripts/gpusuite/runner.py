@@ -86,15 +86,17 @@ BENCH = {
 }
 
 # ncu: one representative size per job (device-copy only jobs have no kernel
-# of ours).
+# of ours), in the order the step profiles them while its time lasts: the
+# FX job's kernels are the F- and X-engine's, profiled before it, so it
+# comes after the DDC (cut for time on 2026-11-27).
 NCU = {
     "unpack10": ["--samples", "16777216", "--iterations", "1"],
     "fengine": ["--channels", "4096", "--samples", "4194304", "--iterations", "1",
                 "--launches", "1"],
     "xengine": ["--stations", "512", "--iterations", "1", "--cpu-stations", "2",
                 "--cpu-channels", "1", "--short", "0"],
-    "fx": ["--antennas", "16", "--spectra", "64", "--cpu-antennas", "1", "--iterations", "1"],
     "ddc": ["--decimations", "16", "--taps", "256", "--iterations", "1", "--launches", "1"],
+    "fx": ["--antennas", "16", "--spectra", "64", "--cpu-antennas", "1", "--iterations", "1"],
     "gnss": ["--iterations", "1", "--no-peer", "--no-cpu"],
     "ldpc": ["--only", "R=0.79", "--batches", "1024", "--cpu-frames", "1", "--iterations",
              "1", "--no-peer"],
