@@ -168,17 +168,31 @@ GPUDSP_HD void ddc_tile_for_packed10(const ddc_tile_shape& sh,
             }
         }
         int p = s_chunk >= 0 ? pb : 0, q = s_chunk >= 0 ? qb : 0;
-        int at = p * sh.row_stride + q + q / R;
+        // (q >= 0: an unsigned division by R is a shift)
+        int at = p * sh.row_stride + q + int(unsigned(q) / R);
         auto advance = [&] {
             if (++p == sh.D) {
                 p = 0;
                 ++q;
-                at = q + q / R;
+                at = q + int(unsigned(q) / R);
             } else {
                 at += sh.row_stride;
             }
         };
         if (i0 == 0 && s + 16 <= sh.span && 16 * k + 16 <= in.valid) {
+            if (sh.D >= 16) {
+                // The 16 samples take phases p .. p + 15 (mod D) and wrap
+                // once at most: before the wrap each steps a row down,
+                // after it they start again at phase 0 of q + 1. A
+                // select and a multiply-add a sample instead of the walk.
+                const int wrap = sh.D - p;
+                const unsigned q1 = unsigned(q) + 1;
+                const int after = int(q1 + q1 / R) - wrap * sh.row_stride;
+                GPUDSP_UNROLL
+                for (int i = 0; i < 16; ++i)
+                    put((i < wrap ? at : after) + i * sh.row_stride, float(v[i]));
+                continue;
+            }
             GPUDSP_UNROLL
             for (int i = 0; i < 16; ++i) {
                 put(at, float(v[i]));

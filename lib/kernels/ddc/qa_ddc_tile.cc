@@ -452,11 +452,11 @@ BOOST_AUTO_TEST_CASE(packed10_tile_loader_fills_the_tile_as_the_sample_loader)
     struct shape_case {
         int D, T, tw, g;
     };
-    const shape_case shapes[] = { { 16, 256, 32, 1 },
-                                  { 7, 33, 64, 2 },
-                                  { 3, 5, 32, 1 },
-                                  { 64, 1024, 32, 8 },
-                                  { 1, 4, 32, 1 } };
+    // (D >= 16: the interior chunks' one-wrap path, at every phase)
+    const shape_case shapes[] = { { 16, 256, 32, 1 }, { 7, 33, 64, 2 },
+                                  { 3, 5, 32, 1 },    { 64, 1024, 32, 8 },
+                                  { 1, 4, 32, 1 },    { 17, 300, 32, 2 },
+                                  { 31, 62, 64, 1 } };
     for (const auto& c : shapes)
         for (int mis = 0; mis < 4; ++mis)
             for (long long first_sample : { 0LL, 1LL, 15LL, 16LL, 37LL, 160LL })
