@@ -509,11 +509,13 @@ public:
             d_mix = false;
             d_ring = false;
             d_ring_stages = 0;
-            if (!d_tensor_grid) { // (once: the tuner comes back to it)
+            if (!d_tensor_grid[0]) { // (once: the tuner comes back to it)
                 d_ctx->make_current();
-                d_tensor_grid =
-                    unsigned(std::max(1, ddc_tensor_blocks_per_sm(d_tensor_shape, true)) *
-                             d_ctx->info().multiprocessors);
+                for (const bool bank : { false, true })
+                    d_tensor_grid[bank] = unsigned(
+                        std::max(1,
+                                 ddc_tensor_blocks_per_sm(d_tensor_shape, true, bank)) *
+                        d_ctx->info().multiprocessors);
             }
             return;
         }
@@ -880,7 +882,7 @@ private:
                               b,
                               first_output + m0,
                               count,
-                              d_tensor_ring ? d_tensor_grid : 0u,
+                              d_tensor_ring ? d_tensor_grid[bank.count > 1] : 0u,
                               stream);
             d_ctx->check_last_error("ddc tensor kernel launch", d_who);
         }
@@ -1125,7 +1127,7 @@ private:
     bool d_tensor = false;       // it runs (else the tile or simple kernel)
     bool d_tensor_ring_ok = false; // its ring form fits here
     bool d_tensor_ring = false;    // the ring form runs
-    unsigned d_tensor_grid = 0;    // its persistent blocks (once asked)
+    unsigned d_tensor_grid[2] = {}; // its persistent blocks, alone and banks (once asked)
     bool d_tensor_dirty = false; // its taps image is newer than the device's
     ddc_tensor::shape d_tensor_shape;
     ddc_tensor::taps_image d_tensor_image; // of the last set_taps

@@ -233,17 +233,18 @@ bool ddc_tensor_built()
     return true;
 }
 
-int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh, bool ring)
+int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh, bool ring, bool bank)
 {
     int per_sm = 0;
-    const cudaError_t r =
-        ring ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                   &per_sm,
-                   kernel_for<1, true>(sh),
-                   sh.threads(),
-                   ddc_tensor::ring_smem_bytes(sh))
-             : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                   &per_sm, kernel_for<1>(sh), sh.threads(), sh.smem_bytes());
+    const void* kernel =
+        ring ? (bank ? kernel_for<ddc_tensor_bank::max, true>(sh)
+                     : kernel_for<1, true>(sh))
+             : (bank ? kernel_for<ddc_tensor_bank::max>(sh) : kernel_for<1>(sh));
+    const cudaError_t r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm,
+        kernel,
+        sh.threads(),
+        ring ? ddc_tensor::ring_smem_bytes(sh) : sh.smem_bytes());
     if (r != cudaSuccess) {
         cudaGetLastError(); // a refused query leaves nothing behind
         return 0;

@@ -54,9 +54,12 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
  *  current device's image is asked). */
 bool ddc_tensor_built();
 
-/*! Blocks of the kernel (the ring form's if \p ring) that fit one SM for
- *  \p sh (0: the query failed). */
-int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh, bool ring = false);
+/*! Blocks of the kernel (the ring form's if \p ring; for banks of several
+ *  outputs if \p bank, more registers) that fit one SM for \p sh (0: the
+ *  query failed). */
+int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh,
+                             bool ring = false,
+                             bool bank = false);
 
 /*! Whether the ring form's shared memory fits \p optin bytes a block; if
  *  so, its kernels may take that much (cudaFuncSetAttribute). */

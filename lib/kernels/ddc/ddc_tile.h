@@ -107,9 +107,11 @@ GPUDSP_HD ddc_packed10_span ddc_packed10_span_of(long long first_sample,
  * of 16 samples aligned in the stream (bytes 20k .. 20k + 19), each read as
  * 5 or 6 aligned words (word(b): the 32-bit word at byte offset b, a
  * multiple of 4 less mis) and decoded by packed10_sixteen, then stored
- * through put(addr, value) at ddc_tile_addr with the phase and row advanced
- * by additions: ~18 instructions a sample in the sm_90 SASS, against ~38
- * one sample at a time (two byte loads, 64-bit index arithmetic). A chunk
+ * through put(addr, value) at ddc_tile_addr: at D >= 16 from one of two
+ * bases plus the sample's index times the row step (the chunk wraps its
+ * phase once at most), below it with the phase and row advanced by
+ * additions: ~13 instructions a sample in the sm_90 SASS at D = 16, against
+ * ~38 one sample at a time (two byte loads, 64-bit index arithmetic). A chunk
  * whose words would leave [lo, hi) (at a launch's ends) reads its samples
  * one at a time (slow(n): sample n); samples past the valid ones are zeros.
  */
