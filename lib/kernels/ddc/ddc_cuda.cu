@@ -13,7 +13,7 @@
 // output reading its window through the cache.
 
 #include "ddc_impl.h"
-#include "ddc_ring.h"
+#include "ddc_ring.cuh"
 #include "ddc_rotate.cuh"
 #include "ddc_tensor_cuda.h"
 #include "ddc_tile.h"
@@ -249,25 +249,7 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
         const long long i = ddc_ring_tile(blockIdx.x, j, gridDim.x);
         if (i < tiles) {
             unsigned char* st = ring + ddc_ring_stage_of(j, stages) * stage_bytes;
-            ddc_ring_for_chunks(
-                window_of(i),
-                readable,
-                tid,
-                n_threads,
-                [&](int c, long long o) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-                    copy16_async(st + c * ddc_ring_chunk, bytes + o);
-#else // (no cp.async: a plain copy, in order)
-                    *reinterpret_cast<uint4*>(st + c * ddc_ring_chunk) =
-                        __ldg(reinterpret_cast<const uint4*>(bytes + o));
-#endif
-                },
-                [&](int c, long long o) {
-                    for (int b = 0; b < ddc_ring_chunk; ++b)
-                        st[c * ddc_ring_chunk + b] =
-                            o + b >= readable.lo && o + b < readable.hi ? bytes[o + b]
-                                                                        : 0;
-                });
+            ddc_ring_fill(st, bytes, window_of(i), readable, tid, n_threads);
         }
         copy_commit();
     };

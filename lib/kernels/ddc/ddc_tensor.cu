@@ -12,6 +12,7 @@
 // parts' FP32 sums are combined, unscaled and rotated by the mixer's exact
 // phase; lane l writes the warp's outputs l and l + 32 (coalesced).
 
+#include "ddc_ring.cuh"
 #include "ddc_rotate.cuh"
 #include "ddc_tensor_cuda.h"
 #include "kernels/common/cp_async.cuh"
@@ -163,20 +164,7 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
         auto issue = [&](int j) {
             const long long i = ddc_ring_tile(blockIdx.x, j, gridDim.x);
             if (i < tiles)
-                ddc_ring_for_chunks(
-                    window_of(i),
-                    readable,
-                    threadIdx.x,
-                    blockDim.x,
-                    [&](int c, long long o) {
-                        copy16_async(stage + c * ddc_ring_chunk, in + o);
-                    },
-                    [&](int c, long long o) {
-                        for (int b = 0; b < ddc_ring_chunk; ++b)
-                            stage[c * ddc_ring_chunk + b] =
-                                o + b >= readable.lo && o + b < readable.hi ? in[o + b]
-                                                                            : 0;
-                    });
+                ddc_ring_fill(stage, in, window_of(i), readable, threadIdx.x, blockDim.x);
             copy_commit();
         };
         for (int j = 0; j < stages; ++j)
