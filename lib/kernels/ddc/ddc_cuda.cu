@@ -485,13 +485,19 @@ public:
     }
     void use(const std::string& id) override
     {
-        if (id == tensor_ring_id && d_tensor_ok && d_tensor_ring_ok) {
-            d_tensor = true;
-            d_tensor_ring = true;
-            d_mix = false;
+        // Every form off, then the one the id names (ids come from
+        // configurations(); an unknown one changes nothing).
+        auto only = [&](bool tensor, bool tensor_ring, bool mix) {
+            d_tensor = tensor;
+            d_tensor_ring = tensor_ring;
+            d_mix = mix;
             d_ring = false;
             d_ring_stages = 0;
-            if (!d_tensor_grid[0]) { // (once: the tuner comes back to it)
+        };
+        if (d_tensor_ok &&
+            (id == tensor_id || (id == tensor_ring_id && d_tensor_ring_ok))) {
+            only(true, id == tensor_ring_id, false);
+            if (d_tensor_ring && !d_tensor_grid[0]) { // (once: the tuner comes back)
                 d_ctx->make_current();
                 for (const bool bank : { false, true })
                     d_tensor_grid[bank] = unsigned(
@@ -501,37 +507,23 @@ public:
             }
             return;
         }
-        d_tensor_ring = false;
-        if (id == tensor_id && d_tensor_ok) {
-            d_tensor = true;
-            d_mix = false;
-            d_ring = false;
-            d_ring_stages = 0;
-            return;
-        }
         if (d_mix_ok && id == mix_id()) {
-            d_tensor = false;
-            d_mix = true;
-            d_ring = false;
-            d_ring_stages = 0;
+            only(false, false, true);
             use_shape(d_shapes[0]);
             return;
         }
         for (const auto& r : d_rings)
             for (const bool mix : { false, true })
                 if ((!mix || d_mix_ok) && id == (mix ? "mix " : "") + ddc_ring_id(r)) {
-                    d_tensor = false;
-                    d_mix = mix;
+                    only(false, false, mix);
                     use_ring(r);
                     return;
                 }
         for (const auto& sh : d_shapes)
             if (ddc_tile_shape_id(sh) == id) {
-                d_tensor = false;
-                d_mix = false;
-                d_ring = false;
-                d_ring_stages = 0;
+                only(false, false, false);
                 use_shape(sh);
+                return;
             }
     }
     std::string forced_configuration() const override
