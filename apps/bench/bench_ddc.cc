@@ -51,6 +51,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -331,10 +332,12 @@ void run_ddc(const options& opt, report& rep)
                 };
             // A CUDA plan of c with environment variables (set to 1) forcing
             // a form.
-            auto forced_plan = [&](std::initializer_list<const char*> vars) {
+            auto forced_plan = [&](std::initializer_list<const char*> vars,
+                                   const char* value = "1") {
                 std::vector<std::pair<const char*, const char*>> env;
                 for (const char* v : vars)
-                    env.emplace_back(v, "1");
+                    env.emplace_back(
+                        v, std::strcmp(v, "GPUDSP_DDC_TENSOR") == 0 ? value : "1");
                 const scoped_env set(env);
                 return std::make_unique<kernels::ddc_plan>(
                     c,
@@ -407,29 +410,38 @@ void run_ddc(const options& opt, report& rep)
                 // counted as the rows above (useful multiply-adds only).
                 // Also its ring form (GPUDSP_DDC_RING=1: persistent, each
                 // block tile's bytes staged by cp.async while the one
-                // before is computed), cuda/tensor ring.
-                for (const bool ringed : { false, true }) {
-                    const auto tensor_plan =
-                        ringed ? forced_plan({ "GPUDSP_DDC_TENSOR", "GPUDSP_DDC_RING" })
-                               : forced_plan({ "GPUDSP_DDC_TENSOR" });
-                    kernels::ddc_plan& tensor = *tensor_plan;
-                    if (tensor.tuning().chosen != (ringed ? "tensor ring" : "tensor"))
-                        continue;
-                    const double tt = back_to_back(tensor);
-                    const std::string note =
-                        note_of(tt,
-                                ringed ? "FP16 taps in two parts, persistent: "
-                                       : "FP16 taps in two parts, ",
-                                tensor);
-                    rep.add({ "ddc",
-                              what + ", device-resident",
-                              ringed ? "cuda/tensor ring" : "cuda/tensor",
-                              g_flops / tt / 1e12,
-                              "TFLOP/s",
-                              peak / 1e12,
-                              "FP32 peak (nominal)",
-                              note });
-                }
+                // before is computed), cuda/tensor ring; and both with the
+                // tap block of 8D (GPUDSP_DDC_TENSOR=8: each A fragment
+                // for twice the outputs), cuda/tensor 8D, cuda/tensor ring 8D.
+                for (const bool k8 : { false, true })
+                    for (const bool ringed : { false, true }) {
+                        const char* block = k8 ? "8" : "1";
+                        const auto tensor_plan =
+                            ringed
+                                ? forced_plan({ "GPUDSP_DDC_TENSOR", "GPUDSP_DDC_RING" },
+                                              block)
+                                : forced_plan({ "GPUDSP_DDC_TENSOR" }, block);
+                        kernels::ddc_plan& tensor = *tensor_plan;
+                        const std::string form =
+                            std::string(ringed ? "tensor ring" : "tensor") +
+                            (k8 ? " 8D" : "");
+                        if (tensor.tuning().chosen != form)
+                            continue;
+                        const double tt = back_to_back(tensor);
+                        const std::string note =
+                            note_of(tt,
+                                    ringed ? "FP16 taps in two parts, persistent: "
+                                           : "FP16 taps in two parts, ",
+                                    tensor);
+                        rep.add({ "ddc",
+                                  what + ", device-resident",
+                                  "cuda/" + form,
+                                  g_flops / tt / 1e12,
+                                  "TFLOP/s",
+                                  peak / 1e12,
+                                  "FP32 peak (nominal)",
+                                  note });
+                    }
             }
             if (!cplx) {
                 // A bank of 8 outputs (other centre frequencies, same D and

@@ -470,10 +470,13 @@ public:
         std::vector<std::string> ids;
         for (const auto& sh : d_shapes)
             ids.push_back(ddc_tile_shape_id(sh));
-        if (d_tensor_ok && !ids.empty())
-            ids.push_back(tensor_id);
-        if (d_tensor_ok && d_tensor_ring_ok && !ids.empty())
-            ids.push_back(tensor_ring_id);
+        if (!ids.empty())
+            for (int nt = 1; nt <= ddc_tensor::max_nt; ++nt) {
+                if (d_tensor_ok[nt - 1])
+                    ids.push_back(tensor_id_of(false, nt));
+                if (d_tensor_ok[nt - 1] && d_tensor_ring_ok[nt - 1])
+                    ids.push_back(tensor_id_of(true, nt));
+            }
         if (d_mix_ok)
             ids.push_back(mix_id());
         for (const auto& r : d_rings) {
@@ -494,19 +497,24 @@ public:
             d_ring = false;
             d_ring_stages = 0;
         };
-        if (d_tensor_ok &&
-            (id == tensor_id || (id == tensor_ring_id && d_tensor_ring_ok))) {
-            only(true, id == tensor_ring_id, false);
-            if (d_tensor_ring && !d_tensor_grid[0]) { // (once: the tuner comes back)
-                d_ctx->make_current();
-                for (const bool bank : { false, true })
-                    d_tensor_grid[bank] = unsigned(
-                        std::max(1,
-                                 ddc_tensor_blocks_per_sm(d_tensor_shape, true, bank)) *
-                        d_ctx->info().multiprocessors);
-            }
-            return;
-        }
+        for (int nt = 1; nt <= ddc_tensor::max_nt; ++nt)
+            for (const bool ring : { false, true })
+                if (d_tensor_ok[nt - 1] && (!ring || d_tensor_ring_ok[nt - 1]) &&
+                    id == tensor_id_of(ring, nt)) {
+                    only(true, ring, false);
+                    use_tensor_shape(nt);
+                    unsigned* grid = d_tensor_grid[nt - 1];
+                    if (ring && !grid[0]) { // (once: the tuner comes back)
+                        d_ctx->make_current();
+                        for (const bool bank : { false, true })
+                            grid[bank] =
+                                unsigned(std::max(1,
+                                                  ddc_tensor_blocks_per_sm(
+                                                      d_tensor_shape, true, bank)) *
+                                         d_ctx->info().multiprocessors);
+                    }
+                    return;
+                }
         if (d_mix_ok && id == mix_id()) {
             only(false, false, true);
             use_shape(d_shapes[0]);
@@ -528,12 +536,20 @@ public:
     }
     std::string forced_configuration() const override
     {
+        // GPUDSP_DDC_TENSOR=1: the tensor form (tap block 4D), =8: its tap
+        // block of 8D (4D where 8D is not offered, D = 1); with
+        // GPUDSP_DDC_RING=1 their ring forms.
         const char* env = std::getenv("GPUDSP_DDC_TENSOR");
-        if (env && std::strcmp(env, "1") == 0 && d_tensor_ok && !d_shapes.empty()) {
+        int nt = !env                         ? 0
+                 : std::strcmp(env, "1") == 0 ? 1
+                 : std::strcmp(env, "8") == 0 ? 2
+                                              : 0;
+        if (nt == 2 && !d_tensor_ok[1])
+            nt = 1;
+        if (nt && d_tensor_ok[nt - 1] && !d_shapes.empty()) {
             const char* ring = std::getenv("GPUDSP_DDC_RING");
-            return ring && std::strcmp(ring, "1") == 0 && d_tensor_ring_ok
-                       ? tensor_ring_id
-                       : tensor_id;
+            return tensor_id_of(
+                ring && std::strcmp(ring, "1") == 0 && d_tensor_ring_ok[nt - 1], nt);
         }
         const char* mix = std::getenv("GPUDSP_DDC_MIX");
         const bool mixed = mix && std::strcmp(mix, "1") == 0 && d_mix_ok;
@@ -598,9 +614,9 @@ public:
         for (std::size_t j = 0; j < z.size(); ++j)
             d_host[j] = ddc_cf{ z[z.size() - 1 - j].real(), z[z.size() - 1 - j].imag() };
         d_dirty = true;
-        if (d_tensor_ok) { // the tensor form's image of the same reversed taps
-            const std::vector<std::complex<float>> zr(z.rbegin(), z.rend());
-            d_tensor_image = ddc_tensor::make_taps(zr, d_tensor_shape);
+        if (d_tensor_ok[0] || d_tensor_ok[1]) { // the tensor form's image of them
+            d_tensor_zr.assign(z.rbegin(), z.rend());
+            d_tensor_image = ddc_tensor::make_taps(d_tensor_zr, d_tensor_shape);
             d_tensor_dirty = true;
         }
     }
@@ -712,8 +728,11 @@ private:
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
     }
 
-    static constexpr const char* tensor_id = "tensor";
-    static constexpr const char* tensor_ring_id = "tensor ring";
+    // "tensor", "tensor ring": tap block 4D; "tensor 8D", "tensor ring 8D".
+    static std::string tensor_id_of(bool ring, int nt)
+    {
+        return std::string(ring ? "tensor ring" : "tensor") + (nt == 2 ? " 8D" : "");
+    }
 
     // The mix-first tile kernel's id: the heuristic's shape, mixed.
     std::string mix_id() const { return "mix " + ddc_tile_shape_id(d_shapes[0]); }
@@ -756,26 +775,45 @@ private:
     // The tensor-core form where it runs: 10-bit input (exact in FP16),
     // sm_80 on (mma.sync m16n8k16), a shape whose samples fit 48 KiB a
     // block; GPUDSP_DDC_TENSOR=0 leaves it out, =1 forces it.
+    // Both tap blocks (4D, and 8D where D >= 2) where their shapes fit.
     void setup_tensor(int optin)
     {
         const char* env = std::getenv("GPUDSP_DDC_TENSOR");
         if (d_c.input != ddc_input::packed10 || d_ctx->info().compute_major < 8 ||
             (env && std::strcmp(env, "0") == 0) || !ddc_tensor_built())
             return;
-        d_tensor_shape = ddc_tensor::make_shape(d_c.decimation, d_c.n_taps());
-        if (!d_tensor_shape.warps)
+        std::size_t words = 0;
+        const char* ring = std::getenv("GPUDSP_DDC_RING");
+        for (int nt = 1; nt <= ddc_tensor::max_nt; ++nt) {
+            const auto sh = ddc_tensor::make_shape(d_c.decimation, d_c.n_taps(), nt);
+            if (!sh.warps)
+                continue;
+            d_tensor_shapes[nt - 1] = sh;
+            d_tensor_ok[nt - 1] = true;
+            words = std::max(words, ddc_tensor::image_words(sh));
+            // Its ring form (GPUDSP_DDC_RING=0 leaves it out) where its tile
+            // and stage fit the device's shared memory a block.
+            if (!(ring && std::strcmp(ring, "0") == 0))
+                d_tensor_ring_ok[nt - 1] = ddc_tensor_ring_prepare(sh, optin);
+        }
+        if (!words)
             return;
         d_tensor_taps = std::make_unique<runtime::device_memory>(
-            d_ctx,
-            (ddc_tensor::header_words + std::size_t(d_tensor_shape.chunks) * 32 * 4) *
-                sizeof(uint32_t),
-            d_who);
-        d_tensor_ok = true;
-        // Its ring form (GPUDSP_DDC_RING=0 leaves it out) where its tile and
-        // stage fit the device's shared memory a block.
-        const char* ring = std::getenv("GPUDSP_DDC_RING");
-        if (!(ring && std::strcmp(ring, "0") == 0))
-            d_tensor_ring_ok = ddc_tensor_ring_prepare(d_tensor_shape, optin);
+            d_ctx, words * sizeof(uint32_t), d_who);
+        d_tensor_shape = d_tensor_shapes[d_tensor_ok[0] ? 0 : 1];
+    }
+
+    // The tensor form's shape with \p nt column tiles, and its taps image
+    // (the next execute uploads it on its stream, as set_taps's).
+    void use_tensor_shape(int nt)
+    {
+        if (d_tensor_shape.nt == nt && d_tensor_shape.warps)
+            return;
+        d_tensor_shape = d_tensor_shapes[nt - 1];
+        if (!d_tensor_zr.empty()) {
+            d_tensor_image = ddc_tensor::make_taps(d_tensor_zr, d_tensor_shape);
+            d_tensor_dirty = true;
+        }
     }
 
     // Its taps image up on the stream of the launch that reads it, when
@@ -809,16 +847,17 @@ private:
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
             if (!p || !p->d_tensor || p->d_ctx != d_ctx ||
                 p->d_tensor_shape.D != d_tensor_shape.D ||
-                p->d_tensor_shape.T != d_tensor_shape.T)
+                p->d_tensor_shape.T != d_tensor_shape.T ||
+                p->d_tensor_shape.nt != d_tensor_shape.nt)
                 return false;
             plans.push_back(p);
         }
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        for (std::size_t k0 = 0; k0 < plans.size(); k0 += ddc_tensor_bank::max) {
+        const std::size_t most = std::size_t(ddc_tensor_bank_max(d_tensor_shape.nt));
+        for (std::size_t k0 = 0; k0 < plans.size(); k0 += most) {
             ddc_tensor_bank bank{};
-            bank.count =
-                int(std::min<std::size_t>(ddc_tensor_bank::max, plans.size() - k0));
+            bank.count = int(std::min(most, plans.size() - k0));
             for (int i = 0; i < bank.count; ++i) {
                 ddc_cuda& p = *plans[k0 + i];
                 p.upload_tensor_taps(stream);
@@ -849,15 +888,16 @@ private:
             ddc_tensor_bank b = bank;
             for (int i = 0; i < b.count; ++i)
                 b.out[i] += m0;
-            launch_ddc_tensor(d_tensor_shape,
-                              in,
-                              first_sample + (long long)(m0 * D),
-                              (long long)(count - 1) * D + T,
-                              b,
-                              first_output + m0,
-                              count,
-                              d_tensor_ring ? d_tensor_grid[bank.count > 1] : 0u,
-                              stream);
+            launch_ddc_tensor(
+                d_tensor_shape,
+                in,
+                first_sample + (long long)(m0 * D),
+                (long long)(count - 1) * D + T,
+                b,
+                first_output + m0,
+                count,
+                d_tensor_ring ? d_tensor_grid[d_tensor_shape.nt - 1][bank.count > 1] : 0u,
+                stream);
             d_ctx->check_last_error("ddc tensor kernel launch", d_who);
         }
     }
@@ -1097,14 +1137,19 @@ private:
     bool d_mix_uploaded = false;   // its taps are on the device
     std::vector<float> d_mix_host; // its reversed real taps
     std::unique_ptr<runtime::device_memory> d_mix_taps;
-    bool d_tensor_ok = false;    // the tensor-core form can run here
+    // The tensor-core form, [nt - 1]: its tap block of 4D or 8D.
+    bool d_tensor_ok[ddc_tensor::max_nt] = {};      // it can run here
+    bool d_tensor_ring_ok[ddc_tensor::max_nt] = {}; // its ring form fits here
+    ddc_tensor::shape d_tensor_shapes[ddc_tensor::max_nt];
+    // Its persistent blocks, alone and banks (once asked).
+    unsigned d_tensor_grid[ddc_tensor::max_nt][2] = {};
     bool d_tensor = false;       // it runs (else the tile or simple kernel)
-    bool d_tensor_ring_ok = false; // its ring form fits here
-    bool d_tensor_ring = false;    // the ring form runs
-    unsigned d_tensor_grid[2] = {}; // its persistent blocks, alone and banks (once asked)
+    bool d_tensor_ring = false;  // the ring form runs
     bool d_tensor_dirty = false; // its taps image is newer than the device's
-    ddc_tensor::shape d_tensor_shape;
-    ddc_tensor::taps_image d_tensor_image; // of the last set_taps
+    ddc_tensor::shape d_tensor_shape; // the one in use
+    std::vector<std::complex<float>>
+        d_tensor_zr;                       // the reversed taps of the last set_taps
+    ddc_tensor::taps_image d_tensor_image; // of them, for d_tensor_shape
     std::unique_ptr<runtime::device_memory> d_tensor_taps;
 };
 

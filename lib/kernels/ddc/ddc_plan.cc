@@ -297,8 +297,9 @@ void ddc_plan::tune()
     runtime::tune_problem p;
     p.kernel = "ddc";
     // 2: the tensor-core form (10-bit input, sm_80 on); 3: mix first
-    // (complex input, real taps); 4: the ring kernel (ddc_ring.h).
-    p.version = 4;
+    // (complex input, real taps); 4: the ring kernel (ddc_ring.h); 5: the
+    // tensor form's tap block of 8D.
+    p.version = 5;
     p.shape = shape + " n_out=" + std::to_string(n);
     p.unit = "output";
     p.input_bytes = input_bytes(n_in);

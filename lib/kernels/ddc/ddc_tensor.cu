@@ -5,12 +5,12 @@
 
 // The DDC's tensor-core form (docs/ddc.md, "Tensor cores"): a block decodes
 // the 10-bit samples its outputs need into shared memory as FP16 (exact),
-// and each warp computes 64 consecutive outputs as a chain of
+// and each warp computes 64 (128) consecutive outputs as a chain of
 // mma.sync.m16n8k16 GEMMs of a Hankel arrangement of the samples by the
-// taps shifted by 0..3 decimations, the taps in two FP16 parts
+// taps shifted by 0..3 (0..7) decimations, the taps in two FP16 parts
 // (ddc_tensor.h, which qa_ddc_tensor emulates warp by warp); the two
 // parts' FP32 sums are combined, unscaled and rotated by the mixer's exact
-// phase; lane l writes the warp's outputs l and l + 32 (coalesced).
+// phase; a warp's lanes write runs of consecutive outputs (coalesced).
 
 #include "ddc_ring.cuh"
 #include "ddc_rotate.cuh"
@@ -19,6 +19,8 @@
 #include "kernels/common/packed10.h"
 #include <cuda_fp16.h>
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpudsp {
@@ -38,13 +40,16 @@ mma_f16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 #endif
 }
 
-// SMALL_D: 4D < 16 (ddc_tensor::a_cursor). BANK: the most outputs of one
-// input a launch computes (1 or ddc_tensor_bank::max): each chunk's A
+// SMALL_D: KD < 16 (ddc_tensor::a_cursor). NT: the MMA column tiles a
+// chunk (ddc_tensor::shape::nt; the tap block K = 4 NT decimations), each
+// with its own B fragments and accumulators, one A fragment for all.
+// BANK: the most outputs of one input a launch computes (1 or
+// ddc_tensor_bank_max(NT)): each chunk's A
 // fragments are loaded once for all of them, each output has its own B
 // fragments, scale, accumulators, phase and destination. RING: the ring
 // form (ddc_tensor.h): persistent, each block tile's bytes staged by
 // cp.async while the block computes the tile before.
-template <bool SMALL_D, int BANK, bool RING>
+template <bool SMALL_D, int BANK, bool RING, int NT>
 __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     ddc_tensor_kernel(const uint8_t* __restrict__ in,
                       long long first_sample,
@@ -78,19 +83,22 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     };
 
     // The block tile from output m_blk: its decoded samples in `tile`.
+    constexpr int warp_outputs = ddc_tensor::rows * ddc_tensor::tile_shifts * NT;
     auto compute = [&](long long m_blk) {
-        const int wo = warp * ddc_tensor::warp_outputs * sh.D; // the warp's first sample
+        const int wo = warp * warp_outputs * sh.D; // the warp's first sample
         ddc_tensor::a_cursor cur[4];
 #pragma unroll
         for (int q = 0; q < 4; ++q)
-            cur[q].start(sh, wo + ddc_tensor::a_sample(lane, q, 0, sh.D));
-        float hi[BANK][4], lo[BANK][4];
+            cur[q].start(sh, wo + ddc_tensor::a_sample(sh, lane, q, 0));
+        float hi[BANK][NT][4], lo[BANK][NT][4];
 #pragma unroll
         for (int o = 0; o < BANK; ++o)
 #pragma unroll
-            for (int i = 0; i < 4; ++i)
-                hi[o][i] = lo[o][i] = 0.0f;
-        // Each image: its header, then [chunk][lane].
+            for (int n = 0; n < NT; ++n)
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    hi[o][n][i] = lo[o][n][i] = 0.0f;
+        // Each image: its header, then [chunk][n][lane].
         constexpr int skip = ddc_tensor::header_words / 4;
         for (int chunk = 0; chunk < sh.chunks; ++chunk) {
             uint32_t a[4];
@@ -99,13 +107,16 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                 a[q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
                 cur[q].template advance<SMALL_D>(sh);
             }
-            const int at = skip + chunk * 32 + lane;
+            const int at = skip + chunk * NT * 32 + lane;
 #pragma unroll
             for (int o = 0; o < BANK; ++o)
                 if (o < bank.count) {
-                    const uint4 b = __ldg(bank.taps[o] + at);
-                    mma_f16(hi[o], a, b.x, b.y);
-                    mma_f16(lo[o], a, b.z, b.w);
+#pragma unroll
+                    for (int n = 0; n < NT; ++n) {
+                        const uint4 b = __ldg(bank.taps[o] + at + n * 32);
+                        mma_f16(hi[o][n], a, b.x, b.y);
+                        mma_f16(lo[o][n], a, b.z, b.w);
+                    }
                 }
         }
 
@@ -115,25 +126,28 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                 break;
             const float unscale = __ldg(reinterpret_cast<const float*>(bank.taps[o]));
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                const unsigned long long m =
-                    (unsigned long long)(m_blk + warp * ddc_tensor::warp_outputs +
-                                         ddc_tensor::out_of(lane, half));
-                if (m < (unsigned long long)lead || m >= n_outputs)
-                    continue; // the lead's outputs only align the others
-                const float re =
-                    fmaf(lo[o][2 * half], 1.0f / ddc_tensor::lo_scale, hi[o][2 * half]) *
-                    unscale;
-                const float im = fmaf(lo[o][2 * half + 1],
-                                      1.0f / ddc_tensor::lo_scale,
-                                      hi[o][2 * half + 1]) *
-                                 unscale;
-                bank.out[o][m - lead] = ddc_rotate_output(make_float2(re, im),
-                                                          first_output + m,
-                                                          sh.D,
-                                                          bank.phase_step[o],
-                                                          bank.phase_offset[o]);
-            }
+            for (int n = 0; n < NT; ++n)
+#pragma unroll
+                for (int half = 0; half < 2; ++half) {
+                    const unsigned long long m =
+                        (unsigned long long)(m_blk + warp * warp_outputs +
+                                             ddc_tensor::out_of(sh, lane, half, n));
+                    if (m < (unsigned long long)lead || m >= n_outputs)
+                        continue; // the lead's outputs only align the others
+                    const float re = fmaf(lo[o][n][2 * half],
+                                          1.0f / ddc_tensor::lo_scale,
+                                          hi[o][n][2 * half]) *
+                                     unscale;
+                    const float im = fmaf(lo[o][n][2 * half + 1],
+                                          1.0f / ddc_tensor::lo_scale,
+                                          hi[o][n][2 * half + 1]) *
+                                     unscale;
+                    bank.out[o][m - lead] = ddc_rotate_output(make_float2(re, im),
+                                                              first_output + m,
+                                                              sh.D,
+                                                              bank.phase_step[o],
+                                                              bank.phase_offset[o]);
+                }
         }
     };
 
@@ -189,27 +203,38 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 #endif
 }
 
-// The kernel for a shape, a bank size and the ring form or not.
-template <int BANK, bool RING = false>
+// The kernel for a shape (its SMALL_D and NT; NT = 2 only where 8D >= 16,
+// make_shape), one output or a bank, the ring form or not.
+template <bool BANK, bool RING>
 const void* kernel_for(const ddc_tensor::shape& sh)
 {
-    return sh.small_d() ? (const void*)ddc_tensor_kernel<true, BANK, RING>
-                        : (const void*)ddc_tensor_kernel<false, BANK, RING>;
+    constexpr int B1 = BANK ? ddc_tensor_bank_max(1) : 1;
+    constexpr int B2 = BANK ? ddc_tensor_bank_max(2) : 1;
+    if (sh.nt == 2)
+        return (const void*)ddc_tensor_kernel<false, B2, RING, 2>;
+    return sh.small_d() ? (const void*)ddc_tensor_kernel<true, B1, RING, 1>
+                        : (const void*)ddc_tensor_kernel<false, B1, RING, 1>;
 }
 
 } // namespace
 
 bool ddc_tensor_built()
 {
-    for (const void* kernel :
-         { (const void*)ddc_tensor_kernel<true, 1, false>,
-           (const void*)ddc_tensor_kernel<false, 1, false>,
-           (const void*)ddc_tensor_kernel<true, ddc_tensor_bank::max, false>,
-           (const void*)ddc_tensor_kernel<false, ddc_tensor_bank::max, false>,
-           (const void*)ddc_tensor_kernel<true, 1, true>,
-           (const void*)ddc_tensor_kernel<false, 1, true>,
-           (const void*)ddc_tensor_kernel<true, ddc_tensor_bank::max, true>,
-           (const void*)ddc_tensor_kernel<false, ddc_tensor_bank::max, true> }) {
+    const ddc_tensor::shape small = ddc_tensor::make_shape(1, 1, 1),
+                            wide = ddc_tensor::make_shape(16, 16, 1),
+                            k8 = ddc_tensor::make_shape(16, 16, 2);
+    for (const void* kernel : { kernel_for<false, false>(small),
+                                kernel_for<false, false>(wide),
+                                kernel_for<false, false>(k8),
+                                kernel_for<true, false>(small),
+                                kernel_for<true, false>(wide),
+                                kernel_for<true, false>(k8),
+                                kernel_for<false, true>(small),
+                                kernel_for<false, true>(wide),
+                                kernel_for<false, true>(k8),
+                                kernel_for<true, true>(small),
+                                kernel_for<true, true>(wide),
+                                kernel_for<true, true>(k8) }) {
         cudaFuncAttributes attr{};
         if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
             cudaGetLastError(); // not built for this GPU: no form
@@ -225,9 +250,8 @@ int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh, bool ring, bool bank)
 {
     int per_sm = 0;
     const void* kernel =
-        ring ? (bank ? kernel_for<ddc_tensor_bank::max, true>(sh)
-                     : kernel_for<1, true>(sh))
-             : (bank ? kernel_for<ddc_tensor_bank::max>(sh) : kernel_for<1>(sh));
+        ring ? (bank ? kernel_for<true, true>(sh) : kernel_for<false, true>(sh))
+             : (bank ? kernel_for<true, false>(sh) : kernel_for<false, false>(sh));
     const cudaError_t r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm,
         kernel,
@@ -246,8 +270,7 @@ bool ddc_tensor_ring_prepare(const ddc_tensor::shape& sh, int optin)
         return false;
     // Per kernel and process-wide: the device's limit, whatever this shape
     // needs, so that plans never lower it for others.
-    for (const void* kernel :
-         { kernel_for<1, true>(sh), kernel_for<ddc_tensor_bank::max, true>(sh) })
+    for (const void* kernel : { kernel_for<false, true>(sh), kernel_for<true, true>(sh) })
         if (cudaFuncSetAttribute(kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  optin) != cudaSuccess) {
@@ -270,7 +293,12 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
     // The launch starts `lead` outputs early (ddc_tensor::lead_of): its
     // output 0 is absolute output first_output - lead, whose window starts
     // lead D samples before the caller's; those samples are never read.
-    const int lead = ddc_tensor::lead_of(first_output);
+    if (!sh.warps || bank.count < 1 || bank.count > ddc_tensor_bank_max(sh.nt))
+        throw std::invalid_argument(
+            "launch_ddc_tensor: a bank of " + std::to_string(bank.count) +
+            " outputs for a shape of " + std::to_string(sh.nt) + " column tiles and " +
+            std::to_string(sh.warps) + " warps");
+    const int lead = ddc_tensor::lead_of(sh, first_output);
     const unsigned long long count = n + lead;
     const unsigned tiles = unsigned((count + sh.outputs() - 1) / sh.outputs());
     // The ring form: at most the blocks that fit at once, persistent.
@@ -279,8 +307,8 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
         ring_grid ? ddc_tensor::ring_smem_bytes(sh) : sh.smem_bytes();
     const auto* src = static_cast<const uint8_t*>(in);
     const long long back = (long long)lead * sh.D;
-#define GPUDSP_DDC_TENSOR(SMALL, B, RING)                             \
-    ddc_tensor_kernel<SMALL, B, RING>                                 \
+#define GPUDSP_DDC_TENSOR(SMALL, B, RING, NT)                         \
+    ddc_tensor_kernel<SMALL, B, RING, NT>                             \
         <<<blocks, sh.threads(), smem, stream>>>(src,                 \
                                                  first_sample - back, \
                                                  back,                \
@@ -290,21 +318,27 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
                                                  first_output - lead, \
                                                  lead,                \
                                                  count)
-#define GPUDSP_DDC_TENSOR_FORMS(SMALL, B)  \
-    if (ring_grid)                         \
-        GPUDSP_DDC_TENSOR(SMALL, B, true); \
-    else                                   \
-        GPUDSP_DDC_TENSOR(SMALL, B, false)
-    if (bank.count == 1) {
-        if (sh.small_d()) {
-            GPUDSP_DDC_TENSOR_FORMS(true, 1);
+#define GPUDSP_DDC_TENSOR_FORMS(SMALL, B, NT)  \
+    if (ring_grid)                             \
+        GPUDSP_DDC_TENSOR(SMALL, B, true, NT); \
+    else                                       \
+        GPUDSP_DDC_TENSOR(SMALL, B, false, NT)
+    if (sh.nt == 2) { // (make_shape: D >= 2, never SMALL_D)
+        if (bank.count == 1) {
+            GPUDSP_DDC_TENSOR_FORMS(false, 1, 2);
         } else {
-            GPUDSP_DDC_TENSOR_FORMS(false, 1);
+            GPUDSP_DDC_TENSOR_FORMS(false, ddc_tensor_bank_max(2), 2);
+        }
+    } else if (bank.count == 1) {
+        if (sh.small_d()) {
+            GPUDSP_DDC_TENSOR_FORMS(true, 1, 1);
+        } else {
+            GPUDSP_DDC_TENSOR_FORMS(false, 1, 1);
         }
     } else if (sh.small_d()) {
-        GPUDSP_DDC_TENSOR_FORMS(true, ddc_tensor_bank::max);
+        GPUDSP_DDC_TENSOR_FORMS(true, ddc_tensor_bank_max(1), 1);
     } else {
-        GPUDSP_DDC_TENSOR_FORMS(false, ddc_tensor_bank::max);
+        GPUDSP_DDC_TENSOR_FORMS(false, ddc_tensor_bank_max(1), 1);
     }
 #undef GPUDSP_DDC_TENSOR_FORMS
 #undef GPUDSP_DDC_TENSOR

@@ -9,16 +9,21 @@
 // in FP16.
 //
 // Output m of the launch is sum_j zr[j] x[mD + j] (zr: the reversed
-// premultiplied taps, complex), rotated by the mixer's exact phase. A warp
-// computes 64 consecutive outputs m0 + 4r + s (r = 0..15 the MMA's rows,
-// s = 0..3 a shift) as one m16n8k16 GEMM per chunk of 16 columns c:
-//   A[r][c] = x[(m0 + 4r) D + c]            (a Hankel arrangement: rows 4D apart)
-//   B[c][2s + part] = part(zr[c - s D])     (zero outside 0 .. T-1; part: re, im)
-// so that (A B)[r][2s + part] sums zr[j] x[(m0 + 4r + s) D + j] over the
-// chunk's j = c - s D: every output meets each of its taps once, over the
-// columns 0 .. T + 3D - 1, and a thread's accumulators hold the real and
-// imaginary parts of whole outputs. The taps are scaled by a power of two
-// and split in two FP16 parts, hi = half(z) and lo = half((z - hi) 2^11),
+// premultiplied taps, complex), rotated by the mixer's exact phase. With a
+// tap block of K = 4 nt decimations (nt = 1 or 2 MMA column tiles), a warp
+// computes 16 K consecutive outputs m0 + K r + s (r = 0..15 the MMA's rows,
+// s = 0..K-1 a shift) as nt m16n8k16 GEMMs per chunk of 16 columns c,
+// sharing one A fragment:
+//   A[r][c] = x[(m0 + K r) D + c]           (a Hankel arrangement: rows KD apart)
+//   B_n[c][2s' + part] = part(zr[c - (4n + s') D])   (tile n, s' = 0..3;
+//                                           zero outside 0 .. T-1; part: re, im)
+// so that (A B_n)[r][2s' + part] sums zr[j] x[(m0 + K r + 4n + s') D + j]
+// over the chunk's j: every output meets each of its taps once, over the
+// columns 0 .. T + (K - 1) D - 1, and a thread's accumulators hold the real
+// and imaginary parts of whole outputs. K = 8 loads each A fragment (the
+// shared-memory loads and their addressing, most of a chunk's issue slots)
+// for twice the outputs, at (T + 7D) / (T + 3D) times the MMAs. The taps are scaled by a
+// power of two and split in two FP16 parts, hi = half(z) and lo = half((z - hi) 2^11),
 // each with its own MMA and FP32 accumulators: y = (acc_hi + 2^-11 acc_lo)
 // / scale, the taps to ~2^-22 relative (one FP16 part alone: ~3e-4).
 
@@ -39,30 +44,34 @@ namespace gpudsp {
 namespace kernels {
 namespace ddc_tensor {
 
-constexpr int rows = 16;  //!< the MMA's rows: groups of `shifts` outputs
-constexpr int shifts = 4; //!< outputs a row (B's 8 columns: shift x re/im)
-constexpr int warp_outputs = rows * shifts; // 64
-constexpr int k_chunk = 16;                 //!< the MMA's k
+constexpr int rows = 16; //!< the MMA's rows: groups of shifts() outputs
+constexpr int tile_shifts =
+    4;                      //!< outputs a row per column tile (8 columns: shift x re/im)
+constexpr int max_nt = 2;   //!< column tiles (tap block 4D or 8D)
+constexpr int k_chunk = 16; //!< the MMA's k
 constexpr int max_warps = 8;
 constexpr std::size_t smem_budget = 48 * 1024; //!< no opt-in needed on any GPU
 constexpr float lo_scale = 2048.0f;            //!< 2^11: lo = half((z - hi) 2^11)
 
 struct shape {
     int D = 1, T = 1;
-    GPUDSP_HD bool small_d() const { return shifts * D < k_chunk; }
-    int chunks = 0; //!< ceil((T + 3D) / 16): the columns of every output's taps
+    int nt = 1; //!< MMA column tiles a chunk: the tap block K = 4 nt decimations
+    GPUDSP_HD int shifts() const { return tile_shifts * nt; }      //!< K: outputs a row
+    GPUDSP_HD int warp_outputs() const { return rows * shifts(); } //!< 64 or 128
+    GPUDSP_HD bool small_d() const { return shifts() * D < k_chunk; }
+    int chunks = 0; //!< ceil((T + (K - 1) D) / 16): the columns of every output's taps
     int warps = 0;  //!< per block (0: the form does not fit)
-    int pad = 0;    //!< halves of padding after every 4D samples (0, 4, 8 or 12)
-    fast_div group; //!< by 4D, the samples between padding
-    GPUDSP_HD int outputs() const { return warps * warp_outputs; } //!< per block
+    int pad = 0;    //!< halves of padding after every KD samples (0, 4, 8 or 12)
+    fast_div group; //!< by KD, the samples between padding
+    GPUDSP_HD int outputs() const { return warps * warp_outputs(); } //!< per block
     GPUDSP_HD int threads() const { return warps * 32; }
-    //! Samples a block reads from its first, (outputs - 4) D + 16 chunks.
-    GPUDSP_HD int span() const { return (outputs() - shifts) * D + chunks * k_chunk; }
+    //! Samples a block reads from its first, (outputs - K) D + 16 chunks.
+    GPUDSP_HD int span() const { return (outputs() - shifts()) * D + chunks * k_chunk; }
     /*! The shared-memory place (in halves) of the block's sample s: `pad`
-     *  halves after every 4D samples, so that a warp's A loads (8 rows 4D
-     *  apart, 4 words each) fall in 32 different banks: rows 2D + pad / 2
+     *  halves after every KD samples, so that a warp's A loads (8 rows KD
+     *  apart, 4 words each) fall in 32 different banks: rows KD / 2 + pad / 2
      *  words apart, 4 (mod 8) for every D; a pair of samples starting at an
-     *  even s stays whole (4D and pad are even). */
+     *  even s stays whole (KD and pad are even). */
     GPUDSP_HD int phys(int s) const { return s + pad * int(group.div(uint32_t(s))); }
     GPUDSP_HD std::size_t smem_bytes() const
     {
@@ -70,16 +79,21 @@ struct shape {
     }
 };
 
-/*! The shape for decimation D and T taps: the most warps a block (8, 4,
- *  2, 1) whose samples fit the shared-memory budget; warps = 0 if none. */
-inline shape make_shape(int D, int T)
+/*! The shape for decimation D, T taps and a tap block of 4 nt decimations
+ *  (nt = 1 or 2; 2 only where 8D >= 16, D >= 2): the most warps a block (8,
+ *  4, 2, 1) whose samples fit the shared-memory budget; warps = 0 if none. */
+inline shape make_shape(int D, int T, int nt = 1)
 {
     shape sh;
     sh.D = D;
     sh.T = T;
-    sh.group = fast_div::of(uint32_t(shifts * D));
-    sh.pad = 2 * (((4 - 2 * D) % 8 + 8) % 8);
-    sh.chunks = (T + (shifts - 1) * D + k_chunk - 1) / k_chunk;
+    sh.nt = nt;
+    if (nt < 1 || nt > max_nt || (nt > 1 && D < 2))
+        return sh; // warps = 0
+    const int K = sh.shifts();
+    sh.group = fast_div::of(uint32_t(K * D));
+    sh.pad = 2 * (((4 - K * D / 2) % 8 + 8) % 8);
+    sh.chunks = (T + (K - 1) * D + k_chunk - 1) / k_chunk;
     for (int w = max_warps; w >= 1; w /= 2) {
         sh.warps = w;
         if (sh.smem_bytes() <= smem_budget)
@@ -92,28 +106,28 @@ inline shape make_shape(int D, int T)
 /*! Lane (g = lane / 4, t = lane % 4)'s A element pair q (0..3) of chunk
  *  \p chunk: row g + 8 (q & 1), columns 2t + 8 (q >> 1) and the next: the
  *  first of the two samples, from the warp's first (m0 D). */
-GPUDSP_HD int a_sample(int lane, int q, int chunk, int D)
+GPUDSP_HD int a_sample(const shape& sh, int lane, int q, int chunk)
 {
     const int g = lane >> 2, t = lane & 3;
     const int r = g + 8 * (q & 1), c = chunk * k_chunk + 2 * t + 8 * (q >> 1);
-    return shifts * r * D + c;
+    return sh.shifts() * r * sh.D + c;
 }
 
 /*! A lane's place in shared memory of one A element pair, chunk after
  *  chunk (16 samples on), without a division per chunk: the padding
- *  comes every 4D samples. */
+ *  comes every KD samples. */
 struct a_cursor {
     int s = 0;    //!< the sample (from the block's first)
     int at = 0;   //!< its padded place, shape::phys(s)
-    int next = 0; //!< the next multiple of 4D above s
+    int next = 0; //!< the next multiple of KD above s
     GPUDSP_HD void start(const shape& sh, int s0)
     {
         s = s0;
         const int g = int(sh.group.div(uint32_t(s0)));
         at = s0 + sh.pad * g;
-        next = (g + 1) * shifts * sh.D;
+        next = (g + 1) * sh.shifts() * sh.D;
     }
-    //! SMALL_D: 4D < 16, several paddings a chunk may pass; else one at most
+    //! SMALL_D: KD < 16, several paddings a chunk may pass; else one at most
     //! (a predicated add, no loop).
     template <bool SMALL_D>
     GPUDSP_HD void advance(const shape& sh)
@@ -123,25 +137,25 @@ struct a_cursor {
         if (SMALL_D) {
             while (s >= next) {
                 at += sh.pad;
-                next += shifts * sh.D;
+                next += sh.shifts() * sh.D;
             }
         } else if (s >= next) {
             at += sh.pad;
-            next += shifts * sh.D;
+            next += sh.shifts() * sh.D;
         }
     }
 };
 
 /*! Outputs a launch computes before its caller's first, \p first_output
- *  (absolute): output m's shift in its row (m - the warp's first, mod 4)
+ *  (absolute): output m's shift in its row (m - the warp's first, mod K)
  *  sets which of its taps share a 16-column MMA chunk, and so how FP32
- *  rounds its sum; starting every launch at a multiple of 4 in the
+ *  rounds its sum; starting every launch at a multiple of K in the
  *  absolute count gives each output the same shift, and the same bits,
  *  whichever call computes it (a stream cut anywhere, a bank or alone).
- *  Where 16 divides 4D every shift sums the same chunks anyway. */
-GPUDSP_HD int lead_of(unsigned long long first_output)
+ *  Where 16 divides D every shift sums the same chunks anyway. */
+GPUDSP_HD int lead_of(const shape& sh, unsigned long long first_output)
 {
-    return int(first_output % shifts);
+    return int(first_output % (unsigned long long)sh.shifts());
 }
 
 /*! The block's samples into shared memory, as the kernel's threads do it:
@@ -165,7 +179,7 @@ GPUDSP_HD void decode_block(const shape& sh,
                             One one,
                             Put put)
 {
-    const int span = sh.span(), group = shifts * sh.D;
+    const int span = sh.span(), group = sh.shifts() * sh.D;
     for (long long g = (a0 & ~3LL) + 4LL * tid; g < a0 + span; g += 4LL * threads) {
         float x[4];
         const long long rel = g - first_sample; // >= -3
@@ -189,22 +203,23 @@ GPUDSP_HD void decode_block(const shape& sh,
 }
 
 /*! Lane (g, t)'s B element h (0..3: rows 2t, 2t+1, 2t+8, 2t+9) of chunk
- *  \p chunk, column g (shift g / 2, part g % 2): the tap index it holds,
- *  j = c - s D (outside 0 .. T-1: a zero). */
-GPUDSP_HD int b_tap(int lane, int h, int chunk, int D)
+ *  \p chunk and column tile \p n, column g (shift 4n + g / 2, part g % 2):
+ *  the tap index it holds, j = c - s D (outside 0 .. T-1: a zero). */
+GPUDSP_HD int b_tap(const shape& sh, int lane, int h, int chunk, int n)
 {
     const int g = lane >> 2, t = lane & 3;
     const int c = chunk * k_chunk + 2 * t + (h & 1) + 8 * (h >> 1);
-    return c - (g >> 1) * D;
+    return c - (tile_shifts * n + (g >> 1)) * sh.D;
 }
 GPUDSP_HD bool b_imag(int lane) { return ((lane >> 2) & 1) != 0; }
 
-/*! Lane (g, t)'s accumulators: (d0, d1) are the real and imaginary parts
- *  of the warp's output 4g + t, (d2, d3) of output 4 (g + 8) + t: lane l
- *  holds outputs l and l + 32. */
-GPUDSP_HD int out_of(int lane, int half)
+/*! Lane (g, t)'s accumulators of column tile \p n: (d0, d1) are the real
+ *  and imaginary parts of the warp's output K g + 4n + t, (d2, d3) of
+ *  output K (g + 8) + 4n + t (K = 4: lane l holds outputs l and l + 32;
+ *  K = 8: a tile's 32 lanes write runs of 4 outputs). */
+GPUDSP_HD int out_of(const shape& sh, int lane, int half, int n)
 {
-    return shifts * ((lane >> 2) + 8 * half) + (lane & 3);
+    return sh.shifts() * ((lane >> 2) + 8 * half) + tile_shifts * n + (lane & 3);
 }
 
 //! IEEE binary16 bits of a float, rounded to nearest even (host side).
@@ -247,10 +262,16 @@ inline float half_value(uint16_t h)
  *  of two (the largest part of any tap in [0.5, 1), within float's normal
  *  range), split into hi and lo FP16 parts. Words: a 16-byte header (word
  *  0: 1 / scale as a float, so that a kernel reading an image reads its
- *  own scale), then in fragment order [chunk][lane][4] = (hi of elements
+ *  own scale), then in fragment order [chunk][n][lane][4] = (hi of elements
  *  0,1; hi of 2,3; lo of 0,1; lo of 2,3), the lower element in the low
  *  half, as mma.sync reads a B fragment. */
 constexpr int header_words = 4;
+//! The words of a taps image for \p sh: the header and 16 bytes a lane,
+//! column tile and chunk.
+inline std::size_t image_words(const shape& sh)
+{
+    return header_words + std::size_t(sh.chunks) * std::size_t(sh.nt) * 32 * 4;
+}
 struct taps_image {
     std::vector<uint32_t> words;
     float unscale = 1.0f;
@@ -267,27 +288,30 @@ inline taps_image make_taps(const std::vector<std::complex<float>>& zr, const sh
     const float scale = std::ldexp(1.0f, -e);
     taps_image img;
     img.unscale = std::ldexp(1.0f, e);
-    img.words.assign(header_words + std::size_t(sh.chunks) * 32 * 4, 0u);
+    img.words.assign(image_words(sh), 0u);
     std::memcpy(img.words.data(), &img.unscale, 4);
     for (int chunk = 0; chunk < sh.chunks; ++chunk)
-        for (int lane = 0; lane < 32; ++lane) {
-            uint16_t hi[4], lo[4];
-            for (int h = 0; h < 4; ++h) {
-                const int j = b_tap(lane, h, chunk, sh.D);
-                float v = 0;
-                if (j >= 0 && j < int(zr.size()))
-                    v = (b_imag(lane) ? zr[std::size_t(j)].imag()
-                                      : zr[std::size_t(j)].real()) *
-                        scale;
-                hi[h] = half_bits(v);
-                lo[h] = half_bits((v - half_value(hi[h])) * lo_scale);
+        for (int n = 0; n < sh.nt; ++n)
+            for (int lane = 0; lane < 32; ++lane) {
+                uint16_t hi[4], lo[4];
+                for (int h = 0; h < 4; ++h) {
+                    const int j = b_tap(sh, lane, h, chunk, n);
+                    float v = 0;
+                    if (j >= 0 && j < int(zr.size()))
+                        v = (b_imag(lane) ? zr[std::size_t(j)].imag()
+                                          : zr[std::size_t(j)].real()) *
+                            scale;
+                    hi[h] = half_bits(v);
+                    lo[h] = half_bits((v - half_value(hi[h])) * lo_scale);
+                }
+                uint32_t* w =
+                    &img.words[header_words +
+                               ((std::size_t(chunk) * sh.nt + n) * 32 + lane) * 4];
+                w[0] = uint32_t(hi[0]) | uint32_t(hi[1]) << 16;
+                w[1] = uint32_t(hi[2]) | uint32_t(hi[3]) << 16;
+                w[2] = uint32_t(lo[0]) | uint32_t(lo[1]) << 16;
+                w[3] = uint32_t(lo[2]) | uint32_t(lo[3]) << 16;
             }
-            uint32_t* w = &img.words[header_words + (std::size_t(chunk) * 32 + lane) * 4];
-            w[0] = uint32_t(hi[0]) | uint32_t(hi[1]) << 16;
-            w[1] = uint32_t(hi[2]) | uint32_t(hi[3]) << 16;
-            w[2] = uint32_t(lo[0]) | uint32_t(lo[1]) << 16;
-            w[3] = uint32_t(lo[2]) | uint32_t(lo[3]) << 16;
-        }
     return img;
 }
 

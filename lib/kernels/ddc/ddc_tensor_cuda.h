@@ -21,7 +21,7 @@ namespace kernels {
 /*! Up to `max` outputs of one input with the same decimation and taps
  *  count, computed from one decode of each block's samples: each output's
  *  taps image (ddc_tensor::make_taps, device memory: its header, then
- *  [chunk][lane] x 16 bytes), mixer phase (output m's sample mD: step mD
+ *  [chunk][n][lane] x 16 bytes), mixer phase (output m's sample mD: step mD
  *  + offset) and destination. */
 struct ddc_tensor_bank {
     static constexpr int max = 8;
@@ -30,12 +30,17 @@ struct ddc_tensor_bank {
     unsigned long long phase_step[max], phase_offset[max];
     float2* out[max];
 };
+/*! The most outputs a launch of the shape with \p nt column tiles takes:
+ *  each adds nt x 8 accumulators a lane (8 with nt = 1, 4 with nt = 2: the
+ *  same 64 a lane). */
+constexpr int ddc_tensor_bank_max(int nt) { return ddc_tensor_bank::max / nt; }
 
-/*! Outputs [0, n) of every output of \p bank from 10-bit input \p in (the
+/*! Outputs [0, n) of every output of \p bank (at most
+ *  ddc_tensor_bank_max(sh.nt)) from 10-bit input \p in (the
  *  launch's first window sample at stream index \p first_sample, valid
  *  samples [0, valid) from there), rotated by each output's exact phase;
  *  \p first_output is output 0's absolute index. The kernel starts
- *  ddc_tensor::lead_of(first_output) outputs early (it writes only [0, n)),
+ *  ddc_tensor::lead_of(sh, first_output) outputs early (it writes only [0, n)),
  *  so that an output's bits do not depend on where a call starts.
  *  \p ring_grid: 0, one block a block tile; else the ring form
  *  (ddc_tensor.h) on at most that many persistent blocks. */
