@@ -40,7 +40,16 @@ mma_f16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
 #endif
 }
 
-// SMALL_D: KD < 16 (ddc_tensor::a_cursor). NT: the MMA column tiles a
+// A 32-bit shared-memory load from a shared-window address (computed once
+// from the tile's, so no generic-to-shared conversion in the loop).
+__device__ __forceinline__ uint32_t lds32(uint32_t addr)
+{
+    uint32_t v;
+    asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+    return v;
+}
+
+// SMALL_D: KD < 16 (ddc_tensor::a_cursor; else one a_walker). NT: the MMA column tiles a
 // chunk (ddc_tensor::shape::nt; the tap block K = 4 NT decimations), each
 // with its own B fragments and accumulators, one A fragment for all.
 // BANK: the most outputs of one input a launch computes (1 or
@@ -86,10 +95,6 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     constexpr int warp_outputs = ddc_tensor::rows * ddc_tensor::tile_shifts * NT;
     auto compute = [&](long long m_blk) {
         const int wo = warp * warp_outputs * sh.D; // the warp's first sample
-        ddc_tensor::a_cursor cur[4];
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-            cur[q].start(sh, wo + ddc_tensor::a_sample(sh, lane, q, 0));
         float hi[BANK][NT][4], lo[BANK][NT][4];
 #pragma unroll
         for (int o = 0; o < BANK; ++o)
@@ -100,17 +105,13 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                     hi[o][n][i] = lo[o][n][i] = 0.0f;
         // Each image: its header, then [chunk][n][lane].
         constexpr int skip = ddc_tensor::header_words / 4;
-        for (int chunk = 0; chunk < sh.chunks; ++chunk) {
-            uint32_t a[4];
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                a[q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
-                cur[q].template advance<SMALL_D>(sh);
-            }
+        // A chunk's MMAs, its A fragment loaded (a bank of one always has
+        // its output: launch_ddc_tensor checks).
+        auto mma_chunk = [&](int chunk, const uint32_t(&a)[4]) {
             const int at = skip + chunk * NT * 32 + lane;
 #pragma unroll
             for (int o = 0; o < BANK; ++o)
-                if (o < bank.count) {
+                if (BANK == 1 || o < bank.count) {
 #pragma unroll
                     for (int n = 0; n < NT; ++n) {
                         const uint4 b = __ldg(bank.taps[o] + at + n * 32);
@@ -118,6 +119,35 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                         mma_f16(lo[o][n], a, b.z, b.w);
                     }
                 }
+        };
+        if constexpr (SMALL_D) { // several paddings a chunk: four cursors
+            ddc_tensor::a_cursor cur[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                cur[q].start(sh, wo + ddc_tensor::a_sample(sh, lane, q, 0));
+            for (int chunk = 0; chunk < sh.chunks; ++chunk) {
+                uint32_t a[4];
+#pragma unroll
+                for (int q = 0; q < 4; ++q) {
+                    a[q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
+                    cur[q].template advance<true>(sh);
+                }
+                mma_chunk(chunk, a);
+            }
+        } else { // one cursor for the four pairs (ddc_tensor::a_walker)
+            const uint32_t base = uint32_t(__cvta_generic_to_shared(tile));
+            ddc_tensor::a_walker wk;
+            wk.start(sh, wo + ddc_tensor::a_sample(sh, lane, 0, 0));
+            const uint32_t rows8 = 2u * uint32_t(wk.rows8); // bytes
+            for (int chunk = 0; chunk < sh.chunks; ++chunk) {
+                const uint32_t a0 = base + 2u * uint32_t(wk.at),
+                               a2 = base + 2u * uint32_t(wk.at2(sh));
+                const uint32_t a[4] = {
+                    lds32(a0), lds32(a0 + rows8), lds32(a2), lds32(a2 + rows8)
+                };
+                wk.advance(sh);
+                mma_chunk(chunk, a);
+            }
         }
 
 #pragma unroll

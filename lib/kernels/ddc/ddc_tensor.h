@@ -146,6 +146,42 @@ struct a_cursor {
     }
 };
 
+/*! The same four places with one cursor, where KD >= 16 (!small_d()):
+ *  pair 2 is pair 0's sample plus 8 (one padding between them at most),
+ *  and pairs 1 and 3 are pairs 0 and 2 eight rows on, exactly 8 groups of
+ *  KD samples: phys(s + 8 KD) = phys(s) + 8 (KD + pad). A chunk's
+ *  addressing is then a select and a few adds instead of four cursors'
+ *  comparisons and updates (the main loop's integer work, docs/ddc.md). */
+struct a_walker {
+    int at = 0;    //!< pair 0's padded place
+    int left = 0;  //!< samples from pair 0's sample to the next multiple of KD (1 .. KD)
+    int rows8 = 0; //!< 8 (KD + pad): pairs 1 and 3 from pairs 0 and 2
+    GPUDSP_HD void start(const shape& sh, int s0)
+    {
+        const int g = int(sh.group.div(uint32_t(s0)));
+        const int kd = sh.shifts() * sh.D;
+        at = s0 + sh.pad * g;
+        left = (g + 1) * kd - s0;
+        rows8 = 8 * (kd + sh.pad);
+    }
+    //! Pair 2's place (pair 0's sample + 8).
+    GPUDSP_HD int at2(const shape& sh) const { return at + 8 + (left <= 8 ? sh.pad : 0); }
+    //! Pair q's place (0..3), as a_sample's q.
+    GPUDSP_HD int place(const shape& sh, int q) const
+    {
+        return ((q >> 1) ? at2(sh) : at) + ((q & 1) ? rows8 : 0);
+    }
+    GPUDSP_HD void advance(const shape& sh)
+    {
+        at += k_chunk;
+        left -= k_chunk;
+        if (left <= 0) { // one padding at most: KD >= 16
+            at += sh.pad;
+            left += sh.shifts() * sh.D;
+        }
+    }
+};
+
 /*! Outputs a launch computes before its caller's first, \p first_output
  *  (absolute): output m's shift in its row (m - the warp's first, mod K)
  *  sets which of its taps share a 16-column MMA chunk, and so how FP32

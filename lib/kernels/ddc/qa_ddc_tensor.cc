@@ -124,10 +124,15 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                     for (auto& part : tile_acc)
                         for (auto& lane : part)
                             lane.fill(0.0f);
-            dt::a_cursor cur[32][4]; // the kernel's A addressing
-            for (int l = 0; l < 32; ++l)
+            // The kernel's A addressing: four cursors where KD < 16, else
+            // one walker a lane.
+            dt::a_cursor cur[32][4];
+            dt::a_walker walk[32];
+            for (int l = 0; l < 32; ++l) {
                 for (int q = 0; q < 4; ++q)
                     cur[l][q].start(sh, wo + dt::a_sample(sh, l, q, 0));
+                walk[l].start(sh, wo + dt::a_sample(sh, l, 0, 0));
+            }
             for (int chunk = 0; chunk < sh.chunks; ++chunk) {
                 float A[16][16];
                 for (int l = 0; l < 32; ++l) {
@@ -138,6 +143,8 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                         const int at = sh.phys(s);
                         BOOST_REQUIRE_EQUAL(cur[l][q].s, s);
                         BOOST_REQUIRE_EQUAL(cur[l][q].at, at);
+                        if (!sh.small_d())
+                            BOOST_REQUIRE_EQUAL(walk[l].place(sh, q), at);
                         if (chunk + 1 < sh.chunks) {
                             if (sh.small_d())
                                 cur[l][q].advance<true>(sh);
@@ -145,6 +152,8 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                                 cur[l][q].advance<false>(sh);
                         }
                         BOOST_REQUIRE_EQUAL(sh.phys(s + 1), at + 1);
+                        if (q == 3 && !sh.small_d())
+                            walk[l].advance(sh);
                         for (int e = 0; e < 2; ++e) {
                             const int i = 2 * q + e;
                             A[ptx_layout::a_row(l, i)][ptx_layout::a_col(l, i)] =
