@@ -332,12 +332,16 @@ void run_ddc(const options& opt, report& rep)
                 };
             // A CUDA plan of c with environment variables (set to 1) forcing
             // a form.
+            // The plan with each variable set to 1 (GPUDSP_DDC_TENSOR to
+            // `value`; GPUDSP_DDC_TENSOR_M to 32 where `rows32`).
             auto forced_plan = [&](std::initializer_list<const char*> vars,
-                                   const char* value = "1") {
+                                   const char* value = "1",
+                                   bool rows32 = false) {
                 std::vector<std::pair<const char*, const char*>> env;
                 for (const char* v : vars)
                     env.emplace_back(
                         v, std::strcmp(v, "GPUDSP_DDC_TENSOR") == 0 ? value : "1");
+                env.emplace_back("GPUDSP_DDC_TENSOR_M", rows32 ? "32" : "16");
                 const scoped_env set(env);
                 return std::make_unique<kernels::ddc_plan>(
                     c,
@@ -413,35 +417,40 @@ void run_ddc(const options& opt, report& rep)
                 // before is computed), cuda/tensor ring; and both with the
                 // tap block of 8D (GPUDSP_DDC_TENSOR=8: each A fragment
                 // for twice the outputs), cuda/tensor 8D, cuda/tensor ring 8D.
+                // And with 32 rows a warp (GPUDSP_DDC_TENSOR_M=32: each B
+                // fragment for two row tiles), cuda/tensor ... M=32.
                 for (const bool k8 : { false, true })
-                    for (const bool ringed : { false, true }) {
-                        const char* block = k8 ? "8" : "1";
-                        const auto tensor_plan =
-                            ringed
-                                ? forced_plan({ "GPUDSP_DDC_TENSOR", "GPUDSP_DDC_RING" },
-                                              block)
-                                : forced_plan({ "GPUDSP_DDC_TENSOR" }, block);
-                        kernels::ddc_plan& tensor = *tensor_plan;
-                        const std::string form =
-                            std::string(ringed ? "tensor ring" : "tensor") +
-                            (k8 ? " 8D" : "");
-                        if (tensor.tuning().chosen != form)
-                            continue;
-                        const double tt = back_to_back(tensor);
-                        const std::string note =
-                            note_of(tt,
-                                    ringed ? "FP16 taps in two parts, persistent: "
-                                           : "FP16 taps in two parts, ",
-                                    tensor);
-                        rep.add({ "ddc",
-                                  what + ", device-resident",
-                                  "cuda/" + form,
-                                  g_flops / tt / 1e12,
-                                  "TFLOP/s",
-                                  peak / 1e12,
-                                  "FP32 peak (nominal)",
-                                  note });
-                    }
+                    for (const bool rows32 : { false, true })
+                        for (const bool ringed : { false, true }) {
+                            const char* block = k8 ? "8" : "1";
+                            const auto tensor_plan =
+                                ringed
+                                    ? forced_plan(
+                                          { "GPUDSP_DDC_TENSOR", "GPUDSP_DDC_RING" },
+                                          block,
+                                          rows32)
+                                    : forced_plan({ "GPUDSP_DDC_TENSOR" }, block, rows32);
+                            kernels::ddc_plan& tensor = *tensor_plan;
+                            const std::string form =
+                                std::string(ringed ? "tensor ring" : "tensor") +
+                                (k8 ? " 8D" : "") + (rows32 ? " M=32" : "");
+                            if (tensor.tuning().chosen != form)
+                                continue;
+                            const double tt = back_to_back(tensor);
+                            const std::string note =
+                                note_of(tt,
+                                        ringed ? "FP16 taps in two parts, persistent: "
+                                               : "FP16 taps in two parts, ",
+                                        tensor);
+                            rep.add({ "ddc",
+                                      what + ", device-resident",
+                                      "cuda/" + form,
+                                      g_flops / tt / 1e12,
+                                      "TFLOP/s",
+                                      peak / 1e12,
+                                      "FP32 peak (nominal)",
+                                      note });
+                        }
             }
             if (!cplx) {
                 // A bank of 8 outputs (other centre frequencies, same D and

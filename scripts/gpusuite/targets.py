@@ -65,7 +65,7 @@ TARGETS = [
            0.50, ">= 50% of FP32 peak"),
     # The tensor-core form (issue 52): >= 1 TS/s of 10-bit input, i.e. 64
     # TFLOP/s of useful multiply-adds at D = 16, T = 256 (4 T / D a sample).
-    target("ddc", "cuda/tensor( ring)?( 8D)?", r"D=16 T=256 10-bit in, device-resident$", "min",
+    target("ddc", "cuda/tensor( ring)?( 8D)?( M=32)?", r"D=16 T=256 10-bit in, device-resident$", "min",
            64.0,
            ">= 1 TS/s of input (tensor form)"),
     # Complex input, any form (issue 52: cuda/mix mixes first, cuda/mix ring

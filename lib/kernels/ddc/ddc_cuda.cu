@@ -471,11 +471,11 @@ public:
         for (const auto& sh : d_shapes)
             ids.push_back(ddc_tile_shape_id(sh));
         if (!ids.empty())
-            for (int nt = 1; nt <= ddc_tensor::max_nt; ++nt) {
-                if (d_tensor_ok[nt - 1])
-                    ids.push_back(tensor_id_of(false, nt));
-                if (d_tensor_ok[nt - 1] && d_tensor_ring_ok[nt - 1])
-                    ids.push_back(tensor_id_of(true, nt));
+            for (int k = 0; k < tensor_kinds; ++k) {
+                if (d_tensor_ok[k])
+                    ids.push_back(tensor_id_of(false, k));
+                if (d_tensor_ok[k] && d_tensor_ring_ok[k])
+                    ids.push_back(tensor_id_of(true, k));
             }
         if (d_mix_ok)
             ids.push_back(mix_id());
@@ -497,13 +497,13 @@ public:
             d_ring = false;
             d_ring_stages = 0;
         };
-        for (int nt = 1; nt <= ddc_tensor::max_nt; ++nt)
+        for (int k = 0; k < tensor_kinds; ++k)
             for (const bool ring : { false, true })
-                if (d_tensor_ok[nt - 1] && (!ring || d_tensor_ring_ok[nt - 1]) &&
-                    id == tensor_id_of(ring, nt)) {
+                if (d_tensor_ok[k] && (!ring || d_tensor_ring_ok[k]) &&
+                    id == tensor_id_of(ring, k)) {
                     only(true, ring, false);
-                    use_tensor_shape(nt);
-                    unsigned* grid = d_tensor_grid[nt - 1];
+                    use_tensor_shape(k);
+                    unsigned* grid = d_tensor_grid[k];
                     if (ring && !grid[0]) { // (once: the tuner comes back)
                         d_ctx->make_current();
                         for (const bool bank : { false, true })
@@ -537,19 +537,25 @@ public:
     std::string forced_configuration() const override
     {
         // GPUDSP_DDC_TENSOR=1: the tensor form (tap block 4D), =8: its tap
-        // block of 8D (4D where 8D is not offered, D = 1); with
-        // GPUDSP_DDC_RING=1 their ring forms.
+        // block of 8D; GPUDSP_DDC_TENSOR_M=32: 32 rows a warp; with
+        // GPUDSP_DDC_RING=1 their ring forms. A form not offered for the
+        // shape (8D or 32 rows below KD = 16) falls back to the 4D, 16-row one.
         const char* env = std::getenv("GPUDSP_DDC_TENSOR");
-        int nt = !env                         ? 0
-                 : std::strcmp(env, "1") == 0 ? 1
-                 : std::strcmp(env, "8") == 0 ? 2
-                                              : 0;
-        if (nt == 2 && !d_tensor_ok[1])
-            nt = 1;
-        if (nt && d_tensor_ok[nt - 1] && !d_shapes.empty()) {
-            const char* ring = std::getenv("GPUDSP_DDC_RING");
-            return tensor_id_of(
-                ring && std::strcmp(ring, "1") == 0 && d_tensor_ring_ok[nt - 1], nt);
+        const int nt = !env                         ? 0
+                       : std::strcmp(env, "1") == 0 ? 1
+                       : std::strcmp(env, "8") == 0 ? 2
+                                                    : 0;
+        const char* m = std::getenv("GPUDSP_DDC_TENSOR_M");
+        const int mt = m && std::strcmp(m, "32") == 0 ? 2 : 1;
+        if (nt && !d_shapes.empty()) {
+            int k = tensor_kind(nt, mt);
+            if (!d_tensor_ok[k])
+                k = 0;
+            if (d_tensor_ok[k]) {
+                const char* ring = std::getenv("GPUDSP_DDC_RING");
+                return tensor_id_of(
+                    ring && std::strcmp(ring, "1") == 0 && d_tensor_ring_ok[k], k);
+            }
         }
         const char* mix = std::getenv("GPUDSP_DDC_MIX");
         const bool mixed = mix && std::strcmp(mix, "1") == 0 && d_mix_ok;
@@ -614,7 +620,7 @@ public:
         for (std::size_t j = 0; j < z.size(); ++j)
             d_host[j] = ddc_cf{ z[z.size() - 1 - j].real(), z[z.size() - 1 - j].imag() };
         d_dirty = true;
-        if (d_tensor_ok[0] || d_tensor_ok[1]) { // the tensor form's image of them
+        if (d_tensor_taps) { // the tensor form's image of them
             d_tensor_zr.assign(z.rbegin(), z.rend());
             d_tensor_image = ddc_tensor::make_taps(d_tensor_zr, d_tensor_shape);
             d_tensor_dirty = true;
@@ -728,10 +734,21 @@ private:
         runtime::cuda_check(e, what, d_ctx->device(), d_who);
     }
 
-    // "tensor", "tensor ring": tap block 4D; "tensor 8D", "tensor ring 8D".
-    static std::string tensor_id_of(bool ring, int nt)
+    // The tensor form's kinds: [tensor_kind(nt, mt)], nt column tiles (the
+    // tap block 4 nt D) and mt row tiles a warp (16 mt rows).
+    static constexpr int tensor_kinds = ddc_tensor::max_nt * ddc_tensor::max_mt;
+    static int tensor_kind(int nt, int mt)
     {
-        return std::string(ring ? "tensor ring" : "tensor") + (nt == 2 ? " 8D" : "");
+        return (mt - 1) * ddc_tensor::max_nt + nt - 1;
+    }
+    static int nt_of(int k) { return k % ddc_tensor::max_nt + 1; }
+    static int mt_of(int k) { return k / ddc_tensor::max_nt + 1; }
+    // "tensor", "tensor ring": tap block 4D, 16 rows; " 8D": the tap block
+    // of 8D; " M=32": 32 rows a warp ("tensor ring 8D M=32").
+    static std::string tensor_id_of(bool ring, int k)
+    {
+        return std::string(ring ? "tensor ring" : "tensor") +
+               (nt_of(k) == 2 ? " 8D" : "") + (mt_of(k) == 2 ? " M=32" : "");
     }
 
     // The mix-first tile kernel's id: the heuristic's shape, mixed.
@@ -784,32 +801,40 @@ private:
             return;
         std::size_t words = 0;
         const char* ring = std::getenv("GPUDSP_DDC_RING");
-        for (int nt = 1; nt <= ddc_tensor::max_nt; ++nt) {
-            const auto sh = ddc_tensor::make_shape(d_c.decimation, d_c.n_taps(), nt);
+        int first = -1;
+        for (int k = 0; k < tensor_kinds; ++k) {
+            const auto sh =
+                ddc_tensor::make_shape(d_c.decimation, d_c.n_taps(), nt_of(k), mt_of(k));
             if (!sh.warps)
                 continue;
-            d_tensor_shapes[nt - 1] = sh;
-            d_tensor_ok[nt - 1] = true;
+            d_tensor_shapes[k] = sh;
+            d_tensor_ok[k] = true;
+            first = first < 0 ? k : first;
             words = std::max(words, ddc_tensor::image_words(sh));
             // Its ring form (GPUDSP_DDC_RING=0 leaves it out) where its tile
             // and stage fit the device's shared memory a block.
             if (!(ring && std::strcmp(ring, "0") == 0))
-                d_tensor_ring_ok[nt - 1] = ddc_tensor_ring_prepare(sh, optin);
+                d_tensor_ring_ok[k] = ddc_tensor_ring_prepare(sh, optin);
         }
-        if (!words)
+        if (first < 0)
             return;
         d_tensor_taps = std::make_unique<runtime::device_memory>(
             d_ctx, words * sizeof(uint32_t), d_who);
-        d_tensor_shape = d_tensor_shapes[d_tensor_ok[0] ? 0 : 1];
+        d_tensor_shape = d_tensor_shapes[first];
     }
 
-    // The tensor form's shape with \p nt column tiles, and its taps image
-    // (the next execute uploads it on its stream, as set_taps's).
-    void use_tensor_shape(int nt)
+    // The tensor form's shape of kind \p k, and its taps image (the next
+    // execute uploads it on its stream, as set_taps's).
+    void use_tensor_shape(int k)
     {
-        if (d_tensor_shape.nt == nt && d_tensor_shape.warps)
+        const ddc_tensor::shape& sh = d_tensor_shapes[k];
+        if (d_tensor_shape.nt == sh.nt && d_tensor_shape.mt == sh.mt &&
+            d_tensor_shape.warps)
             return;
-        d_tensor_shape = d_tensor_shapes[nt - 1];
+        const bool same_image = d_tensor_shape.nt == sh.nt && d_tensor_shape.warps;
+        d_tensor_shape = sh;
+        if (same_image) // (the image depends on the tap block alone)
+            return;
         if (!d_tensor_zr.empty()) {
             d_tensor_image = ddc_tensor::make_taps(d_tensor_zr, d_tensor_shape);
             d_tensor_dirty = true;
@@ -848,13 +873,15 @@ private:
             if (!p || !p->d_tensor || p->d_ctx != d_ctx ||
                 p->d_tensor_shape.D != d_tensor_shape.D ||
                 p->d_tensor_shape.T != d_tensor_shape.T ||
-                p->d_tensor_shape.nt != d_tensor_shape.nt)
+                p->d_tensor_shape.nt != d_tensor_shape.nt ||
+                p->d_tensor_shape.mt != d_tensor_shape.mt)
                 return false;
             plans.push_back(p);
         }
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
-        const std::size_t most = std::size_t(ddc_tensor_bank_max(d_tensor_shape.nt));
+        const std::size_t most =
+            std::size_t(ddc_tensor_bank_max(d_tensor_shape.nt, d_tensor_shape.mt));
         for (std::size_t k0 = 0; k0 < plans.size(); k0 += most) {
             ddc_tensor_bank bank{};
             bank.count = int(std::min(most, plans.size() - k0));
@@ -896,7 +923,10 @@ private:
                 b,
                 first_output + m0,
                 count,
-                d_tensor_ring ? d_tensor_grid[d_tensor_shape.nt - 1][bank.count > 1] : 0u,
+                d_tensor_ring
+                    ? d_tensor_grid[tensor_kind(d_tensor_shape.nt, d_tensor_shape.mt)]
+                                   [bank.count > 1]
+                    : 0u,
                 stream);
             d_ctx->check_last_error("ddc tensor kernel launch", d_who);
         }
@@ -1137,12 +1167,13 @@ private:
     bool d_mix_uploaded = false;   // its taps are on the device
     std::vector<float> d_mix_host; // its reversed real taps
     std::unique_ptr<runtime::device_memory> d_mix_taps;
-    // The tensor-core form, [nt - 1]: its tap block of 4D or 8D.
-    bool d_tensor_ok[ddc_tensor::max_nt] = {};      // it can run here
-    bool d_tensor_ring_ok[ddc_tensor::max_nt] = {}; // its ring form fits here
-    ddc_tensor::shape d_tensor_shapes[ddc_tensor::max_nt];
+    // The tensor-core form, [tensor_kind(nt, mt)]: its tap block of 4D or
+    // 8D, 16 or 32 rows a warp.
+    bool d_tensor_ok[tensor_kinds] = {};      // it can run here
+    bool d_tensor_ring_ok[tensor_kinds] = {}; // its ring form fits here
+    ddc_tensor::shape d_tensor_shapes[tensor_kinds];
     // Its persistent blocks, alone and banks (once asked).
-    unsigned d_tensor_grid[ddc_tensor::max_nt][2] = {};
+    unsigned d_tensor_grid[tensor_kinds][2] = {};
     bool d_tensor = false;       // it runs (else the tile or simple kernel)
     bool d_tensor_ring = false;  // the ring form runs
     bool d_tensor_dirty = false; // its taps image is newer than the device's

@@ -298,7 +298,7 @@ void ddc_plan::tune()
     p.kernel = "ddc";
     // 2: the tensor-core form (10-bit input, sm_80 on); 3: mix first
     // (complex input, real taps); 4: the ring kernel (ddc_ring.h); 5: the
-    // tensor form's tap block of 8D.
+    // tensor form's warp tiles (tap block 8D, 32 rows).
     p.version = 5;
     p.shape = shape + " n_out=" + std::to_string(n);
     p.unit = "output";

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gr {
 namespace gpudsp {
@@ -52,13 +53,14 @@ __device__ __forceinline__ uint32_t lds32(uint32_t addr)
 // SMALL_D: KD < 16 (ddc_tensor::a_cursor; else one a_walker). NT: the MMA column tiles a
 // chunk (ddc_tensor::shape::nt; the tap block K = 4 NT decimations), each
 // with its own B fragments and accumulators, one A fragment for all.
+// MT: row tiles a warp (shape::mt), each B fragment for all of them.
 // BANK: the most outputs of one input a launch computes (1 or
-// ddc_tensor_bank_max(NT)): each chunk's A
+// ddc_tensor_bank_max(NT, MT)): each chunk's A
 // fragments are loaded once for all of them, each output has its own B
 // fragments, scale, accumulators, phase and destination. RING: the ring
 // form (ddc_tensor.h): persistent, each block tile's bytes staged by
 // cp.async while the block computes the tile before.
-template <bool SMALL_D, int BANK, bool RING, int NT>
+template <bool SMALL_D, int BANK, bool RING, int NT, int MT>
 __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     ddc_tensor_kernel(const uint8_t* __restrict__ in,
                       long long first_sample,
@@ -92,22 +94,25 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     };
 
     // The block tile from output m_blk: its decoded samples in `tile`.
-    constexpr int warp_outputs = ddc_tensor::rows * ddc_tensor::tile_shifts * NT;
+    constexpr int warp_outputs = ddc_tensor::rows * MT * ddc_tensor::tile_shifts * NT;
     auto compute = [&](long long m_blk) {
         const int wo = warp * warp_outputs * sh.D; // the warp's first sample
-        float hi[BANK][NT][4], lo[BANK][NT][4];
+        float hi[BANK][MT][NT][4], lo[BANK][MT][NT][4];
 #pragma unroll
         for (int o = 0; o < BANK; ++o)
 #pragma unroll
-            for (int n = 0; n < NT; ++n)
+            for (int rt = 0; rt < MT; ++rt)
 #pragma unroll
-                for (int i = 0; i < 4; ++i)
-                    hi[o][n][i] = lo[o][n][i] = 0.0f;
+                for (int n = 0; n < NT; ++n)
+#pragma unroll
+                    for (int i = 0; i < 4; ++i)
+                        hi[o][rt][n][i] = lo[o][rt][n][i] = 0.0f;
         // Each image: its header, then [chunk][n][lane].
         constexpr int skip = ddc_tensor::header_words / 4;
-        // A chunk's MMAs, its A fragment loaded (a bank of one always has
-        // its output: launch_ddc_tensor checks).
-        auto mma_chunk = [&](int chunk, const uint32_t(&a)[4]) {
+        // A chunk's MMAs, its A fragments (one a row tile) loaded, each B
+        // fragment loaded once for them (a bank of one always has its
+        // output: launch_ddc_tensor checks).
+        auto mma_chunk = [&](int chunk, const uint32_t(&a)[MT][4]) {
             const int at = skip + chunk * NT * 32 + lane;
 #pragma unroll
             for (int o = 0; o < BANK; ++o)
@@ -115,8 +120,11 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 #pragma unroll
                     for (int n = 0; n < NT; ++n) {
                         const uint4 b = __ldg(bank.taps[o] + at + n * 32);
-                        mma_f16(hi[o][n], a, b.x, b.y);
-                        mma_f16(lo[o][n], a, b.z, b.w);
+#pragma unroll
+                        for (int rt = 0; rt < MT; ++rt) {
+                            mma_f16(hi[o][rt][n], a[rt], b.x, b.y);
+                            mma_f16(lo[o][rt][n], a[rt], b.z, b.w);
+                        }
                     }
                 }
         };
@@ -126,10 +134,10 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
             for (int q = 0; q < 4; ++q)
                 cur[q].start(sh, wo + ddc_tensor::a_sample(sh, lane, q, 0));
             for (int chunk = 0; chunk < sh.chunks; ++chunk) {
-                uint32_t a[4];
+                uint32_t a[MT][4]; // (MT = 1: make_shape)
 #pragma unroll
                 for (int q = 0; q < 4; ++q) {
-                    a[q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
+                    a[0][q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
                     cur[q].template advance<true>(sh);
                 }
                 mma_chunk(chunk, a);
@@ -138,13 +146,18 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
             const uint32_t base = uint32_t(__cvta_generic_to_shared(tile));
             ddc_tensor::a_walker wk;
             wk.start(sh, wo + ddc_tensor::a_sample(sh, lane, 0, 0));
-            const uint32_t rows8 = 2u * uint32_t(wk.rows8); // bytes
             for (int chunk = 0; chunk < sh.chunks; ++chunk) {
+                // a_walker::place, in bytes from the two cursors' addresses
+                // (the row offsets are loop-invariant).
                 const uint32_t a0 = base + 2u * uint32_t(wk.at),
                                a2 = base + 2u * uint32_t(wk.at2(sh));
-                const uint32_t a[4] = {
-                    lds32(a0), lds32(a0 + rows8), lds32(a2), lds32(a2 + rows8)
-                };
+                uint32_t a[MT][4];
+#pragma unroll
+                for (int rt = 0; rt < MT; ++rt)
+#pragma unroll
+                    for (int q = 0; q < 4; ++q)
+                        a[rt][q] = lds32(((q >> 1) ? a2 : a0) +
+                                         2u * uint32_t(wk.row_offset(q, rt)));
                 wk.advance(sh);
                 mma_chunk(chunk, a);
             }
@@ -156,28 +169,31 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                 break;
             const float unscale = __ldg(reinterpret_cast<const float*>(bank.taps[o]));
 #pragma unroll
-            for (int n = 0; n < NT; ++n)
+            for (int rt = 0; rt < MT; ++rt)
 #pragma unroll
-                for (int half = 0; half < 2; ++half) {
-                    const unsigned long long m =
-                        (unsigned long long)(m_blk + warp * warp_outputs +
-                                             ddc_tensor::out_of(sh, lane, half, n));
-                    if (m < (unsigned long long)lead || m >= n_outputs)
-                        continue; // the lead's outputs only align the others
-                    const float re = fmaf(lo[o][n][2 * half],
-                                          1.0f / ddc_tensor::lo_scale,
-                                          hi[o][n][2 * half]) *
-                                     unscale;
-                    const float im = fmaf(lo[o][n][2 * half + 1],
-                                          1.0f / ddc_tensor::lo_scale,
-                                          hi[o][n][2 * half + 1]) *
-                                     unscale;
-                    bank.out[o][m - lead] = ddc_rotate_output(make_float2(re, im),
-                                                              first_output + m,
-                                                              sh.D,
-                                                              bank.phase_step[o],
-                                                              bank.phase_offset[o]);
-                }
+                for (int n = 0; n < NT; ++n)
+#pragma unroll
+                    for (int half = 0; half < 2; ++half) {
+                        const unsigned long long m =
+                            (unsigned long long)(m_blk + warp * warp_outputs +
+                                                 ddc_tensor::out_of(
+                                                     sh, lane, half, n, rt));
+                        if (m < (unsigned long long)lead || m >= n_outputs)
+                            continue; // the lead's outputs only align the others
+                        const float re = fmaf(lo[o][rt][n][2 * half],
+                                              1.0f / ddc_tensor::lo_scale,
+                                              hi[o][rt][n][2 * half]) *
+                                         unscale;
+                        const float im = fmaf(lo[o][rt][n][2 * half + 1],
+                                              1.0f / ddc_tensor::lo_scale,
+                                              hi[o][rt][n][2 * half + 1]) *
+                                         unscale;
+                        bank.out[o][m - lead] = ddc_rotate_output(make_float2(re, im),
+                                                                  first_output + m,
+                                                                  sh.D,
+                                                                  bank.phase_step[o],
+                                                                  bank.phase_offset[o]);
+                    }
         }
     };
 
@@ -233,38 +249,42 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 #endif
 }
 
-// The kernel for a shape (its SMALL_D and NT; NT = 2 only where 8D >= 16,
-// make_shape), one output or a bank, the ring form or not.
+// The kernel for a shape (its SMALL_D, NT and MT; NT or MT = 2 only where
+// KD >= 16, make_shape), one output or a bank, the ring form or not.
+template <bool BANK, bool RING, int NT, int MT>
+const void* kernel_of()
+{
+    return (const void*)ddc_tensor_kernel < false, BANK ? ddc_tensor_bank_max(NT, MT) : 1,
+           RING, NT, MT > ;
+}
 template <bool BANK, bool RING>
 const void* kernel_for(const ddc_tensor::shape& sh)
 {
-    constexpr int B1 = BANK ? ddc_tensor_bank_max(1) : 1;
-    constexpr int B2 = BANK ? ddc_tensor_bank_max(2) : 1;
     if (sh.nt == 2)
-        return (const void*)ddc_tensor_kernel<false, B2, RING, 2>;
-    return sh.small_d() ? (const void*)ddc_tensor_kernel<true, B1, RING, 1>
-                        : (const void*)ddc_tensor_kernel<false, B1, RING, 1>;
+        return sh.mt == 2 ? kernel_of<BANK, RING, 2, 2>() : kernel_of<BANK, RING, 2, 1>();
+    if (sh.mt == 2)
+        return kernel_of<BANK, RING, 1, 2>();
+    return sh.small_d() ? (const void*)ddc_tensor_kernel < true,
+           BANK ? ddc_tensor_bank_max(1, 1) : 1, RING, 1,
+           1 > : kernel_of<BANK, RING, 1, 1>();
 }
 
 } // namespace
 
 bool ddc_tensor_built()
 {
-    const ddc_tensor::shape small = ddc_tensor::make_shape(1, 1, 1),
-                            wide = ddc_tensor::make_shape(16, 16, 1),
-                            k8 = ddc_tensor::make_shape(16, 16, 2);
-    for (const void* kernel : { kernel_for<false, false>(small),
-                                kernel_for<false, false>(wide),
-                                kernel_for<false, false>(k8),
-                                kernel_for<true, false>(small),
-                                kernel_for<true, false>(wide),
-                                kernel_for<true, false>(k8),
-                                kernel_for<false, true>(small),
-                                kernel_for<false, true>(wide),
-                                kernel_for<false, true>(k8),
-                                kernel_for<true, true>(small),
-                                kernel_for<true, true>(wide),
-                                kernel_for<true, true>(k8) }) {
+    std::vector<const void*> kernels;
+    for (const auto& sh : { ddc_tensor::make_shape(1, 1),
+                            ddc_tensor::make_shape(16, 16, 1, 1),
+                            ddc_tensor::make_shape(16, 16, 2, 1),
+                            ddc_tensor::make_shape(16, 16, 1, 2),
+                            ddc_tensor::make_shape(16, 16, 2, 2) })
+        for (const void* k : { kernel_for<false, false>(sh),
+                               kernel_for<true, false>(sh),
+                               kernel_for<false, true>(sh),
+                               kernel_for<true, true>(sh) })
+            kernels.push_back(k);
+    for (const void* kernel : kernels) {
         cudaFuncAttributes attr{};
         if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
             cudaGetLastError(); // not built for this GPU: no form
@@ -323,11 +343,12 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
     // The launch starts `lead` outputs early (ddc_tensor::lead_of): its
     // output 0 is absolute output first_output - lead, whose window starts
     // lead D samples before the caller's; those samples are never read.
-    if (!sh.warps || bank.count < 1 || bank.count > ddc_tensor_bank_max(sh.nt))
+    if (!sh.warps || bank.count < 1 || bank.count > ddc_tensor_bank_max(sh.nt, sh.mt))
         throw std::invalid_argument(
             "launch_ddc_tensor: a bank of " + std::to_string(bank.count) +
-            " outputs for a shape of " + std::to_string(sh.nt) + " column tiles and " +
-            std::to_string(sh.warps) + " warps");
+            " outputs for a shape of " + std::to_string(sh.nt) + " column tiles, " +
+            std::to_string(sh.mt) + " row tiles and " + std::to_string(sh.warps) +
+            " warps");
     const int lead = ddc_tensor::lead_of(sh, first_output);
     const unsigned long long count = n + lead;
     const unsigned tiles = unsigned((count + sh.outputs() - 1) / sh.outputs());
@@ -335,43 +356,24 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
     const unsigned blocks = ring_grid ? std::min(tiles, ring_grid) : tiles;
     const std::size_t smem =
         ring_grid ? ddc_tensor::ring_smem_bytes(sh) : sh.smem_bytes();
-    const auto* src = static_cast<const uint8_t*>(in);
+    const uint8_t* src = static_cast<const uint8_t*>(in);
     const long long back = (long long)lead * sh.D;
-#define GPUDSP_DDC_TENSOR(SMALL, B, RING, NT)                         \
-    ddc_tensor_kernel<SMALL, B, RING, NT>                             \
-        <<<blocks, sh.threads(), smem, stream>>>(src,                 \
-                                                 first_sample - back, \
-                                                 back,                \
-                                                 back + valid,        \
-                                                 bank,                \
-                                                 sh,                  \
-                                                 first_output - lead, \
-                                                 lead,                \
-                                                 count)
-#define GPUDSP_DDC_TENSOR_FORMS(SMALL, B, NT)  \
-    if (ring_grid)                             \
-        GPUDSP_DDC_TENSOR(SMALL, B, true, NT); \
-    else                                       \
-        GPUDSP_DDC_TENSOR(SMALL, B, false, NT)
-    if (sh.nt == 2) { // (make_shape: D >= 2, never SMALL_D)
-        if (bank.count == 1) {
-            GPUDSP_DDC_TENSOR_FORMS(false, 1, 2);
-        } else {
-            GPUDSP_DDC_TENSOR_FORMS(false, ddc_tensor_bank_max(2), 2);
-        }
-    } else if (bank.count == 1) {
-        if (sh.small_d()) {
-            GPUDSP_DDC_TENSOR_FORMS(true, 1, 1);
-        } else {
-            GPUDSP_DDC_TENSOR_FORMS(false, 1, 1);
-        }
-    } else if (sh.small_d()) {
-        GPUDSP_DDC_TENSOR_FORMS(true, ddc_tensor_bank_max(1), 1);
-    } else {
-        GPUDSP_DDC_TENSOR_FORMS(false, ddc_tensor_bank_max(1), 1);
-    }
-#undef GPUDSP_DDC_TENSOR_FORMS
-#undef GPUDSP_DDC_TENSOR
+    // The kernel for the shape, bank and form (kernel_for: its template
+    // arguments), launched through its pointer; an error is the stream's
+    // last error, as a <<<>>> launch's.
+    const bool many = bank.count > 1;
+    const void* kernel =
+        ring_grid ? (many ? kernel_for<true, true>(sh) : kernel_for<false, true>(sh))
+                  : (many ? kernel_for<true, false>(sh) : kernel_for<false, false>(sh));
+    long long from = first_sample - back, valid_from = back, valid_to = back + valid;
+    ddc_tensor_bank b = bank;
+    ddc_tensor::shape shp = sh;
+    unsigned long long first = first_output - lead, outputs = count;
+    int lead_arg = lead;
+    void* args[] = { &src, &from,  &valid_from, &valid_to, &b,
+                     &shp, &first, &lead_arg,   &outputs };
+    cudaLaunchKernel(
+        kernel, dim3(blocks), dim3(unsigned(sh.threads())), args, smem, stream);
 }
 
 } // namespace kernels

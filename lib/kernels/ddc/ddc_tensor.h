@@ -22,7 +22,10 @@
 // columns 0 .. T + (K - 1) D - 1, and a thread's accumulators hold the real
 // and imaginary parts of whole outputs. K = 8 loads each A fragment (the
 // shared-memory loads and their addressing, most of a chunk's issue slots)
-// for twice the outputs, at (T + 7D) / (T + 3D) times the MMAs. The taps are scaled by a
+// for twice the outputs, at (T + 7D) / (T + 3D) times the MMAs. With mt = 2
+// row tiles a warp's rows are 32 (r = 0..31, two A fragments a chunk, the
+// second 16 K D samples on), and each B fragment serves both: half the B
+// loads an output. The taps are scaled by a
 // power of two and split in two FP16 parts, hi = half(z) and lo = half((z - hi) 2^11),
 // each with its own MMA and FP32 accumulators: y = (acc_hi + 2^-11 acc_lo)
 // / scale, the taps to ~2^-22 relative (one FP16 part alone: ~3e-4).
@@ -44,11 +47,11 @@ namespace gpudsp {
 namespace kernels {
 namespace ddc_tensor {
 
-constexpr int rows = 16; //!< the MMA's rows: groups of shifts() outputs
-constexpr int tile_shifts =
-    4;                      //!< outputs a row per column tile (8 columns: shift x re/im)
-constexpr int max_nt = 2;   //!< column tiles (tap block 4D or 8D)
-constexpr int k_chunk = 16; //!< the MMA's k
+constexpr int rows = 16;       //!< an MMA's rows: groups of shifts() outputs
+constexpr int tile_shifts = 4; //!< outputs a row of a column tile (shift x re/im)
+constexpr int max_nt = 2;      //!< column tiles (tap block 4D or 8D)
+constexpr int max_mt = 2;      //!< row tiles a warp (16 or 32 rows)
+constexpr int k_chunk = 16;    //!< the MMA's k
 constexpr int max_warps = 8;
 constexpr std::size_t smem_budget = 48 * 1024; //!< no opt-in needed on any GPU
 constexpr float lo_scale = 2048.0f;            //!< 2^11: lo = half((z - hi) 2^11)
@@ -56,8 +59,9 @@ constexpr float lo_scale = 2048.0f;            //!< 2^11: lo = half((z - hi) 2^1
 struct shape {
     int D = 1, T = 1;
     int nt = 1; //!< MMA column tiles a chunk: the tap block K = 4 nt decimations
-    GPUDSP_HD int shifts() const { return tile_shifts * nt; }      //!< K: outputs a row
-    GPUDSP_HD int warp_outputs() const { return rows * shifts(); } //!< 64 or 128
+    int mt = 1; //!< MMA row tiles a warp: 16 mt rows
+    GPUDSP_HD int shifts() const { return tile_shifts * nt; } //!< K: outputs a row
+    GPUDSP_HD int warp_outputs() const { return rows * mt * shifts(); } //!< 64 .. 256
     GPUDSP_HD bool small_d() const { return shifts() * D < k_chunk; }
     int chunks = 0; //!< ceil((T + (K - 1) D) / 16): the columns of every output's taps
     int warps = 0;  //!< per block (0: the form does not fit)
@@ -79,16 +83,19 @@ struct shape {
     }
 };
 
-/*! The shape for decimation D, T taps and a tap block of 4 nt decimations
- *  (nt = 1 or 2; 2 only where 8D >= 16, D >= 2): the most warps a block (8,
- *  4, 2, 1) whose samples fit the shared-memory budget; warps = 0 if none. */
-inline shape make_shape(int D, int T, int nt = 1)
+/*! The shape for decimation D, T taps, a tap block of 4 nt decimations and
+ *  mt row tiles a warp (nt, mt = 1 or 2; other than 1 only where KD >= 16,
+ *  the shapes with one cursor, a_walker): the most warps a block (8, 4, 2,
+ *  1) whose samples fit the shared-memory budget; warps = 0 if none. */
+inline shape make_shape(int D, int T, int nt = 1, int mt = 1)
 {
     shape sh;
     sh.D = D;
     sh.T = T;
     sh.nt = nt;
-    if (nt < 1 || nt > max_nt || (nt > 1 && D < 2))
+    sh.mt = mt;
+    if (nt < 1 || nt > max_nt || mt < 1 || mt > max_mt ||
+        ((nt > 1 || mt > 1) && sh.small_d()))
         return sh; // warps = 0
     const int K = sh.shifts();
     sh.group = fast_div::of(uint32_t(K * D));
@@ -104,12 +111,13 @@ inline shape make_shape(int D, int T, int nt = 1)
 }
 
 /*! Lane (g = lane / 4, t = lane % 4)'s A element pair q (0..3) of chunk
- *  \p chunk: row g + 8 (q & 1), columns 2t + 8 (q >> 1) and the next: the
- *  first of the two samples, from the warp's first (m0 D). */
-GPUDSP_HD int a_sample(const shape& sh, int lane, int q, int chunk)
+ *  \p chunk and row tile \p rt: row g + 8 (q & 1) + 16 rt, columns
+ *  2t + 8 (q >> 1) and the next: the first of the two samples, from the
+ *  warp's first (m0 D). */
+GPUDSP_HD int a_sample(const shape& sh, int lane, int q, int chunk, int rt = 0)
 {
     const int g = lane >> 2, t = lane & 3;
-    const int r = g + 8 * (q & 1), c = chunk * k_chunk + 2 * t + 8 * (q >> 1);
+    const int r = g + 8 * (q & 1) + 16 * rt, c = chunk * k_chunk + 2 * t + 8 * (q >> 1);
     return sh.shifts() * r * sh.D + c;
 }
 
@@ -166,10 +174,13 @@ struct a_walker {
     }
     //! Pair 2's place (pair 0's sample + 8).
     GPUDSP_HD int at2(const shape& sh) const { return at + 8 + (left <= 8 ? sh.pad : 0); }
-    //! Pair q's place (0..3), as a_sample's q.
-    GPUDSP_HD int place(const shape& sh, int q) const
+    //! Pair q's place from its cursor (at or at2): q & 1 eight rows on, row
+    //! tile rt 16 rt rows on.
+    GPUDSP_HD int row_offset(int q, int rt) const { return ((q & 1) + 2 * rt) * rows8; }
+    //! Pair q's place (0..3) in row tile rt, as a_sample's.
+    GPUDSP_HD int place(const shape& sh, int q, int rt = 0) const
     {
-        return ((q >> 1) ? at2(sh) : at) + ((q & 1) ? rows8 : 0);
+        return ((q >> 1) ? at2(sh) : at) + row_offset(q, rt);
     }
     GPUDSP_HD void advance(const shape& sh)
     {
@@ -249,13 +260,15 @@ GPUDSP_HD int b_tap(const shape& sh, int lane, int h, int chunk, int n)
 }
 GPUDSP_HD bool b_imag(int lane) { return ((lane >> 2) & 1) != 0; }
 
-/*! Lane (g, t)'s accumulators of column tile \p n: (d0, d1) are the real
- *  and imaginary parts of the warp's output K g + 4n + t, (d2, d3) of
- *  output K (g + 8) + 4n + t (K = 4: lane l holds outputs l and l + 32;
- *  K = 8: a tile's 32 lanes write runs of 4 outputs). */
-GPUDSP_HD int out_of(const shape& sh, int lane, int half, int n)
+/*! Lane (g, t)'s accumulators of column tile \p n and row tile \p rt:
+ *  (d0, d1) are the real and imaginary parts of the warp's output
+ *  K (g + 16 rt) + 4n + t, (d2, d3) of output K (g + 8 + 16 rt) + 4n + t
+ *  (K = 4: lane l holds outputs l and l + 32 of a row tile; K = 8: a
+ *  tile's 32 lanes write runs of 4 outputs). */
+GPUDSP_HD int out_of(const shape& sh, int lane, int half, int n, int rt = 0)
 {
-    return sh.shifts() * ((lane >> 2) + 8 * half) + tile_shifts * n + (lane & 3);
+    return sh.shifts() * ((lane >> 2) + 8 * half + 16 * rt) + tile_shifts * n +
+           (lane & 3);
 }
 
 //! IEEE binary16 bits of a float, rounded to nearest even (host side).

@@ -30,13 +30,16 @@ struct ddc_tensor_bank {
     unsigned long long phase_step[max], phase_offset[max];
     float2* out[max];
 };
-/*! The most outputs a launch of the shape with \p nt column tiles takes:
- *  each adds nt x 8 accumulators a lane (8 with nt = 1, 4 with nt = 2: the
- *  same 64 a lane). */
-constexpr int ddc_tensor_bank_max(int nt) { return ddc_tensor_bank::max / nt; }
+/*! The most outputs a launch of a shape with \p nt column tiles and \p mt
+ *  row tiles takes: each adds nt mt x 8 accumulators a lane (a bank of
+ *  8 / (nt mt): the same 64 a lane). */
+constexpr int ddc_tensor_bank_max(int nt, int mt = 1)
+{
+    return ddc_tensor_bank::max / (nt * mt);
+}
 
 /*! Outputs [0, n) of every output of \p bank (at most
- *  ddc_tensor_bank_max(sh.nt)) from 10-bit input \p in (the
+ *  ddc_tensor_bank_max(sh.nt, sh.mt)) from 10-bit input \p in (the
  *  launch's first window sample at stream index \p first_sample, valid
  *  samples [0, valid) from there), rotated by each output's exact phase;
  *  \p first_output is output 0's absolute index. The kernel starts

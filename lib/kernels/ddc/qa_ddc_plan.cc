@@ -141,52 +141,66 @@ BOOST_AUTO_TEST_CASE(formats_and_odd_sizes_match_cpu)
         }
 }
 
+// One forced tensor form against the CPU plan (tensor_form_matches_cpu).
+static void check_tensor_form(int T, int D, unsigned& seed, int K, bool rows32, bool ring)
+{
+    const auto c = qa::ddc_config(ddc_input::packed10, T, D, 0.21e6, seed++);
+    const std::size_t n_out = 1301;
+    const int64_t first = 3;
+    const auto in =
+        qa::ddc_random_input(ddc_input::packed10, first + (n_out - 1) * D + T, seed);
+    kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
+    kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
+    BOOST_TEST_MESSAGE("T=" << T << " D=" << D << ": " << dev.tuning().chosen);
+#ifdef GPUDSP_TEST_CUDA
+    if (runtime::device_context::get(dev.where().kind, dev.where().device)
+            ->info()
+            .compute_major >= 8) {
+        const bool wide = K * D >= 16 && (K == 8 || rows32);
+        BOOST_CHECK_EQUAL(dev.tuning().chosen,
+                          std::string(ring ? "tensor ring" : "tensor") +
+                              (wide && K == 8 ? " 8D" : "") +
+                              (wide && rows32 ? " M=32" : ""));
+    }
+#else
+    (void)K;
+    (void)rows32;
+    (void)ring;
+#endif
+    const auto want = run(cpu, in, first, n_out, { n_out }, 700);
+    const auto got = run(dev, in, first, n_out, { 7, 600, 1, 513 }, 700);
+    BOOST_CHECK_MESSAGE(rel_err(got, want) < 2e-5,
+                        "T=" << T << " D=" << D << " (" << dev.tuning().chosen
+                             << "): " << rel_err(got, want));
+}
+
 // The tensor-core form (ddc_tensor.h: 10-bit input, sm_80 on), forced by
-// GPUDSP_DDC_TENSOR=1 (its tap block of 8D: =8, where D >= 2), against the
-// CPU plan: odd and even decimations, taps
-// shorter and longer than a chunk, calls cut anywhere, a retune mid-stream
-// (new taps image and phase). Elsewhere (other GPUs, the emulated device)
-// the plan runs its other forms and the comparison still holds.
+// GPUDSP_DDC_TENSOR=1 (its tap block of 8D: =8; 32 rows a warp:
+// GPUDSP_DDC_TENSOR_M=32; both offered where KD >= 16, else the 4D, 16-row
+// form runs), against the CPU plan: odd and even decimations, taps shorter
+// and longer than a chunk, calls cut anywhere, a retune mid-stream (new
+// taps image and phase). Elsewhere (other GPUs, the emulated device) the
+// plan runs its other forms and the comparison still holds.
 BOOST_AUTO_TEST_CASE(tensor_form_matches_cpu)
 {
     unsigned seed = 900;
+    const std::pair<int, int> tds[] = { { 55, 5 },   { 1, 1 },     { 3, 8 },
+                                        { 256, 16 }, { 1024, 64 }, { 300, 7 } };
     // (GPUDSP_DDC_RING=1: its ring form, "tensor ring")
     for (const char* block : { "1", "8" })
-        for (const char* ring : { "0", "1" })
-            for (auto td : { std::make_pair(55, 5),
-                             std::make_pair(1, 1),
-                             std::make_pair(3, 8),
-                             std::make_pair(256, 16),
-                             std::make_pair(1024, 64),
-                             std::make_pair(300, 7) }) {
-                const qa::env_setting force("GPUDSP_DDC_TENSOR", block);
-                const qa::env_setting ringed("GPUDSP_DDC_RING", ring);
-                const auto c = qa::ddc_config(
-                    ddc_input::packed10, td.first, td.second, 0.21e6, seed++);
-                const std::size_t n_out = 1301;
-                const int64_t first = 3;
-                const auto in =
-                    qa::ddc_random_input(ddc_input::packed10,
-                                         first + (n_out - 1) * td.second + td.first,
-                                         seed);
-                kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
-                kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
-                BOOST_TEST_MESSAGE("T=" << td.first << " D=" << td.second << ": "
-                                        << dev.tuning().chosen);
-#ifdef GPUDSP_TEST_CUDA
-        if (runtime::device_context::get(dev.where().kind, dev.where().device)
-                ->info()
-                .compute_major >= 8)
-            BOOST_CHECK_EQUAL(dev.tuning().chosen,
-                              std::string(*ring == '1' ? "tensor ring" : "tensor") +
-                                  (*block == '8' && td.second >= 2 ? " 8D" : ""));
-#endif
-        const auto want = run(cpu, in, first, n_out, { n_out }, 700);
-        const auto got = run(dev, in, first, n_out, { 7, 600, 1, 513 }, 700);
-        BOOST_CHECK_MESSAGE(rel_err(got, want) < 2e-5,
-                            "T=" << td.first << " D=" << td.second << " ("
-                                 << dev.tuning().chosen << "): " << rel_err(got, want));
-        }
+        for (const char* rows : { "16", "32" })
+            for (const char* ring : { "0", "1" })
+                for (const auto& td : tds) {
+                    const qa::env_setting force("GPUDSP_DDC_TENSOR", block);
+                    const qa::env_setting m("GPUDSP_DDC_TENSOR_M", rows);
+                    const qa::env_setting ringed("GPUDSP_DDC_RING", ring);
+                    check_tensor_form(td.first,
+                                      td.second,
+                                      seed,
+                                      *block == '8' ? 8 : 4,
+                                      *rows == '3',
+                                      *ring == '1');
+                }
 }
 
 // Mix first (complex input, real taps: the tile mixed as it is loaded,
@@ -479,15 +493,19 @@ BOOST_AUTO_TEST_CASE(outputs_together_equal_each_alone)
 BOOST_AUTO_TEST_CASE(tensor_outputs_together_equal_each_alone)
 {
     unsigned seed = 950;
-    for (const char* block : { "1", "8" }) // (17 outputs: banks of 8 or 4, and the rest)
-        for (const char* ring : { "0", "1" }) {
-            const qa::env_setting force("GPUDSP_DDC_TENSOR", block);
-            const qa::env_setting ringed("GPUDSP_DDC_RING", ring);
-            for (auto td :
-                 { std::make_pair(256, 16), std::make_pair(55, 5), std::make_pair(3, 2) })
-                check_together_equals_alone(
-                    ddc_input::packed10, td.first, td.second, seed);
-        }
+    // (17 outputs: banks of 8, 4 or 2, and the rest)
+    for (const char* block : { "1", "8" })
+        for (const char* rows : { "16", "32" })
+            for (const char* ring : { "0", "1" }) {
+                const qa::env_setting force("GPUDSP_DDC_TENSOR", block);
+                const qa::env_setting m("GPUDSP_DDC_TENSOR_M", rows);
+                const qa::env_setting ringed("GPUDSP_DDC_RING", ring);
+                for (auto td : { std::make_pair(256, 16),
+                                 std::make_pair(55, 5),
+                                 std::make_pair(3, 2) })
+                    check_together_equals_alone(
+                        ddc_input::packed10, td.first, td.second, seed);
+            }
 }
 
 // The ring kernel's banks (each output's taps loaded per tile) equal each

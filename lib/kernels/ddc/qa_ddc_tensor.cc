@@ -42,6 +42,10 @@ struct ptx_layout {
 
 using cvec = std::vector<std::complex<float>>;
 
+// The tensor form's kinds (column tiles nt: the tap block 4 nt D; row tiles
+// mt: 16 mt rows a warp).
+const std::pair<int, int> kinds[] = { { 1, 1 }, { 2, 1 }, { 1, 2 }, { 2, 2 } };
+
 // The launcher and kernel on n outputs of 10-bit input (the caller's
 // sample k at stream index first + k, zero from (n - 1) D + T on), output
 // 0 at absolute index first_output, for a bank of outputs, each with its
@@ -116,9 +120,10 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
         }
         for (int w = 0; w < sh.warps; ++w) {
             const int wo = w * sh.warp_outputs() * sh.D; // the warp's first sample
-            // [output][column tile][part][lane][register]
+            // [output][row tile x column tile][part][lane][register]
             using part_acc = std::array<std::array<std::array<float, 4>, 32>, 2>;
-            std::vector<std::vector<part_acc>> acc(bank, std::vector<part_acc>(sh.nt));
+            std::vector<std::vector<part_acc>> acc(bank,
+                                                   std::vector<part_acc>(sh.mt * sh.nt));
             for (auto& a : acc)
                 for (auto& tile_acc : a)
                     for (auto& part : tile_acc)
@@ -134,32 +139,36 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                 walk[l].start(sh, wo + dt::a_sample(sh, l, 0, 0));
             }
             for (int chunk = 0; chunk < sh.chunks; ++chunk) {
-                float A[16][16];
+                std::vector<std::array<std::array<float, 16>, 16>> A(sh.mt); // [row tile]
                 for (int l = 0; l < 32; ++l) {
-                    for (int q = 0; q < 4; ++q) {
-                        const int s = wo + dt::a_sample(sh, l, q, chunk);
-                        BOOST_REQUIRE_EQUAL(s % 2, 0); // a 32-bit load
-                        BOOST_REQUIRE_LT(s + 1, sh.span());
-                        const int at = sh.phys(s);
-                        BOOST_REQUIRE_EQUAL(cur[l][q].s, s);
-                        BOOST_REQUIRE_EQUAL(cur[l][q].at, at);
-                        if (!sh.small_d())
-                            BOOST_REQUIRE_EQUAL(walk[l].place(sh, q), at);
-                        if (chunk + 1 < sh.chunks) {
-                            if (sh.small_d())
-                                cur[l][q].advance<true>(sh);
-                            else
-                                cur[l][q].advance<false>(sh);
+                    for (int rt = 0; rt < sh.mt; ++rt)
+                        for (int q = 0; q < 4; ++q) {
+                            const int s = wo + dt::a_sample(sh, l, q, chunk, rt);
+                            BOOST_REQUIRE_EQUAL(s % 2, 0); // a 32-bit load
+                            BOOST_REQUIRE_LT(s + 1, sh.span());
+                            const int at = sh.phys(s);
+                            if (rt == 0) { // (four cursors: small_d, mt = 1 only)
+                                BOOST_REQUIRE_EQUAL(cur[l][q].s, s);
+                                BOOST_REQUIRE_EQUAL(cur[l][q].at, at);
+                                if (chunk + 1 < sh.chunks) {
+                                    if (sh.small_d())
+                                        cur[l][q].advance<true>(sh);
+                                    else
+                                        cur[l][q].advance<false>(sh);
+                                }
+                            }
+                            if (!sh.small_d())
+                                BOOST_REQUIRE_EQUAL(walk[l].place(sh, q, rt), at);
+                            BOOST_REQUIRE_EQUAL(sh.phys(s + 1), at + 1);
+                            for (int e = 0; e < 2; ++e) {
+                                const int i = 2 * q + e;
+                                A[std::size_t(rt)][std::size_t(ptx_layout::a_row(l, i))]
+                                 [std::size_t(ptx_layout::a_col(l, i))] =
+                                     tile[std::size_t(at + e)];
+                            }
                         }
-                        BOOST_REQUIRE_EQUAL(sh.phys(s + 1), at + 1);
-                        if (q == 3 && !sh.small_d())
-                            walk[l].advance(sh);
-                        for (int e = 0; e < 2; ++e) {
-                            const int i = 2 * q + e;
-                            A[ptx_layout::a_row(l, i)][ptx_layout::a_col(l, i)] =
-                                tile[std::size_t(at + e)];
-                        }
-                    }
+                    if (!sh.small_d())
+                        walk[l].advance(sh);
                 }
                 for (std::size_t o = 0; o < bank; ++o)
                     for (int nt = 0; nt < sh.nt; ++nt) {
@@ -179,32 +188,39 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                                      [ptx_layout::b_col(l)] = dt::half_value(h);
                                 }
                         }
-                        // The MMAs: FP32 accumulation of exact FP16 products.
-                        for (int part = 0; part < 2; ++part)
-                            for (int l = 0; l < 32; ++l)
-                                for (int i = 0; i < 4; ++i) {
-                                    double sum = 0;
-                                    for (int k = 0; k < 16; ++k)
-                                        sum +=
-                                            double(A[ptx_layout::c_row(l, i)][k]) *
-                                            double(B[part][k][ptx_layout::c_col(l, i)]);
-                                    float& a = acc[o][std::size_t(nt)][std::size_t(part)]
-                                                  [std::size_t(l)][std::size_t(i)];
-                                    a = float(a + float(sum));
-                                }
+                        // The MMAs, each B fragment for every row tile: FP32
+                        // accumulation of exact FP16 products.
+                        for (int rt = 0; rt < sh.mt; ++rt)
+                            for (int part = 0; part < 2; ++part)
+                                for (int l = 0; l < 32; ++l)
+                                    for (int i = 0; i < 4; ++i) {
+                                        double sum = 0;
+                                        for (int k = 0; k < 16; ++k)
+                                            sum +=
+                                                double(A[std::size_t(rt)][std::size_t(
+                                                    ptx_layout::c_row(l, i))]
+                                                        [std::size_t(k)]) *
+                                                double(
+                                                    B[part][k][ptx_layout::c_col(l, i)]);
+                                        float& a = acc[o][std::size_t(rt * sh.nt + nt)]
+                                                      [std::size_t(part)][std::size_t(l)]
+                                                      [std::size_t(i)];
+                                        a = float(a + float(sum));
+                                    }
                     }
             }
             for (std::size_t o = 0; o < bank; ++o)
-                for (int nt = 0; nt < sh.nt; ++nt)
+                for (int tt = 0; tt < sh.mt * sh.nt; ++tt) // row tile x column tile
                     for (int l = 0; l < 32; ++l)
                         for (int half = 0; half < 2; ++half) {
+                            const int nt = tt % sh.nt, rt = tt / sh.nt;
                             const std::size_t ml =
                                 m_blk + std::size_t(w * sh.warp_outputs() +
-                                                    dt::out_of(sh, l, half, nt));
+                                                    dt::out_of(sh, l, half, nt, rt));
                             if (ml < std::size_t(lead) || ml >= count)
                                 continue;
                             const std::size_t m = ml - std::size_t(lead); // the caller's
-                            const auto& a = acc[o][std::size_t(nt)];
+                            const auto& a = acc[o][std::size_t(tt)];
                             const float re = (a[0][l][2 * half] +
                                               a[1][l][2 * half] * (1.0f / dt::lo_scale)) *
                                              unscales[o];
@@ -251,12 +267,12 @@ BOOST_AUTO_TEST_CASE(half_conversion_rounds_to_nearest_even)
 }
 
 // Every output of a warp meets each of its taps exactly once across the
-// chunks, B's column tiles and columns and its rows (the maps against
-// PTX's layout), for both tap blocks (4D, 8D); no column of A reaches a
-// sample outside the block's span.
+// chunks, B's column tiles and columns and its row tiles and rows (the
+// maps against PTX's layout), for both tap blocks (4D, 8D) and 16 or 32
+// rows a warp; no column of A reaches a sample outside the block's span.
 BOOST_AUTO_TEST_CASE(every_output_meets_each_tap_once)
 {
-    for (const int nt : { 1, 2 })
+    for (const auto& [nt, mt] : kinds)
         for (const auto& dt_ : { std::make_pair(1, 1),
                                  std::make_pair(16, 256),
                                  std::make_pair(5, 55),
@@ -268,36 +284,39 @@ BOOST_AUTO_TEST_CASE(every_output_meets_each_tap_once)
                                  std::make_pair(6, 50),
                                  std::make_pair(2, 9) }) {
             const int D = dt_.first, T = dt_.second;
-            const dt::shape sh = dt::make_shape(D, T, nt);
-            if (nt == 2 && D < 2) { // (a tap block of 8 samples: not offered)
+            const dt::shape sh = dt::make_shape(D, T, nt, mt);
+            if ((nt > 1 || mt > 1) && 4 * nt * D < 16) { // (not offered: four cursors)
                 BOOST_REQUIRE_EQUAL(sh.warps, 0);
                 continue;
             }
             BOOST_REQUIRE_GT(sh.warps, 0);
             BOOST_REQUIRE_EQUAL(sh.shifts(), 4 * nt);
-            BOOST_REQUIRE(!(nt == 2 && sh.small_d())); // no SMALL_D kernel with NT = 2
+            BOOST_REQUIRE_EQUAL(sh.warp_outputs(), 64 * nt * mt);
+            BOOST_REQUIRE(!((nt > 1 || mt > 1) && sh.small_d())); // no SMALL_D kernel
             BOOST_REQUIRE_LE(sh.smem_bytes(), dt::smem_budget);
             for (int s = 0; s < sh.span(); ++s) // the multiply-high division
                 BOOST_REQUIRE_EQUAL(sh.phys(s), s + sh.pad * (s / (sh.shifts() * D)));
             // A warp's A loads of a chunk: 32 words in 32 banks (rows KD apart).
-            for (int chunk = 0; chunk < sh.chunks; ++chunk)
-                for (int q = 0; q < 4; ++q) {
-                    std::vector<int> bank(32, 0);
-                    for (int l = 0; l < 32; ++l)
-                        ++bank[std::size_t(sh.phys(dt::a_sample(sh, l, q, chunk)) / 2 %
-                                           32)];
-                    int worst = 0;
-                    for (int b : bank)
-                        worst = std::max(worst, b);
-                    // A row's 4 words may straddle a padding (its 8 rows then
-                    // meet one bank twice at most); where none does, 32 banks.
-                    bool straddles = false;
-                    for (int l = 0; l < 32; l += 4) // lanes t = 0 and 3 of row l / 4
-                        straddles |=
-                            dt::a_sample(sh, l, q, chunk) / (sh.shifts() * D) !=
-                            (dt::a_sample(sh, l + 3, q, chunk) + 1) / (sh.shifts() * D);
-                    BOOST_REQUIRE_LE(worst, straddles ? 2 : 1);
-                }
+            for (int rt = 0; rt < mt; ++rt)
+                for (int chunk = 0; chunk < sh.chunks; ++chunk)
+                    for (int q = 0; q < 4; ++q) {
+                        std::vector<int> bank(32, 0);
+                        for (int l = 0; l < 32; ++l)
+                            ++bank[std::size_t(
+                                sh.phys(dt::a_sample(sh, l, q, chunk, rt)) / 2 % 32)];
+                        int worst = 0;
+                        for (int b : bank)
+                            worst = std::max(worst, b);
+                        // A row's 4 words may straddle a padding (its 8 rows then
+                        // meet one bank twice at most); where none does, 32 banks.
+                        bool straddles = false;
+                        for (int l = 0; l < 32; l += 4) // lanes t = 0 and 3 of row l / 4
+                            straddles |=
+                                dt::a_sample(sh, l, q, chunk, rt) / (sh.shifts() * D) !=
+                                (dt::a_sample(sh, l + 3, q, chunk, rt) + 1) /
+                                    (sh.shifts() * D);
+                        BOOST_REQUIRE_LE(worst, straddles ? 2 : 1);
+                    }
             const int K = sh.shifts();
             std::vector<int> met(std::size_t(sh.warp_outputs()) * T, 0);
             for (int chunk = 0; chunk < sh.chunks; ++chunk)
@@ -311,13 +330,18 @@ BOOST_AUTO_TEST_CASE(every_output_meets_each_tap_once)
                                       n = ptx_layout::b_col(l);
                             const int shift = 4 * tile + n / 2;
                             BOOST_REQUIRE_EQUAL(k, j + shift * D - chunk * dt::k_chunk);
-                            for (int r = 0; r < 16; ++r) {
-                                // Row r, column k of A is sample K r D + 16 chunk + k;
-                                // with tap j it belongs to output K r + shift.
-                                const int out = K * r + shift;
-                                if (n % 2 == 0)
-                                    ++met[std::size_t(out) * T + j];
-                            }
+                            for (int rt = 0; rt < mt; ++rt)
+                                for (int r = 0; r < 16; ++r) {
+                                    // Row r of row tile rt, column k of A is
+                                    // a_sample's K (r + 16 rt) D + 16 chunk + k; with
+                                    // tap j it belongs to output K (r + 16 rt) + shift.
+                                    BOOST_REQUIRE_EQUAL(
+                                        dt::a_sample(sh, 4 * (r % 8), (r / 8), chunk, rt),
+                                        K * (r + 16 * rt) * D + 16 * chunk);
+                                    const int out = K * (r + 16 * rt) + shift;
+                                    if (n % 2 == 0)
+                                        ++met[std::size_t(out) * T + j];
+                                }
                         }
             for (int v : met)
                 BOOST_REQUIRE_EQUAL(v, 1);
@@ -325,17 +349,19 @@ BOOST_AUTO_TEST_CASE(every_output_meets_each_tap_once)
             // re then im, (d2, d3) output K (g + 8) + 4n + t; with K = 4 lane l
             // holds outputs l and l + 32. Every output once.
             std::vector<int> held(std::size_t(sh.warp_outputs()), 0);
-            for (int tile = 0; tile < nt; ++tile)
-                for (int l = 0; l < 32; ++l)
-                    for (int half = 0; half < 2; ++half) {
-                        const int out = dt::out_of(sh, l, half, tile);
-                        if (nt == 1)
-                            BOOST_REQUIRE_EQUAL(out, l + 32 * half);
-                        BOOST_REQUIRE_EQUAL(4 * tile + ptx_layout::c_col(l, 2 * half) / 2,
-                                            out % K);
-                        BOOST_REQUIRE_EQUAL(ptx_layout::c_row(l, 2 * half), out / K);
-                        ++held[std::size_t(out)];
-                    }
+            for (int rt = 0; rt < mt; ++rt)
+                for (int tile = 0; tile < nt; ++tile)
+                    for (int l = 0; l < 32; ++l)
+                        for (int half = 0; half < 2; ++half) {
+                            const int out = dt::out_of(sh, l, half, tile, rt);
+                            if (nt == 1)
+                                BOOST_REQUIRE_EQUAL(out, l + 32 * half + 64 * rt);
+                            BOOST_REQUIRE_EQUAL(
+                                4 * tile + ptx_layout::c_col(l, 2 * half) / 2, out % K);
+                            BOOST_REQUIRE_EQUAL(ptx_layout::c_row(l, 2 * half) + 16 * rt,
+                                                out / K);
+                            ++held[std::size_t(out)];
+                        }
             for (int v : held)
                 BOOST_REQUIRE_EQUAL(v, 1);
         }
@@ -347,7 +373,7 @@ BOOST_AUTO_TEST_CASE(every_output_meets_each_tap_once)
 BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_plan)
 {
     unsigned seed = 71;
-    for (const int nt : { 1, 2 })
+    for (const auto& [nt, mt] : kinds)
         for (const auto& td : { std::make_pair(256, 16),
                                 std::make_pair(55, 5),
                                 std::make_pair(1, 1),
@@ -357,9 +383,9 @@ BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_plan)
                                 std::make_pair(37, 3) }) {
             const int T = td.first, D = td.second;
             const auto c = qa::ddc_config(ddc_input::packed10, T, D, 0.21e6, seed++);
-            const dt::shape sh = dt::make_shape(D, T, nt);
-            if (!sh.warps) { // (nt = 2 at D = 1)
-                BOOST_REQUIRE(nt == 2 && D == 1);
+            const dt::shape sh = dt::make_shape(D, T, nt, mt);
+            if (!sh.warps) { // (not offered below KD = 16)
+                BOOST_REQUIRE((nt > 1 || mt > 1) && 4 * nt * D < 16);
                 continue;
             }
             const std::size_t n = 2 * std::size_t(sh.outputs()) + 37;
@@ -390,14 +416,18 @@ BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_plan)
 BOOST_AUTO_TEST_CASE(emulated_calls_cut_anywhere_give_the_same_bits)
 {
     unsigned seed = 91;
-    for (const int nt : { 1, 2 })
+    for (const auto& [nt, mt] : kinds)
         for (const auto& td : { std::make_pair(55, 5),
                                 std::make_pair(37, 3),
                                 std::make_pair(300, 7),
                                 std::make_pair(40, 6) }) {
             const int T = td.first, D = td.second;
             const auto c = qa::ddc_config(ddc_input::packed10, T, D, -0.17e6, seed++);
-            const dt::shape sh = dt::make_shape(D, T, nt);
+            const dt::shape sh = dt::make_shape(D, T, nt, mt);
+            if (!sh.warps) { // (not offered below KD = 16)
+                BOOST_REQUIRE((nt > 1 || mt > 1) && 4 * nt * D < 16);
+                continue;
+            }
             const std::size_t n = 2 * std::size_t(sh.outputs()) + 37;
             const int64_t first = 5;
             const auto in = qa::ddc_random_input(
@@ -435,9 +465,9 @@ BOOST_AUTO_TEST_CASE(emulated_calls_cut_anywhere_give_the_same_bits)
 BOOST_AUTO_TEST_CASE(emulated_bank_matches_each_cpu_plan)
 {
     unsigned seed = 81;
-    for (const int nt : { 1, 2 }) {
-        const int T = 256, D = 16, bank = 8 / nt;
-        const dt::shape sh = dt::make_shape(D, T, nt);
+    for (const auto& [nt, mt] : kinds) {
+        const int T = 256, D = 16, bank = 8 / (nt * mt);
+        const dt::shape sh = dt::make_shape(D, T, nt, mt);
         const std::size_t n = std::size_t(sh.outputs()) + 21;
         const int64_t first = 1;
         const auto in =
@@ -475,7 +505,7 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
 {
     unsigned seed = 131;
     int tiles_checked = 0;
-    for (const int nt : { 1, 2 })
+    for (const auto& [nt, mt] : kinds)
         for (const auto& td : { std::make_pair(55, 5),
                                 std::make_pair(1, 1),
                                 std::make_pair(256, 16),
@@ -483,8 +513,8 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                                 std::make_pair(300, 7) })
             for (int addr16 : { 0, 3, 13 }) {
                 const int T = td.first, D = td.second;
-                const dt::shape sh = dt::make_shape(D, T, nt);
-                if (nt == 2 && D == 1)
+                const dt::shape sh = dt::make_shape(D, T, nt, mt);
+                if (!sh.warps && 4 * nt * D < 16)
                     continue; // (not offered)
                 BOOST_REQUIRE_GT(sh.warps, 0);
                 const uint64_t first_output = seed % 8; // every lead (K = 4: 0..3 twice)
