@@ -119,27 +119,39 @@ int main()
     // plan makes for the benchmark's filters, and its ring form's tile and
     // stage where they fit the limit (the plan leaves the form out where
     // not: ddc_tensor_ring_prepare).
+    // Each warp tile (nt column tiles, mt row tiles: the kernel's NT and MT;
+    // banks of 8 / (nt mt)) where make_shape offers it.
     for (const std::size_t limit : ldpc5g_cuda_smem_limits)
         for (const auto& dt : { std::make_pair(16, 256),
                                 std::make_pair(8, 128),
                                 std::make_pair(64, 1024),
-                                std::make_pair(1, 1) }) {
-            const auto sh = ddc_tensor::make_shape(dt.first, dt.second);
-            const std::string config = "D=" + std::to_string(dt.first) +
-                                       " T=" + std::to_string(dt.second) + ", " +
-                                       std::to_string(sh.warps) + " warps";
-            emit("^ddc_tensor_kernel<(false|true), [18], false>$",
-                 config,
-                 sh.threads(),
-                 sh.smem_bytes(),
-                 limit);
-            if (ddc_tensor::ring_smem_bytes(sh) <= limit)
-                emit("^ddc_tensor_kernel<(false|true), [18], true>$",
-                     config + ", ring: tile and stage",
-                     sh.threads(),
-                     ddc_tensor::ring_smem_bytes(sh),
-                     limit);
-        }
+                                std::make_pair(1, 1) })
+            for (const int nt : { 1, 2 })
+                for (const int mt : { 1, 2 }) {
+                    const auto sh = ddc_tensor::make_shape(dt.first, dt.second, nt, mt);
+                    if (!sh.warps)
+                        continue;
+                    const std::string tile =
+                        std::to_string(nt) + ", " + std::to_string(mt) + ">$";
+                    const std::string config = "D=" + std::to_string(dt.first) +
+                                               " T=" + std::to_string(dt.second) + ", " +
+                                               std::to_string(sh.warps) + " warps" +
+                                               (nt == 2 ? ", 8D" : "") +
+                                               (mt == 2 ? ", M=32" : "");
+                    emit(("^ddc_tensor_kernel<(false|true), [1248], false, " + tile)
+                             .c_str(),
+                         config,
+                         sh.threads(),
+                         sh.smem_bytes(),
+                         limit);
+                    if (ddc_tensor::ring_smem_bytes(sh) <= limit)
+                        emit(("^ddc_tensor_kernel<(false|true), [1248], true, " + tile)
+                                 .c_str(),
+                             config + ", ring: tile and stage",
+                             sh.threads(),
+                             ddc_tensor::ring_smem_bytes(sh),
+                             limit);
+                }
     // LDPC: every lifting size of both base graphs at the lowest rate (all
     // columns used), in float and in fixed point, for each per-block
     // shared-memory limit of sm_75, sm_86/89, sm_80 and sm_90: where the

@@ -184,8 +184,10 @@ static void check_tensor_form(int T, int D, unsigned& seed, int K, bool rows32, 
 BOOST_AUTO_TEST_CASE(tensor_form_matches_cpu)
 {
     unsigned seed = 900;
-    const std::pair<int, int> tds[] = { { 55, 5 },   { 1, 1 },     { 3, 8 },
-                                        { 256, 16 }, { 1024, 64 }, { 300, 7 } };
+    const std::pair<int, int> tds[] = {
+        { 55, 5 },    { 1, 1 },   { 3, 8 }, { 256, 16 },
+        { 1024, 64 }, { 300, 7 }, { 9, 2 }, { 40, 4 }
+    }; // (KD = 16 at 8D, 4D)
     // (GPUDSP_DDC_RING=1: its ring form, "tensor ring")
     for (const char* block : { "1", "8" })
         for (const char* rows : { "16", "32" })

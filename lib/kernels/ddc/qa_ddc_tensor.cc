@@ -374,13 +374,16 @@ BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_plan)
 {
     unsigned seed = 71;
     for (const auto& [nt, mt] : kinds)
-        for (const auto& td : { std::make_pair(256, 16),
-                                std::make_pair(55, 5),
-                                std::make_pair(1, 1),
-                                std::make_pair(3, 8),
-                                std::make_pair(300, 7),
-                                std::make_pair(1024, 64),
-                                std::make_pair(37, 3) }) {
+        for (const auto& td :
+             { std::make_pair(256, 16),
+               std::make_pair(55, 5),
+               std::make_pair(1, 1),
+               std::make_pair(3, 8),
+               std::make_pair(300, 7),
+               std::make_pair(1024, 64),
+               std::make_pair(37, 3),
+               std::make_pair(9, 2),      // KD = 16 (8D): a padding every chunk
+               std::make_pair(40, 4) }) { // KD = 16 (4D)
             const int T = td.first, D = td.second;
             const auto c = qa::ddc_config(ddc_input::packed10, T, D, 0.21e6, seed++);
             const dt::shape sh = dt::make_shape(D, T, nt, mt);
@@ -420,7 +423,9 @@ BOOST_AUTO_TEST_CASE(emulated_calls_cut_anywhere_give_the_same_bits)
         for (const auto& td : { std::make_pair(55, 5),
                                 std::make_pair(37, 3),
                                 std::make_pair(300, 7),
-                                std::make_pair(40, 6) }) {
+                                std::make_pair(40, 6),
+                                std::make_pair(9, 2),
+                                std::make_pair(41, 4) }) {
             const int T = td.first, D = td.second;
             const auto c = qa::ddc_config(ddc_input::packed10, T, D, -0.17e6, seed++);
             const dt::shape sh = dt::make_shape(D, T, nt, mt);
@@ -468,6 +473,7 @@ BOOST_AUTO_TEST_CASE(emulated_bank_matches_each_cpu_plan)
     for (const auto& [nt, mt] : kinds) {
         const int T = 256, D = 16, bank = 8 / (nt * mt);
         const dt::shape sh = dt::make_shape(D, T, nt, mt);
+        BOOST_REQUIRE_GT(sh.warps, 0);
         const std::size_t n = std::size_t(sh.outputs()) + 21;
         const int64_t first = 1;
         const auto in =
@@ -510,7 +516,9 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                                 std::make_pair(1, 1),
                                 std::make_pair(256, 16),
                                 std::make_pair(1024, 64),
-                                std::make_pair(300, 7) })
+                                std::make_pair(300, 7),
+                                std::make_pair(9, 2),
+                                std::make_pair(40, 4) })
             for (int addr16 : { 0, 3, 13 }) {
                 const int T = td.first, D = td.second;
                 const dt::shape sh = dt::make_shape(D, T, nt, mt);
