@@ -76,21 +76,39 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     extern __shared__ __align__(16) unsigned char smem[];
     auto* tile = reinterpret_cast<__half*>(smem);
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    // The block tile from output m_blk's samples, four at a time from
-    // groups aligned in the stream (four(g, x): from global memory or the
-    // ring's stage), at their padded places (ddc_tensor::decode_block).
-    auto decode = [&](long long m_blk, auto four) {
+    // The block tile from output m_blk's samples, a quad a thread at a
+    // time from three aligned words (words(bw): word w of the block's, from
+    // global memory or the ring's stage), at their padded places
+    // (ddc_tensor::decode_block).
+    const int mis = int(reinterpret_cast<uintptr_t>(in) & 3);
+    const uint32_t tile_s = uint32_t(__cvta_generic_to_shared(tile));
+    auto decode = [&](long long m_blk, auto words) {
+        const long long a0 = first_sample + m_blk * sh.D;
+        const auto word = words(
+            ddc_tensor::block_words_of(sh, first_sample, valid_from, valid_to, a0, mis));
         ddc_tensor::decode_block(
             sh,
             first_sample,
             valid_from,
             valid_to,
-            first_sample + m_blk * sh.D,
+            a0,
+            mis,
             threadIdx.x,
             blockDim.x,
-            four,
-            [&](long long g) { return float(packed10_sample(in, g)); },
-            [&](int at, float x) { tile[at] = __float2half_rn(x); });
+            word,
+            [&](long long g) { return packed10_sample(in, g); },
+            [&](int at, const int(&x)[4]) {
+                const __half2 lo = __halves2half2(__int2half_rn(x[0]),
+                                                  __int2half_rn(x[1])),
+                              hi = __halves2half2(__int2half_rn(x[2]),
+                                                  __int2half_rn(x[3]));
+                // One 64-bit store (at: a multiple of 4 halves).
+                asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(
+                                 tile_s + 2u * uint32_t(at)),
+                             "r"(*reinterpret_cast<const uint32_t*>(&lo)),
+                             "r"(*reinterpret_cast<const uint32_t*>(&hi))
+                             : "memory");
+            });
     };
 
     // The block tile from output m_blk: its decoded samples in `tile`.
@@ -199,7 +217,10 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 
     if constexpr (!RING) {
         const long long m_blk = (long long)blockIdx.x * sh.outputs();
-        decode(m_blk, [&](long long g, float* x) { packed10_four(in, g, x); });
+        decode(m_blk, [&](const ddc_tensor::block_words& bw) {
+            const auto* w0 = reinterpret_cast<const uint32_t*>(in + bw.byte_of(0, mis));
+            return [w0](int w) { return __ldg(w0 + w); };
+        });
         __syncthreads();
         compute(m_blk);
     } else {
@@ -218,7 +239,8 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                                         first_sample,
                                         valid_from,
                                         valid_to,
-                                        first_sample + i * sh.outputs() * sh.D),
+                                        first_sample + i * sh.outputs() * sh.D,
+                                        mis),
                 addr16);
         };
         auto issue = [&](int j) {
@@ -237,9 +259,11 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
             __syncthreads(); // the bytes landed; the last tile's MMAs are done
             const long long m_blk = i * sh.outputs();
             const long long base = window_of(i).base;
-            decode(m_blk, [&](long long g, float* x) {
-                // (g is a multiple of 4: its 5 bytes from bit 0)
-                packed10_four(stage + (5 * (g / 4) - base), 0, x);
+            decode(m_blk, [&](const ddc_tensor::block_words& bw) {
+                // (4-byte aligned in the stage as in memory)
+                const auto* w0 = reinterpret_cast<const uint32_t*>(
+                    stage + (bw.byte_of(0, mis) - base));
+                return [w0](int w) { return w0[w]; };
             });
             __syncthreads(); // the tile is whole, the stage free
             issue(ddc_ring_next(j, stages));

@@ -36,6 +36,7 @@
 #include "ddc_ring.h"
 #include "kernels/common/fast_div.h"
 #include "kernels/common/host_device.h"
+#include "kernels/common/packed10.h"
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -205,47 +206,116 @@ GPUDSP_HD int lead_of(const shape& sh, unsigned long long first_output)
     return int(first_output % (unsigned long long)sh.shifts());
 }
 
+/*! Samples g .. g + 3 of a packed 10-bit stream from the three aligned
+ *  little-endian words \p w0, \p w1, \p w2 that hold them, their first
+ *  bit \p o (0 .. 31) bits into w0 counted from its first byte's most
+ *  significant bit: the words byte-swapped to big-endian (a permute each),
+ *  two funnel shifts put the quad's 40 bits on top of two words, then
+ *  shifts take each sample with its sign. */
+GPUDSP_HD void packed10_quad(uint32_t w0, uint32_t w1, uint32_t w2, int o, int (&x)[4])
+{
+    const uint32_t b0 = packed10_byte_swap(w0), b1 = packed10_byte_swap(w1),
+                   b2 = packed10_byte_swap(w2);
+    const uint32_t t1 = packed10_funnel_l(b1, b0, o); // the quad's bits 0 .. 31
+    const uint32_t t2 = packed10_funnel_l(b2, b1, o); // 32 .. 63
+    x[0] = int32_t(t1) >> 22;
+    x[1] = int32_t(t1 << 10) >> 22;
+    x[2] = int32_t(t1 << 20) >> 22;
+    x[3] = int32_t(packed10_funnel_l(t2, t1, 30)) >> 22; // bits 30 .. 39
+}
+
+/*! The readable bytes of a launch (from the stream's sample 0's byte):
+ *  those of its valid samples [first_sample + valid_from, first_sample +
+ *  valid_to). */
+GPUDSP_HD ddc_ring_bytes launch_bytes(long long first_sample,
+                                      long long valid_from,
+                                      long long valid_to)
+{
+    return ddc_ring_readable(10, first_sample + valid_from, valid_to - valid_from);
+}
+
+/*! The aligned words of the block from stream sample \p a0, the stream's
+ *  byte 0 being \p mis bytes (0 .. 3) into its aligned word: word 0 is the
+ *  one holding a0's first bit (byte offset 4 word0 - mis from byte 0), bit
+ *  o0 into it; block sample s starts at bit o0 + 10 s from there (32-bit
+ *  arithmetic from here on: a block spans at most ~2^16 samples), and the
+ *  words and samples a quad may read directly. */
+struct block_words {
+    long long word0; //!< the first word, counted from the aligned word below byte 0
+    int o0;          //!< a0's first bit in it
+    int s_lo, s_hi;  //!< valid block samples [s_lo, s_hi) (clamped)
+    int w_lo, w_hi;  //!< words [w_lo, w_hi) wholly inside the launch's bytes (clamped)
+    //! The byte offset of word w (from the stream's byte 0).
+    GPUDSP_HD long long byte_of(int w, int mis) const { return 4 * (word0 + w) - mis; }
+};
+GPUDSP_HD block_words block_words_of(const shape& sh,
+                                     long long first_sample,
+                                     long long valid_from,
+                                     long long valid_to,
+                                     long long a0,
+                                     int mis)
+{
+    const long long bit0 = 10 * a0 + 8 * mis;
+    block_words bw;
+    bw.word0 = bit0 >> 5; // (a floor, also below 0)
+    bw.o0 = int(bit0 & 31);
+    const long long span = sh.span(), words = (bw.o0 + 10 * span) / 32 + 4;
+    auto clamp = [](long long v, long long lo, long long hi) {
+        return int(v < lo ? lo : (v > hi ? hi : v));
+    };
+    bw.s_lo = clamp(first_sample + valid_from - a0, 0, span);
+    bw.s_hi = clamp(first_sample + valid_to - a0, 0, span);
+    const ddc_ring_bytes r = launch_bytes(first_sample, valid_from, valid_to);
+    // Word w's bytes 4 (word0 + w) - mis .. + 3 inside [r.lo, r.hi).
+    bw.w_lo = clamp(((r.lo + mis + 3) >> 2) - bw.word0, 0, words);
+    bw.w_hi = clamp(((r.hi + mis) >> 2) - bw.word0, 0, words);
+    return bw;
+}
+
 /*! The block's samples into shared memory, as the kernel's threads do it:
- *  thread \p tid of \p threads takes groups of 4 samples aligned in the
- *  stream (5 whole bytes of 10-bit input: `four(g, x)` decodes stream
- *  samples g .. g+3, `one(g)` one sample), zeros outside [valid_from,
- *  valid_to) from the launch's first sample \p first_sample (the lead's
- *  outputs reach before the caller's samples; nothing there is read);
- *  `put(place, x)` stores sample x at its padded place (one division a
- *  group: four samples cross one padding at most, 4D >= 4). \p a0: the
- *  block's first sample in the stream. */
-template <class Four, class One, class Put>
+ *  thread \p tid of \p threads takes quads of block samples s .. s + 3
+ *  (s = 4 tid, 4 (tid + threads), ...): a warp's lanes decode 128
+ *  consecutive samples, each lane from three aligned 32-bit words
+ *  (`word(w)`: word w of block_words_of, from global memory or the ring's
+ *  stage; packed10_quad), and store each quad as one 64-bit word at its
+ *  padded place (KD, pad and s are multiples of 4: a quad never straddles
+ *  a padding). The old groups of 4 took 5 byte loads and 4 half stores,
+ *  2-way conflicted: 18 shared-memory wavefronts a warp for 128 samples
+ *  from the ring's stage, now ~8. Samples outside [valid_from, valid_to)
+ *  from the launch's first sample \p first_sample are zeros (the lead's
+ *  outputs reach before the caller's samples: nothing there is read); a
+ *  quad not wholly valid or whose words leave the launch's bytes (at its
+ *  two ends) reads its samples one at a time (`one(g)`). `put(place, x)`
+ *  stores samples s .. s + 3 at phys(s) .. phys(s) + 3. \p a0: the block's
+ *  first sample in the stream; \p mis: the stream's first byte's offset
+ *  into its aligned word. */
+template <class Word, class One, class Put>
 GPUDSP_HD void decode_block(const shape& sh,
                             long long first_sample,
                             long long valid_from,
                             long long valid_to,
                             long long a0,
+                            int mis,
                             int tid,
                             int threads,
-                            Four four,
+                            Word word,
                             One one,
                             Put put)
 {
-    const int span = sh.span(), group = sh.shifts() * sh.D;
-    for (long long g = (a0 & ~3LL) + 4LL * tid; g < a0 + span; g += 4LL * threads) {
-        float x[4];
-        const long long rel = g - first_sample; // >= -3
-        if (rel >= valid_from && rel + 4 <= valid_to) {
-            four(g, x);
+    const int span = sh.span(); // (a multiple of 4)
+    const block_words bw =
+        block_words_of(sh, first_sample, valid_from, valid_to, a0, mis);
+    for (int s = 4 * tid; s < span; s += 4 * threads) {
+        const int bit = bw.o0 + 10 * s, w = bit >> 5;
+        int x[4];
+        if (s >= bw.s_lo && s + 4 <= bw.s_hi && w >= bw.w_lo && w + 3 <= bw.w_hi) {
+            packed10_quad(word(w), word(w + 1), word(w + 2), bit & 31, x);
         } else {
+            GPUDSP_UNROLL
             for (int k = 0; k < 4; ++k)
-                x[k] = rel + k >= valid_from && rel + k < valid_to ? one(g + k) : 0.0f;
+                x[k] = s + k >= bw.s_lo && s + k < bw.s_hi ? one(a0 + s + k) : 0;
         }
-        const int s = int(g - a0); // >= -3
-        const int first = s < 0 ? 0 : s;
-        const int gi = int(sh.group.div(uint32_t(first)));
-        const int base = first + sh.pad * gi, bound = (gi + 1) * group;
-        GPUDSP_UNROLL
-        for (int k = 0; k < 4; ++k) {
-            const int sk = s + k;
-            if (sk >= 0 && sk < span)
-                put(base + (sk - first) + (sk >= bound ? sh.pad : 0), x[k]);
-        }
+        put(sh.phys(s), x);
     }
 }
 
@@ -374,29 +444,32 @@ inline taps_image make_taps(const std::vector<std::complex<float>>& zr, const sh
  * overlapped, instead of a round trip for every group a thread decodes.
  */
 
-/*! The bytes (offsets from the input pointer) that decode_block's groups
- *  of the block tile starting at stream sample \p a0 read through
- *  `four`, clipped to the launch's readable bytes: groups of 4 samples
- *  from a0 rounded down to a multiple of 4 (5 bytes each, from byte
- *  5 g / 4) to the group of sample a0 + span - 1. */
+/*! The bytes (offsets from the input pointer) that decode_block's quads
+ *  of the block tile starting at stream sample \p a0 read through `word`,
+ *  clipped to the launch's readable bytes (a quad whose words leave them
+ *  reads its samples one at a time from global memory): the aligned words
+ *  from the first quad's first to the last quad's third. */
 GPUDSP_HD ddc_ring_bytes ring_needed(const shape& sh,
                                      long long first_sample,
                                      long long valid_from,
                                      long long valid_to,
-                                     long long a0)
+                                     long long a0,
+                                     int mis)
 {
-    const ddc_ring_bytes r =
-        ddc_ring_readable(10, first_sample + valid_from, valid_to - valid_from);
-    const long long g0 = a0 & ~3LL, g1 = (a0 + sh.span() - 1) & ~3LL;
-    const long long lo = 5 * (g0 / 4), hi = 5 * (g1 / 4) + 5;
+    const ddc_ring_bytes r = launch_bytes(first_sample, valid_from, valid_to);
+    const block_words bw =
+        block_words_of(sh, first_sample, valid_from, valid_to, a0, mis);
+    const int w_last = (bw.o0 + 10 * (sh.span() - 4)) >> 5;
+    const long long lo = bw.byte_of(0, mis), hi = bw.byte_of(w_last + 3, mis);
     return { lo > r.lo ? lo : r.lo, hi < r.hi ? hi : r.hi };
 }
 
-/*! Bytes of the stage: the most a block tile's groups span, from the
- *  16-byte aligned address below their first byte, in whole chunks. */
+/*! Bytes of the stage: the most a block tile's words span (10 bits a
+ *  sample and up to three words more), from the 16-byte aligned address
+ *  below their first byte, in whole chunks. */
 GPUDSP_HD int ring_stage_bytes(const shape& sh)
 {
-    const long long need = 5LL * ((sh.span() + 6) / 4 + 1);
+    const long long need = (10LL * sh.span() + 7) / 8 + 16;
     return int((need + 2 * (ddc_ring_chunk - 1)) / ddc_ring_chunk * ddc_ring_chunk);
 }
 

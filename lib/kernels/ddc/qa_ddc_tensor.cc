@@ -42,6 +42,17 @@ struct ptx_layout {
 
 using cvec = std::vector<std::complex<float>>;
 
+// The little-endian 32-bit word at byte offset b of v (as the kernel's
+// aligned loads read it).
+uint32_t word_at(const std::vector<uint8_t>& v, long long b)
+{
+    BOOST_REQUIRE(b >= 0 && b + 4 <= (long long)v.size());
+    uint32_t w = 0;
+    for (int k = 3; k >= 0; --k)
+        w = w << 8 | v[std::size_t(b + k)];
+    return w;
+}
+
 // The tensor form's kinds (column tiles nt: the tap block 4 nt D; row tiles
 // mt: 16 mt rows a warp).
 const std::pair<int, int> kinds[] = { { 1, 1 }, { 2, 1 }, { 1, 2 }, { 2, 2 } };
@@ -58,7 +69,8 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                                std::size_t n,
                                const std::vector<cvec>& zrs,
                                const std::vector<mixer_phase>& phases,
-                               uint64_t first_output = 0)
+                               uint64_t first_output = 0,
+                               int mis = 0)
 {
     const std::size_t bank = zrs.size();
     std::vector<dt::taps_image> imgs;
@@ -75,6 +87,9 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
     const long long back = (long long)lead * sh.D;
     const int64_t first = first_caller - back; // the launch's output 0's window
     const long long valid_from = back, valid_to = back + (long long)(n - 1) * sh.D + sh.T;
+    // The bytes the decode may read words from (\p mis: the input's
+    // emulated address mod 4).
+    const ddc_ring_bytes readable = dt::launch_bytes(first, valid_from, valid_to);
     const std::size_t count = n + std::size_t(lead); // the launch's outputs
     std::vector<cvec> y(bank, cvec(n, { NAN, NAN }));
     std::vector<std::vector<int>> written(bank, std::vector<int>(n, 0));
@@ -85,29 +100,38 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
         // once, where phys puts it.
         std::vector<float> tile(std::size_t(words) * 2, NAN);
         std::vector<int> put(tile.size(), 0);
+        const long long a0 = first + (long long)m_blk * sh.D;
+        const dt::block_words bw =
+            dt::block_words_of(sh, first, valid_from, valid_to, a0, mis);
         for (int tid = 0; tid < sh.threads(); ++tid)
             dt::decode_block(
                 sh,
                 first,
                 valid_from,
                 valid_to,
-                first + (long long)m_blk * sh.D,
+                a0,
+                mis,
                 tid,
                 sh.threads(),
-                [&](long long g, float* x) {
-                    // Only the caller's samples are read (the lead's zeros
-                    // never are).
-                    BOOST_REQUIRE(g >= first + valid_from && g + 4 <= first + valid_to);
-                    packed10_four(in.data(), g, x);
+                [&](int w) {
+                    // Aligned words of the caller's bytes only (the lead's
+                    // zeros are never read).
+                    const long long b = bw.byte_of(w, mis);
+                    BOOST_REQUIRE_EQUAL((b + mis) % 4, 0);
+                    BOOST_REQUIRE(b >= readable.lo && b + 4 <= readable.hi);
+                    return word_at(in, b);
                 },
                 [&](long long g) {
                     BOOST_REQUIRE(g >= first + valid_from && g < first + valid_to);
-                    return float(packed10_sample(in.data(), g));
+                    return packed10_sample(in.data(), g);
                 },
-                [&](int at, float x) {
-                    BOOST_REQUIRE(at >= 0 && at / 2 < words);
-                    tile[std::size_t(at)] = x;
-                    ++put[std::size_t(at)];
+                [&](int at, const int(&x)[4]) {
+                    BOOST_REQUIRE(at >= 0 && at / 2 + 1 < words);
+                    BOOST_REQUIRE_EQUAL(at % 4, 0); // one 64-bit store
+                    for (int e = 0; e < 4; ++e) {
+                        tile[std::size_t(at + e)] = float(x[e]);
+                        ++put[std::size_t(at + e)];
+                    }
                 });
         for (int s = 0; s < sh.span(); ++s) {
             const long long k = (long long)m_blk * sh.D + s;
@@ -266,6 +290,42 @@ BOOST_AUTO_TEST_CASE(half_conversion_rounds_to_nearest_even)
     BOOST_CHECK_EQUAL(dt::half_bits(1e-9f), 0);
 }
 
+// A quad of samples from three aligned words (packed10_quad, block_words)
+// equals packed10_sample's four, at every stream sample mod 16 and every
+// input address mod 4.
+BOOST_AUTO_TEST_CASE(quad_decode_matches_samples)
+{
+    std::mt19937 rng(5);
+    std::vector<uint8_t> bytes(4096 + 8);
+    for (auto& b : bytes)
+        b = uint8_t(rng());
+    const dt::shape sh = dt::make_shape(16, 256);
+    int checked = 0;
+    for (int mis = 0; mis < 4; ++mis) {
+        // The stream's byte 0 at bytes[4 + mis]: an aligned word starts mis
+        // bytes before it.
+        const std::vector<uint8_t> stream(bytes.begin() + 4 + mis, bytes.end());
+        for (long long a0 = 0; a0 < 64; ++a0) {
+            const dt::block_words bw = dt::block_words_of(sh, 0, 0, 3000, a0, mis);
+            for (int s = 0; s < 64; s += 4) {
+                const int bit = bw.o0 + 10 * s, w = bit >> 5;
+                uint32_t words[3];
+                for (int k = 0; k < 3; ++k) {
+                    const long long b = bw.byte_of(w + k, mis);
+                    BOOST_REQUIRE_EQUAL((b + mis) % 4, 0);
+                    words[k] = word_at(bytes, b + 4 + mis);
+                }
+                int x[4];
+                dt::packed10_quad(words[0], words[1], words[2], bit & 31, x);
+                for (int k = 0; k < 4; ++k)
+                    BOOST_REQUIRE_EQUAL(x[k], packed10_sample(stream.data(), a0 + s + k));
+                ++checked;
+            }
+        }
+    }
+    BOOST_CHECK_EQUAL(checked, 4 * 64 * 16);
+}
+
 // Every output of a warp meets each of its taps exactly once across the
 // chunks, B's column tiles and columns and its row tiles and rows (the
 // maps against PTX's layout), for both tap blocks (4D, 8D) and 16 or 32
@@ -400,7 +460,9 @@ BOOST_AUTO_TEST_CASE(emulated_kernel_matches_the_cpu_plan)
             plan.execute(in.data(), first, 0, n, want.data(), nullptr);
             const cvec z = qa::ddc_premultiplied(plan);
             cvec zr(z.rbegin(), z.rend());
-            const cvec got = emulate_bank(sh, in, first, n, { zr }, { plan.phase() })[0];
+            // (the input at every address mod 4 across the shapes)
+            const cvec got = emulate_bank(
+                sh, in, first, n, { zr }, { plan.phase() }, 0, int(seed % 4))[0];
             const double err = qa::ddc_rel_err(got, want);
             BOOST_TEST_MESSAGE("T=" << T << " D=" << D << " K=" << sh.shifts()
                                     << " warps=" << sh.warps << " chunks=" << sh.chunks
@@ -440,8 +502,9 @@ BOOST_AUTO_TEST_CASE(emulated_calls_cut_anywhere_give_the_same_bits)
             ddc_plan plan(c, gr::gpudsp::runtime::backend_choice{}, "qa");
             const cvec z = qa::ddc_premultiplied(plan);
             const cvec zr(z.rbegin(), z.rend());
+            const int mis = int(seed % 4);
             const cvec whole =
-                emulate_bank(sh, in, first, n, { zr }, { plan.phase() })[0];
+                emulate_bank(sh, in, first, n, { zr }, { plan.phase() }, 0, mis)[0];
             cvec cut;
             for (std::size_t done = 0; done < n;) {
                 const std::size_t k = std::min<std::size_t>(
@@ -452,7 +515,8 @@ BOOST_AUTO_TEST_CASE(emulated_calls_cut_anywhere_give_the_same_bits)
                                                k,
                                                { zr },
                                                { plan.phase() },
-                                               done)[0];
+                                               done,
+                                               mis)[0];
                 cut.insert(cut.end(), part.begin(), part.end());
                 done += k;
             }
@@ -490,7 +554,7 @@ BOOST_AUTO_TEST_CASE(emulated_bank_matches_each_cpu_plan)
             zrs.emplace_back(z.rbegin(), z.rend());
             phases.push_back(plans.back()->phase());
         }
-        const auto got = emulate_bank(sh, in, first, n, zrs, phases);
+        const auto got = emulate_bank(sh, in, first, n, zrs, phases, 0, 3);
         for (int o = 0; o < bank; ++o) {
             cvec want(n);
             plans[std::size_t(o)]->execute(in.data(), first, 0, n, want.data(), nullptr);
@@ -550,7 +614,8 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                                         first,
                                         valid_from,
                                         valid_to,
-                                        first + i * sh.outputs() * D),
+                                        first + i * sh.outputs() * D,
+                                        addr16 % 4),
                         addr16);
                 };
                 // The tile as the kernel without the ring decodes it.
@@ -563,15 +628,25 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                             valid_from,
                             valid_to,
                             first + i * sh.outputs() * D,
+                            addr16 % 4,
                             tid,
                             sh.threads(),
-                            [&](long long g, float* x) {
-                                packed10_four(in.data(), g, x);
+                            [&](int w) {
+                                return word_at(
+                                    in,
+                                    dt::block_words_of(sh,
+                                                       first,
+                                                       valid_from,
+                                                       valid_to,
+                                                       first + i * sh.outputs() * D,
+                                                       addr16 % 4)
+                                        .byte_of(w, addr16 % 4));
                             },
-                            [&](long long g) {
-                                return float(packed10_sample(in.data(), g));
-                            },
-                            [&](int at, float x) { tile[std::size_t(at)] = x; });
+                            [&](long long g) { return packed10_sample(in.data(), g); },
+                            [&](int at, const int(&x)[4]) {
+                                for (int e = 0; e < 4; ++e)
+                                    tile[std::size_t(at + e)] = float(x[e]);
+                            });
                     return tile;
                 };
                 constexpr int stages = 1;
@@ -640,22 +715,36 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                                 valid_from,
                                 valid_to,
                                 first + i * sh.outputs() * D,
+                                addr16 % 4,
                                 tid,
                                 sh.threads(),
-                                [&](long long g, float* x) {
-                                    BOOST_REQUIRE_EQUAL(g % 4, 0);
-                                    const long long off = 5 * (g / 4) - base;
-                                    BOOST_REQUIRE(off >= 0 && off + 5 <= stage_bytes);
-                                    for (int b = 0; b < 5; ++b)
-                                        BOOST_REQUIRE(copied[off + b]);
-                                    packed10_four(stage.data() + off, 0, x);
+                                [&](int w) {
+                                    // An aligned word of the stage (the
+                                    // emulated address b + addr16), each of
+                                    // its bytes copied for this tile.
+                                    const long long b =
+                                        dt::block_words_of(sh,
+                                                           first,
+                                                           valid_from,
+                                                           valid_to,
+                                                           first + i * sh.outputs() * D,
+                                                           addr16 % 4)
+                                            .byte_of(w, addr16 % 4);
+                                    const long long off = b - base;
+                                    BOOST_REQUIRE_EQUAL((b + addr16) % 4, 0);
+                                    BOOST_REQUIRE(off >= 0 && off + 4 <= stage_bytes);
+                                    for (int k = 0; k < 4; ++k)
+                                        BOOST_REQUIRE(copied[off + k]);
+                                    return word_at(stage, off);
                                 },
                                 [&](long long g) {
-                                    return float(packed10_sample(in.data(), g));
+                                    return packed10_sample(in.data(), g);
                                 },
-                                [&](int at, float x) {
-                                    tile[std::size_t(at)] = x;
-                                    ++put[std::size_t(at)];
+                                [&](int at, const int(&x)[4]) {
+                                    for (int e = 0; e < 4; ++e) {
+                                        tile[std::size_t(at + e)] = float(x[e]);
+                                        ++put[std::size_t(at + e)];
+                                    }
                                 });
                         issue(ddc_ring_next(j, stages)); // into the stage just decoded
                         const std::vector<float> want = direct(i);
