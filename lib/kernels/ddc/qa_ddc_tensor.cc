@@ -90,6 +90,7 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
     // The bytes the decode may read words from (\p mis: the input's
     // emulated address mod 4).
     const ddc_ring_bytes readable = dt::launch_bytes(first, valid_from, valid_to);
+    long long words_read = 0;
     const std::size_t count = n + std::size_t(lead); // the launch's outputs
     std::vector<cvec> y(bank, cvec(n, { NAN, NAN }));
     std::vector<std::vector<int>> written(bank, std::vector<int>(n, 0));
@@ -116,6 +117,7 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                 [&](int w) {
                     // Aligned words of the caller's bytes only (the lead's
                     // zeros are never read).
+                    ++words_read;
                     const long long b = bw.byte_of(w, mis);
                     BOOST_REQUIRE_EQUAL((b + mis) % 4, 0);
                     BOOST_REQUIRE(b >= readable.lo && b + 4 <= readable.hi);
@@ -265,6 +267,8 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
     for (const auto& wo : written)
         for (int v : wo)
             BOOST_REQUIRE_EQUAL(v, 1);
+    if (count >= std::size_t(sh.outputs())) // (the quads inside decode from words)
+        BOOST_REQUIRE_GT(words_read, 0);
     return y;
 }
 
@@ -583,7 +587,7 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                                 std::make_pair(300, 7),
                                 std::make_pair(9, 2),
                                 std::make_pair(40, 4) })
-            for (int addr16 : { 0, 3, 13 }) {
+            for (int addr16 : { 0, 3, 6, 13 }) { // (mis 0, 3, 2, 1)
                 const int T = td.first, D = td.second;
                 const dt::shape sh = dt::make_shape(D, T, nt, mt);
                 if (!sh.warps && 4 * nt * D < 16)
