@@ -622,36 +622,39 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                                         addr16 % 4),
                         addr16);
                 };
-                // The tile as the kernel without the ring decodes it.
-                auto direct = [&](long long i) {
+                // Block tile i decoded by every thread, each word (its byte
+                // offset b from the stream's byte 0) from word_of(b); each
+                // place counted in put.
+                auto decode_tile = [&](long long i, auto word_of, std::vector<int>& put) {
                     std::vector<float> tile(halves, NAN);
+                    const long long a0 = first + i * sh.outputs() * D;
+                    const dt::block_words bw = dt::block_words_of(
+                        sh, first, valid_from, valid_to, a0, addr16 % 4);
                     for (int tid = 0; tid < sh.threads(); ++tid)
                         dt::decode_block(
                             sh,
                             first,
                             valid_from,
                             valid_to,
-                            first + i * sh.outputs() * D,
+                            a0,
                             addr16 % 4,
                             tid,
                             sh.threads(),
-                            [&](int w) {
-                                return word_at(
-                                    in,
-                                    dt::block_words_of(sh,
-                                                       first,
-                                                       valid_from,
-                                                       valid_to,
-                                                       first + i * sh.outputs() * D,
-                                                       addr16 % 4)
-                                        .byte_of(w, addr16 % 4));
-                            },
+                            [&](int w) { return word_of(bw.byte_of(w, addr16 % 4)); },
                             [&](long long g) { return packed10_sample(in.data(), g); },
                             [&](int at, const int(&x)[4]) {
-                                for (int e = 0; e < 4; ++e)
+                                for (int e = 0; e < 4; ++e) {
                                     tile[std::size_t(at + e)] = float(x[e]);
+                                    ++put[std::size_t(at + e)];
+                                }
                             });
                     return tile;
+                };
+                // The tile as the kernel without the ring decodes it.
+                auto direct = [&](long long i) {
+                    std::vector<int> put(halves, 0);
+                    return decode_tile(
+                        i, [&](long long b) { return word_at(in, b); }, put);
                 };
                 constexpr int stages = 1;
                 const int grid = 2;
@@ -710,46 +713,21 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                             pending.pop_front();
                         }
                         const long long base = window_of(i).base;
-                        std::vector<float> tile(halves, NAN);
                         std::vector<int> put(halves, 0);
-                        for (int tid = 0; tid < sh.threads(); ++tid)
-                            dt::decode_block(
-                                sh,
-                                first,
-                                valid_from,
-                                valid_to,
-                                first + i * sh.outputs() * D,
-                                addr16 % 4,
-                                tid,
-                                sh.threads(),
-                                [&](int w) {
-                                    // An aligned word of the stage (the
-                                    // emulated address b + addr16), each of
-                                    // its bytes copied for this tile.
-                                    const long long b =
-                                        dt::block_words_of(sh,
-                                                           first,
-                                                           valid_from,
-                                                           valid_to,
-                                                           first + i * sh.outputs() * D,
-                                                           addr16 % 4)
-                                            .byte_of(w, addr16 % 4);
-                                    const long long off = b - base;
-                                    BOOST_REQUIRE_EQUAL((b + addr16) % 4, 0);
-                                    BOOST_REQUIRE(off >= 0 && off + 4 <= stage_bytes);
-                                    for (int k = 0; k < 4; ++k)
-                                        BOOST_REQUIRE(copied[off + k]);
-                                    return word_at(stage, off);
-                                },
-                                [&](long long g) {
-                                    return packed10_sample(in.data(), g);
-                                },
-                                [&](int at, const int(&x)[4]) {
-                                    for (int e = 0; e < 4; ++e) {
-                                        tile[std::size_t(at + e)] = float(x[e]);
-                                        ++put[std::size_t(at + e)];
-                                    }
-                                });
+                        const std::vector<float> tile = decode_tile(
+                            i,
+                            [&](long long b) {
+                                // An aligned word of the stage (the emulated
+                                // address b + addr16), each of its bytes
+                                // copied for this tile.
+                                const long long off = b - base;
+                                BOOST_REQUIRE_EQUAL((b + addr16) % 4, 0);
+                                BOOST_REQUIRE(off >= 0 && off + 4 <= stage_bytes);
+                                for (int k = 0; k < 4; ++k)
+                                    BOOST_REQUIRE(copied[off + k]);
+                                return word_at(stage, off);
+                            },
+                            put);
                         issue(ddc_ring_next(j, stages)); // into the stage just decoded
                         const std::vector<float> want = direct(i);
                         for (int s = 0; s < sh.span(); ++s)
