@@ -472,9 +472,9 @@ public:
             ids.push_back(ddc_tile_shape_id(sh));
         if (!ids.empty())
             for (int k = 0; k < tensor_kinds; ++k) {
-                if (d_tensor_ok[k])
+                if (tensor_ok(k))
                     ids.push_back(tensor_id_of(false, k));
-                if (d_tensor_ok[k] && d_tensor_ring_ok[k])
+                if (tensor_ok(k) && d_tensor_ring_ok[k])
                     ids.push_back(tensor_id_of(true, k));
             }
         if (d_mix_ok)
@@ -499,7 +499,7 @@ public:
         };
         for (int k = 0; k < tensor_kinds; ++k)
             for (const bool ring : { false, true })
-                if (d_tensor_ok[k] && (!ring || d_tensor_ring_ok[k]) &&
+                if (tensor_ok(k) && (!ring || d_tensor_ring_ok[k]) &&
                     id == tensor_id_of(ring, k)) {
                     only(true, ring, false);
                     use_tensor_shape(k);
@@ -510,7 +510,7 @@ public:
                             grid[bank] =
                                 unsigned(std::max(1,
                                                   ddc_tensor_blocks_per_sm(
-                                                      d_tensor_shape, true, bank)) *
+                                                      tensor_shape(), true, bank)) *
                                          d_ctx->info().multiprocessors);
                     }
                     return;
@@ -549,9 +549,9 @@ public:
         const int mt = m && std::strcmp(m, "32") == 0 ? 2 : 1;
         if (nt && !d_shapes.empty()) {
             int k = tensor_kind(nt, mt);
-            if (!d_tensor_ok[k])
+            if (!tensor_ok(k))
                 k = 0;
-            if (d_tensor_ok[k]) {
+            if (tensor_ok(k)) {
                 const char* ring = std::getenv("GPUDSP_DDC_RING");
                 return tensor_id_of(
                     ring && std::strcmp(ring, "1") == 0 && d_tensor_ring_ok[k], k);
@@ -582,8 +582,8 @@ public:
         std::size_t blocks = 0;
         cudaError_t r = cudaSuccess;
         if (d_tensor) {
-            blocks = (n + d_tensor_shape.outputs() - 1) / d_tensor_shape.outputs();
-            per_sm = ddc_tensor_blocks_per_sm(d_tensor_shape, d_tensor_ring);
+            blocks = (n + tensor_shape().outputs() - 1) / tensor_shape().outputs();
+            per_sm = ddc_tensor_blocks_per_sm(tensor_shape(), d_tensor_ring);
         } else if (d_ring) { // persistent: its tiles over the blocks that fit
             blocks = (n + d_shape.M - 1) / d_shape.M;
             per_sm = d_ring_per_sm;
@@ -622,7 +622,7 @@ public:
         d_dirty = true;
         if (d_tensor_taps) { // the tensor form's image of them
             d_tensor_zr.assign(z.rbegin(), z.rend());
-            d_tensor_image = ddc_tensor::make_taps(d_tensor_zr, d_tensor_shape);
+            d_tensor_image = ddc_tensor::make_taps(d_tensor_zr, tensor_shape());
             d_tensor_dirty = true;
         }
     }
@@ -742,6 +742,8 @@ private:
         return (mt - 1) * ddc_tensor::max_nt + nt - 1;
     }
     static int nt_of(int k) { return k % ddc_tensor::max_nt + 1; }
+    bool tensor_ok(int k) const { return d_tensor_shapes[k].warps > 0; }
+    const ddc_tensor::shape& tensor_shape() const { return d_tensor_shapes[d_tensor_k]; }
     static int mt_of(int k) { return k / ddc_tensor::max_nt + 1; }
     // "tensor", "tensor ring": tap block 4D, 16 rows; " 8D": the tap block
     // of 8D; " M=32": 32 rows a warp ("tensor ring 8D M=32").
@@ -808,7 +810,6 @@ private:
             if (!sh.warps)
                 continue;
             d_tensor_shapes[k] = sh;
-            d_tensor_ok[k] = true;
             first = first < 0 ? k : first;
             words = std::max(words, ddc_tensor::image_words(sh));
             // Its ring form (GPUDSP_DDC_RING=0 leaves it out) where its tile
@@ -820,23 +821,19 @@ private:
             return;
         d_tensor_taps = std::make_unique<runtime::device_memory>(
             d_ctx, words * sizeof(uint32_t), d_who);
-        d_tensor_shape = d_tensor_shapes[first];
+        d_tensor_k = first;
     }
 
     // The tensor form's shape of kind \p k, and its taps image (the next
     // execute uploads it on its stream, as set_taps's).
     void use_tensor_shape(int k)
     {
-        const ddc_tensor::shape& sh = d_tensor_shapes[k];
-        if (d_tensor_shape.nt == sh.nt && d_tensor_shape.mt == sh.mt &&
-            d_tensor_shape.warps)
+        if (k == d_tensor_k)
             return;
-        const bool same_image = d_tensor_shape.nt == sh.nt && d_tensor_shape.warps;
-        d_tensor_shape = sh;
-        if (same_image) // (the image depends on the tap block alone)
-            return;
-        if (!d_tensor_zr.empty()) {
-            d_tensor_image = ddc_tensor::make_taps(d_tensor_zr, d_tensor_shape);
+        const bool same_image = nt_of(k) == nt_of(d_tensor_k); // (the tap block alone)
+        d_tensor_k = k;
+        if (!same_image && !d_tensor_zr.empty()) {
+            d_tensor_image = ddc_tensor::make_taps(d_tensor_zr, tensor_shape());
             d_tensor_dirty = true;
         }
     }
@@ -871,17 +868,15 @@ private:
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
             if (!p || !p->d_tensor || p->d_ctx != d_ctx ||
-                p->d_tensor_shape.D != d_tensor_shape.D ||
-                p->d_tensor_shape.T != d_tensor_shape.T ||
-                p->d_tensor_shape.nt != d_tensor_shape.nt ||
-                p->d_tensor_shape.mt != d_tensor_shape.mt)
+                p->tensor_shape().D != tensor_shape().D ||
+                p->tensor_shape().T != tensor_shape().T || p->d_tensor_k != d_tensor_k)
                 return false;
             plans.push_back(p);
         }
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
         const std::size_t most =
-            std::size_t(ddc_tensor_bank_max(d_tensor_shape.nt, d_tensor_shape.mt));
+            std::size_t(ddc_tensor_bank_max(tensor_shape().nt, tensor_shape().mt));
         for (std::size_t k0 = 0; k0 < plans.size(); k0 += most) {
             ddc_tensor_bank bank{};
             bank.count = int(std::min(most, plans.size() - k0));
@@ -909,25 +904,22 @@ private:
     {
         const int T = d_c.n_taps(), D = d_c.decimation;
         // (One block spare for the launch's lead, ddc_tensor::lead_of.)
-        const std::size_t per_launch = std::size_t(d_tensor_shape.outputs()) * 0x7ffffffe;
+        const std::size_t per_launch = std::size_t(tensor_shape().outputs()) * 0x7ffffffe;
         for (std::size_t m0 = 0; m0 < n; m0 += per_launch) {
             const std::size_t count = std::min(per_launch, n - m0);
             ddc_tensor_bank b = bank;
             for (int i = 0; i < b.count; ++i)
                 b.out[i] += m0;
-            launch_ddc_tensor(
-                d_tensor_shape,
-                in,
-                first_sample + (long long)(m0 * D),
-                (long long)(count - 1) * D + T,
-                b,
-                first_output + m0,
-                count,
-                d_tensor_ring
-                    ? d_tensor_grid[tensor_kind(d_tensor_shape.nt, d_tensor_shape.mt)]
-                                   [bank.count > 1]
-                    : 0u,
-                stream);
+            launch_ddc_tensor(tensor_shape(),
+                              in,
+                              first_sample + (long long)(m0 * D),
+                              (long long)(count - 1) * D + T,
+                              b,
+                              first_output + m0,
+                              count,
+                              d_tensor_ring ? d_tensor_grid[d_tensor_k][bank.count > 1]
+                                            : 0u,
+                              stream);
             d_ctx->check_last_error("ddc tensor kernel launch", d_who);
         }
     }
@@ -1169,18 +1161,18 @@ private:
     std::unique_ptr<runtime::device_memory> d_mix_taps;
     // The tensor-core form, [tensor_kind(nt, mt)]: its tap block of 4D or
     // 8D, 16 or 32 rows a warp.
-    bool d_tensor_ok[tensor_kinds] = {};      // it can run here
-    bool d_tensor_ring_ok[tensor_kinds] = {}; // its ring form fits here
+    // (tensor_ok(k): its shape fits, warps > 0.)
     ddc_tensor::shape d_tensor_shapes[tensor_kinds];
+    bool d_tensor_ring_ok[tensor_kinds] = {}; // its ring form fits here
     // Its persistent blocks, alone and banks (once asked).
     unsigned d_tensor_grid[tensor_kinds][2] = {};
     bool d_tensor = false;       // it runs (else the tile or simple kernel)
     bool d_tensor_ring = false;  // the ring form runs
     bool d_tensor_dirty = false; // its taps image is newer than the device's
-    ddc_tensor::shape d_tensor_shape; // the one in use
+    int d_tensor_k = 0;          // the kind in use (its shape: tensor_shape())
     std::vector<std::complex<float>>
         d_tensor_zr;                       // the reversed taps of the last set_taps
-    ddc_tensor::taps_image d_tensor_image; // of them, for d_tensor_shape
+    ddc_tensor::taps_image d_tensor_image; // of them, for tensor_shape()
     std::unique_ptr<runtime::device_memory> d_tensor_taps;
 };
 

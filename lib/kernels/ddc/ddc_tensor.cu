@@ -84,18 +84,15 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
     const uint32_t tile_s = uint32_t(__cvta_generic_to_shared(tile));
     auto decode = [&](long long m_blk, auto words) {
         const long long a0 = first_sample + m_blk * sh.D;
-        const auto word = words(
-            ddc_tensor::block_words_of(sh, first_sample, valid_from, valid_to, a0, mis));
+        const ddc_tensor::block_words bw =
+            ddc_tensor::block_words_of(sh, first_sample, valid_from, valid_to, a0, mis);
         ddc_tensor::decode_block(
             sh,
-            first_sample,
-            valid_from,
-            valid_to,
+            bw,
             a0,
-            mis,
             threadIdx.x,
             blockDim.x,
-            word,
+            words(bw),
             [&](long long g) { return packed10_sample(in, g); },
             [&](int at, const int(&x)[4]) {
                 const __half2 lo = __halves2half2(__int2half_rn(x[0]),
@@ -156,7 +153,7 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 #pragma unroll
                 for (int q = 0; q < 4; ++q) {
                     a[0][q] = *reinterpret_cast<const uint32_t*>(tile + cur[q].at);
-                    cur[q].template advance<true>(sh);
+                    cur[q].advance(sh);
                 }
                 mma_chunk(chunk, a);
             }
@@ -232,7 +229,7 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
             (long long)((n_outputs + sh.outputs() - 1) / sh.outputs());
         const int addr16 = int(reinterpret_cast<uintptr_t>(in) & 15);
         const ddc_ring_bytes readable =
-            ddc_ring_readable(10, first_sample + valid_from, valid_to - valid_from);
+            ddc_tensor::launch_bytes(first_sample, valid_from, valid_to);
         auto window_of = [&](long long i) {
             return ddc_ring_window_of(
                 ddc_tensor::ring_needed(sh,
@@ -273,24 +270,30 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
 #endif
 }
 
-// The kernel for a shape (its SMALL_D, NT and MT; NT or MT = 2 only where
-// KD >= 16, make_shape), one output or a bank, the ring form or not.
-template <bool BANK, bool RING, int NT, int MT>
+// The kernel for one form: a bank of ddc_tensor_bank_max(NT, MT) outputs
+// or one.
+template <bool BANK, bool RING, int NT, int MT, bool SMALL_D = false>
 const void* kernel_of()
 {
-    return (const void*)ddc_tensor_kernel < false, BANK ? ddc_tensor_bank_max(NT, MT) : 1,
-           RING, NT, MT > ;
+    constexpr int bank = BANK ? ddc_tensor_bank_max(NT, MT) : 1;
+    return reinterpret_cast<const void*>(ddc_tensor_kernel<SMALL_D, bank, RING, NT, MT>);
 }
 template <bool BANK, bool RING>
-const void* kernel_for(const ddc_tensor::shape& sh)
+const void* kernel_of(const ddc_tensor::shape& sh)
 {
     if (sh.nt == 2)
         return sh.mt == 2 ? kernel_of<BANK, RING, 2, 2>() : kernel_of<BANK, RING, 2, 1>();
     if (sh.mt == 2)
         return kernel_of<BANK, RING, 1, 2>();
-    return sh.small_d() ? (const void*)ddc_tensor_kernel < true,
-           BANK ? ddc_tensor_bank_max(1, 1) : 1, RING, 1,
-           1 > : kernel_of<BANK, RING, 1, 1>();
+    return sh.small_d() ? kernel_of<BANK, RING, 1, 1, true>()
+                        : kernel_of<BANK, RING, 1, 1>();
+}
+// The kernel for a shape (its SMALL_D, NT and MT; NT or MT = 2 only where
+// KD >= 16, make_shape), a bank or one output, the ring form or not.
+const void* kernel_for(const ddc_tensor::shape& sh, bool ring, bool bank)
+{
+    return ring ? (bank ? kernel_of<true, true>(sh) : kernel_of<false, true>(sh))
+                : (bank ? kernel_of<true, false>(sh) : kernel_of<false, false>(sh));
 }
 
 } // namespace
@@ -303,11 +306,9 @@ bool ddc_tensor_built()
                             ddc_tensor::make_shape(16, 16, 2, 1),
                             ddc_tensor::make_shape(16, 16, 1, 2),
                             ddc_tensor::make_shape(16, 16, 2, 2) })
-        for (const void* k : { kernel_for<false, false>(sh),
-                               kernel_for<true, false>(sh),
-                               kernel_for<false, true>(sh),
-                               kernel_for<true, true>(sh) })
-            kernels.push_back(k);
+        for (const bool ring : { false, true })
+            for (const bool bank : { false, true })
+                kernels.push_back(kernel_for(sh, ring, bank));
     for (const void* kernel : kernels) {
         cudaFuncAttributes attr{};
         if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
@@ -323,9 +324,7 @@ bool ddc_tensor_built()
 int ddc_tensor_blocks_per_sm(const ddc_tensor::shape& sh, bool ring, bool bank)
 {
     int per_sm = 0;
-    const void* kernel =
-        ring ? (bank ? kernel_for<true, true>(sh) : kernel_for<false, true>(sh))
-             : (bank ? kernel_for<true, false>(sh) : kernel_for<false, false>(sh));
+    const void* kernel = kernel_for(sh, ring, bank);
     const cudaError_t r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm,
         kernel,
@@ -344,7 +343,7 @@ bool ddc_tensor_ring_prepare(const ddc_tensor::shape& sh, int optin)
         return false;
     // Per kernel and process-wide: the device's limit, whatever this shape
     // needs, so that plans never lower it for others.
-    for (const void* kernel : { kernel_for<false, true>(sh), kernel_for<true, true>(sh) })
+    for (const void* kernel : { kernel_for(sh, true, false), kernel_for(sh, true, true) })
         if (cudaFuncSetAttribute(kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  optin) != cudaSuccess) {
@@ -385,10 +384,7 @@ void launch_ddc_tensor(const ddc_tensor::shape& sh,
     // The kernel for the shape, bank and form (kernel_for: its template
     // arguments), launched through its pointer; an error is the stream's
     // last error, as a <<<>>> launch's.
-    const bool many = bank.count > 1;
-    const void* kernel =
-        ring_grid ? (many ? kernel_for<true, true>(sh) : kernel_for<false, true>(sh))
-                  : (many ? kernel_for<true, false>(sh) : kernel_for<false, false>(sh));
+    const void* kernel = kernel_for(sh, ring_grid != 0, bank.count > 1);
     long long from = first_sample - back, valid_from = back, valid_to = back + valid;
     ddc_tensor_bank b = bank;
     ddc_tensor::shape shp = sh;

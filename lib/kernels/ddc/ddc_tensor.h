@@ -136,19 +136,14 @@ struct a_cursor {
         at = s0 + sh.pad * g;
         next = (g + 1) * sh.shifts() * sh.D;
     }
-    //! SMALL_D: KD < 16, several paddings a chunk may pass; else one at most
-    //! (a predicated add, no loop).
-    template <bool SMALL_D>
+    //! A chunk may pass several paddings where KD < 16 (the kernel's
+    //! SMALL_D loop, the only one walking with four cursors: a_walker serves
+    //! the others).
     GPUDSP_HD void advance(const shape& sh)
     {
         s += k_chunk;
         at += k_chunk;
-        if (SMALL_D) {
-            while (s >= next) {
-                at += sh.pad;
-                next += sh.shifts() * sh.D;
-            }
-        } else if (s >= next) {
+        while (s >= next) {
             at += sh.pad;
             next += sh.shifts() * sh.D;
         }
@@ -276,26 +271,22 @@ GPUDSP_HD block_words block_words_of(const shape& sh,
  *  thread \p tid of \p threads takes quads of block samples s .. s + 3
  *  (s = 4 tid, 4 (tid + threads), ...): a warp's lanes decode 128
  *  consecutive samples, each lane from three aligned 32-bit words
- *  (`word(w)`: word w of block_words_of, from global memory or the ring's
+ *  (`word(w)`: word w of \p bw, from global memory or the ring's
  *  stage; packed10_quad), and store each quad as one 64-bit word at its
  *  padded place (KD, pad and s are multiples of 4: a quad never straddles
  *  a padding). The old groups of 4 took 5 byte loads and 4 half stores,
  *  2-way conflicted: 18 shared-memory wavefronts a warp for 128 samples
- *  from the ring's stage, now ~8. Samples outside [valid_from, valid_to)
- *  from the launch's first sample \p first_sample are zeros (the lead's
+ *  from the ring's stage, now ~8. Samples outside the launch's valid ones
+ *  (\p bw: block_words_of, computed once a block tile) are zeros (the lead's
  *  outputs reach before the caller's samples: nothing there is read); a
  *  quad not wholly valid or whose words leave the launch's bytes (at its
  *  two ends) reads its samples one at a time (`one(g)`). `put(place, x)`
  *  stores samples s .. s + 3 at phys(s) .. phys(s) + 3. \p a0: the block's
- *  first sample in the stream; \p mis: the stream's first byte's offset
- *  into its aligned word. */
+ *  first sample in the stream. */
 template <class Word, class One, class Put>
 GPUDSP_HD void decode_block(const shape& sh,
-                            long long first_sample,
-                            long long valid_from,
-                            long long valid_to,
+                            const block_words& bw,
                             long long a0,
-                            int mis,
                             int tid,
                             int threads,
                             Word word,
@@ -303,8 +294,6 @@ GPUDSP_HD void decode_block(const shape& sh,
                             Put put)
 {
     const int span = sh.span(); // (a multiple of 4)
-    const block_words bw =
-        block_words_of(sh, first_sample, valid_from, valid_to, a0, mis);
     for (int s = 4 * tid; s < span; s += 4 * threads) {
         const int bit = bw.o0 + 10 * s, w = bit >> 5;
         int x[4];

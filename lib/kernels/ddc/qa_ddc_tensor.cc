@@ -107,11 +107,8 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
         for (int tid = 0; tid < sh.threads(); ++tid)
             dt::decode_block(
                 sh,
-                first,
-                valid_from,
-                valid_to,
+                bw,
                 a0,
-                mis,
                 tid,
                 sh.threads(),
                 [&](int w) {
@@ -176,12 +173,8 @@ std::vector<cvec> emulate_bank(const dt::shape& sh,
                             if (rt == 0) { // (four cursors: small_d, mt = 1 only)
                                 BOOST_REQUIRE_EQUAL(cur[l][q].s, s);
                                 BOOST_REQUIRE_EQUAL(cur[l][q].at, at);
-                                if (chunk + 1 < sh.chunks) {
-                                    if (sh.small_d())
-                                        cur[l][q].advance<true>(sh);
-                                    else
-                                        cur[l][q].advance<false>(sh);
-                                }
+                                if (chunk + 1 < sh.chunks)
+                                    cur[l][q].advance(sh);
                             }
                             if (!sh.small_d())
                                 BOOST_REQUIRE_EQUAL(walk[l].place(sh, q, rt), at);
@@ -633,11 +626,8 @@ BOOST_AUTO_TEST_CASE(ring_stage_decodes_as_global_memory)
                     for (int tid = 0; tid < sh.threads(); ++tid)
                         dt::decode_block(
                             sh,
-                            first,
-                            valid_from,
-                            valid_to,
+                            bw,
                             a0,
-                            addr16 % 4,
                             tid,
                             sh.threads(),
                             [&](int w) { return word_of(bw.byte_of(w, addr16 % 4)); },
