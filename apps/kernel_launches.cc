@@ -65,30 +65,35 @@ int main()
          ddc_cuda_shared_bytes(T));
     // DDC tile kernel: the shapes the plan picks (ddc_tile_shape_for) for
     // the benchmark's filters and a short one (4 taps per phase: AC = 4),
-    // real and complex input, at each per-block shared-memory limit.
+    // real and complex input, at each per-block shared-memory limit, for
+    // every number of outputs a thread the tuner may choose.
     for (const std::size_t limit : ldpc5g_cuda_smem_limits)
         for (const bool cplx : { false, true })
-            for (const auto& dt : { std::make_pair(16, 256),
-                                    std::make_pair(8, 128),
-                                    std::make_pair(64, 1024),
-                                    std::make_pair(16, 55) }) {
-                const auto sh = ddc_tile_shape_for(dt.first, dt.second, cplx, limit);
-                if (!sh.A)
-                    continue; // the simple kernel's case
-                // ('.' for the parentheses: the pattern travels in JSON;
-                // complex input also mixing first, on the same shape)
-                const std::string kernel = std::string("^ddc_tile_kernel<.sample_kind.") +
-                                           (cplx ? "3" : "[012]") + ", " +
-                                           std::to_string(sh.AC) +
-                                           (cplx ? ", (false|true)>$" : ", false>$");
-                emit(kernel.c_str(),
-                     "D=" + std::to_string(dt.first) + " T=" + std::to_string(dt.second) +
-                         (cplx ? " complex" : " real") + ", " + std::to_string(sh.M) +
-                         " outputs per tile, " + std::to_string(sh.G) + " phase groups",
-                     sh.threads(),
-                     ddc_tile_shared_bytes(sh, cplx ? 8 : 4),
-                     limit);
-            }
+            for (const int lgR : ddc_tile_r_log2s(cplx, false))
+                for (const auto& dt : { std::make_pair(16, 256),
+                                        std::make_pair(8, 128),
+                                        std::make_pair(64, 1024),
+                                        std::make_pair(16, 55) }) {
+                    const auto sh =
+                        ddc_tile_shape_for(dt.first, dt.second, cplx, limit, lgR);
+                    if (!sh.A)
+                        continue; // the simple kernel's case
+                    // ('.' for the parentheses: the pattern travels in JSON;
+                    // complex input also mixing first, on the same shape)
+                    const std::string kernel =
+                        std::string("^ddc_tile_kernel<.sample_kind.") +
+                        (cplx ? "3" : "[012]") + ", " + std::to_string(sh.R()) + ", " +
+                        std::to_string(sh.AC) + (cplx ? ", (false|true)>$" : ", false>$");
+                    emit(kernel.c_str(),
+                         "D=" + std::to_string(dt.first) +
+                             " T=" + std::to_string(dt.second) +
+                             (cplx ? " complex" : " real") + ", " + std::to_string(sh.M) +
+                             " outputs per tile, " + std::to_string(sh.G) +
+                             " phase groups, R=" + std::to_string(sh.R()),
+                         sh.threads(),
+                         ddc_tile_shared_bytes(sh, cplx ? 8 : 4),
+                         limit);
+                }
     // DDC ring kernel: every candidate the tuner may time (ddc_ring.h) for
     // the same filters and a short one of few phases (D = 4, T = 16: a ring
     // with 4 taps a phase fits sm_75 for complex input too), per sample
@@ -105,7 +110,7 @@ int main()
                      ddc_ring_candidates(dt.first, dt.second, bits, limit)) {
                     const std::string kernel =
                         "^ddc_ring_kernel<.sample_kind." + std::to_string(kind) + ", " +
-                        std::to_string(r.sh.AC) +
+                        std::to_string(r.sh.R()) + ", " + std::to_string(r.sh.AC) +
                         (kind == 3 ? ", (false|true)>$" : ", false>$");
                     emit(kernel.c_str(),
                          "D=" + std::to_string(dt.first) +

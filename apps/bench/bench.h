@@ -126,7 +126,8 @@ double best_flowgraph_seconds(const std::function<std::shared_ptr<gr::top_block>
 double host_memcpy_bandwidth(std::size_t bytes, int iterations);
 
 /*! \brief Device-to-device copy bandwidth (bytes read + written per
- *  second) for copies of \p bytes; 0 without a CUDA device. */
+ *  second) for copies of \p bytes, 4 back to back between CUDA events (as
+ *  the kernels' rows are timed); 0 without a CUDA device. */
 double device_copy_bandwidth(std::size_t bytes, int iterations);
 
 /*! \brief Pinned host-to-device copy bandwidth (bytes per second). */

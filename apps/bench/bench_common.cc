@@ -367,12 +367,14 @@ double device_copy_bandwidth(std::size_t bytes, int iterations)
     auto ctx = device_context::get(backend_kind::cuda, 0);
     device_memory a(ctx, bytes, "bench"), b(ctx, bytes, "bench");
     device_stream s(ctx, "bench");
-    const double t = seconds_per_call(
+    const double t = seconds_per_launch(
+        ctx,
+        s.get(),
         [&] {
             ctx->copy_async(
                 b.get(), a.get(), bytes, copy_kind::device_to_device, s.get(), "bench");
         },
-        [&] { s.synchronize(); },
+        4,
         iterations);
     return 2.0 * bytes / t;
 }

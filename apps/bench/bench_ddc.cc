@@ -495,6 +495,16 @@ void run_ddc(const options& opt, report& rep)
                           peak / 1e12,
                           "FP32 peak (nominal)",
                           times_faster(t_bank, t_alone, "the 8 outputs run alone") });
+                // Issue 52's target for banks, as its own row: the bank
+                // against its 8 outputs run one after another.
+                rep.add({ "ddc",
+                          what + ", 8 outputs from one read against each alone",
+                          "cuda",
+                          t_alone / t_bank,
+                          "x",
+                          0.0,
+                          "",
+                          "both timed back to back in the same run" });
             }
             if (cplx)
                 rep.add({ "ddc",

@@ -13,7 +13,9 @@
 // run): few stations are memory-bound. Channels: 2^30 bytes of input per
 // call (2^16 / A at T = 8192), 16..4096. A "tensor/short-calls" row times
 // the best tensor form on calls of 1024 spectra, to show what short calls
-// cost.
+// cost. Every GPU row (cuBLAS too) times calls back to back between CUDA
+// events; "tensor/per-call" times the best tensor form's call from the host
+// with its synchronisation.
 //   cpu      the CPU plan, one core (a small case: it is the reference)
 //   fp32     the xGPU-style kernel, against the FP32 peak
 //   tensor   the int8 tensor-core kernel in the heuristic's form on the GPU
@@ -82,7 +84,7 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
                       int S,
                       int C,
                       std::size_t T, // T0 repeated
-
+                      int launches,
                       int iterations,
                       double ops,
                       double int8_peak,
@@ -186,7 +188,9 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
     auto cu = static_cast<cudaStream_t>(stream.get());
     double t = 0;
     if (st == CUBLAS_STATUS_SUCCESS)
-        t = seconds_per_call(
+        t = seconds_per_launch(
+            ctx,
+            stream.get(),
             [&] {
                 ok([&] {
                     return cublasLtMatmul(lt,
@@ -207,7 +211,7 @@ void xengine_cublaslt(const runtime::device_context::sptr& ctx,
                                           cu);
                 });
             },
-            [&] { stream.synchronize(); },
+            launches,
             iterations);
     if (st == CUBLAS_STATUS_SUCCESS)
         rep.add({ "xengine",
@@ -243,6 +247,7 @@ void run_xengine(const options& opt, report& rep)
     const std::size_t T = std::max<std::size_t>(opt.size("integrate", 8192), 1);
     const std::size_t T_short = opt.size("short", 1024);
     const int iterations = int(opt.size("iterations", 3));
+    const int launches = int(opt.size("launches", 2));
 
     // CPU: a small case (the CPU plan is the exact reference, not a contender).
     {
@@ -355,10 +360,9 @@ void run_xengine(const options& opt, report& rep)
             // The accumulation alone: a dump (every n_integrate spectra,
             // typically 10^4-10^5) is a separate, small cost; the plan
             // promotes its int32 partials as the calls go on.
+            auto call = [&] { plan.accumulate(d_in.get(), T, stream.get()); };
             const double t =
-                seconds_per_call([&] { plan.accumulate(d_in.get(), T, stream.get()); },
-                                 [&] { stream.synchronize(); },
-                                 iterations);
+                seconds_per_launch(ctx, stream.get(), call, launches, iterations);
             const double peak = tensor ? int8_peak : fp32_peak;
             const double memory = hbm > 0 ? ops / (double(in_bytes) / hbm) : peak;
             rep.add({ "xengine",
@@ -373,7 +377,23 @@ void run_xengine(const options& opt, report& rep)
                       : tensor      ? "INT8 TC peak (nominal)"
                                     : "FP32 peak (nominal)",
                       (tensor ? gpu + ", " + form : gpu) + ", accumulation only; " +
-                          plan.launch_shape(T) });
+                          plan.launch_shape(T) + "; " + std::to_string(launches) +
+                          " back to back" });
+            if (tensor && !v.cap) { // the best form, one call from the host
+                const double t_call = seconds_per_call(
+                    call, [&] { stream.synchronize(); }, iterations);
+                rep.add(
+                    { "xengine",
+                      what,
+                      "tensor/per-call",
+                      ops / t_call / 1e12,
+                      "TOPS",
+                      std::min(peak, memory) / 1e12,
+                      memory < peak ? "input at D2D bandwidth (memory-bound)"
+                                    : "INT8 TC peak (nominal)",
+                      gpu + ", " + form +
+                          ", one call timed from the host with its synchronisation" });
+            }
         }
         // Short calls: the best tensor form (as the plan chooses it) on calls
         // of T_short spectra, each reading and writing the whole partials.
@@ -385,13 +405,15 @@ void run_xengine(const options& opt, report& rep)
             c.kernel = kernels::xengine_kernel::tensor;
             kernels::xengine_plan plan(
                 c, runtime::backend_choice{ runtime::backend_kind::cuda, 0 }, "bench");
-            const double t = seconds_per_call(
+            const double t = seconds_per_launch(
+                ctx,
+                stream.get(),
                 [&] {
                     for (std::size_t t0 = 0; t0 + T_short <= T; t0 += T_short)
                         plan.accumulate(
                             d_in.get() + t0 * C * A * 2, T_short, stream.get());
                 },
-                [&] { stream.synchronize(); },
+                launches,
                 iterations);
             const std::size_t done = T / T_short * T_short;
             const double short_ops = ops_per_dump(int(S), P, C, done);
@@ -414,7 +436,9 @@ void run_xengine(const options& opt, report& rep)
         cublasSetStream(blas, static_cast<cudaStream_t>(stream.get()));
         const float alpha = 1.0f, beta = 0.0f;
         cublasStatus_t status = CUBLAS_STATUS_SUCCESS;
-        const double t = seconds_per_call(
+        const double t = seconds_per_launch(
+            ctx,
+            stream.get(),
             [&] {
                 for (int ch = 0; ch < C && status == CUBLAS_STATUS_SUCCESS; ++ch)
                     status = cublasCherk3mEx(blas,
@@ -431,7 +455,7 @@ void run_xengine(const options& opt, report& rep)
                                              CUDA_C_32F,
                                              A);
             },
-            [&] { stream.synchronize(); },
+            launches,
             iterations);
         if (status == CUBLAS_STATUS_SUCCESS)
             rep.add({ "xengine",
@@ -446,8 +470,19 @@ void run_xengine(const options& opt, report& rep)
             rep.skip("xengine",
                      what + ": cublasCherk3mEx failed with status " +
                          std::to_string(int(status)));
-        xengine_cublaslt(
-            ctx, stream, in, T0, int(S), C, T, iterations, ops, int8_peak, what, rep);
+        xengine_cublaslt(ctx,
+                         stream,
+                         in,
+                         T0,
+                         int(S),
+                         C,
+                         T,
+                         launches,
+                         iterations,
+                         ops,
+                         int8_peak,
+                         what,
+                         rep);
     }
     cublasDestroy(blas);
     if (user_cap.empty())

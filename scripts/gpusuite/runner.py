@@ -77,7 +77,7 @@ BENCH = {
     "ldpc": (["--no-peer", "--cpu-frames", "8", "--batches", "1,1024"],
              ["--small", "--batches", "2", "--cpu-frames", "2", "--iterations", "1",
               "--no-peer"]),
-    "xengine": (["--stations", "64,256,1024"], ["--stations", "4", "--integrate", "32", "--cpu-stations", "3",
+    "xengine": (["--stations", "64,256,1024", "--iterations", "2"], ["--stations", "4", "--integrate", "32", "--cpu-stations", "3",
                      "--cpu-channels", "2", "--iterations", "1"]),
     "fx": (["--antennas", "16,32,64"], ["--antennas", "1", "--channels", "64", "--spectra", "8", "--cpu-antennas",
                 "1", "--iterations", "1"]),
@@ -90,10 +90,10 @@ BENCH = {
 # FX job's kernels are the F- and X-engine's, profiled before it, so it
 # comes after the DDC (cut for time on 2026-11-27).
 NCU = {
-    "unpack10": ["--samples", "16777216", "--iterations", "1"],
+    "unpack10": ["--samples", "16777216", "--iterations", "1", "--launches", "1"],
     "fengine": ["--channels", "4096", "--samples", "4194304", "--iterations", "1",
                 "--launches", "1"],
-    "xengine": ["--stations", "512", "--iterations", "1", "--cpu-stations", "2",
+    "xengine": ["--stations", "512", "--iterations", "1", "--launches", "1", "--cpu-stations", "2",
                 "--cpu-channels", "1", "--short", "0"],
     "ddc": ["--decimations", "16", "--taps", "256", "--iterations", "1", "--launches", "1"],
     "fx": ["--antennas", "16", "--spectra", "64", "--cpu-antennas", "1", "--iterations", "1"],

@@ -33,7 +33,9 @@ class target:
 # LDPC: one BG1 Z=384 codeword is K = 8448 information bits, so "<= 20 us"
 # per codeword is >= 8448 / 20e-6 = 0.4224 Gb/s at batch 1.
 TARGETS = [
-    target("unpack10", "cuda", r".", "ratio", 0.80, ">= 80% of D2D copy"),
+    # (Launches back to back, as the copy it is measured against; the "per
+    # call" row carries the host's latency.)
+    target("unpack10", "cuda", r"device-resident$", "ratio", 0.80, ">= 80% of D2D copy"),
     target("buffer", "cuda", r".", "ratio", 0.80,
            ">= 80% of min(pinned H2D, host part of the chain)"),
     # Back-to-back calls only (issue 52): the "per call" row carries the
@@ -61,8 +63,11 @@ TARGETS = [
            ">= 80% of the kernel chain (issue 16)"),
     # Back-to-back launches only (issue 52): the "per call" rows carry the
     # host's launch and synchronisation latency.
-    target("ddc", r"cuda(/ring)?", r"D=16 T=256 10-bit in, .*device-resident$", "ratio",
-           0.50, ">= 50% of FP32 peak"),
+    # (One output: the bank's row has its own target below.)
+    target("ddc", r"cuda(/ring)?", r"D=16 T=256 10-bit in, device-resident$",
+           "ratio", 0.50, ">= 50% of FP32 peak"),
+    target("ddc", "cuda", r"D=16 T=256 10-bit in, 8 outputs from one read against each alone$",
+           "min", 2.0, ">= 2x the 8 outputs run alone (a bank from one read)"),
     # The tensor-core form (issue 52): >= 1 TS/s of 10-bit input, i.e. 64
     # TFLOP/s of useful multiply-adds at D = 16, T = 256 (4 T / D a sample).
     target("ddc", "cuda/tensor( ring)?( 8D)?( M=32)?", r"D=16 T=256 10-bit in, device-resident$", "min",

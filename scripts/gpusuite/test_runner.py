@@ -147,10 +147,26 @@ class targets_match(unittest.TestCase):
             return [t for t, _ in targets.evaluate(row)]
         self.assertEqual(texts("D=16 T=256 10-bit in, device-resident"),
                          [">= 50% of FP32 peak"])
+        # (a bank's target is its speed-up over its outputs run alone)
         self.assertEqual(texts("D=16 T=256 10-bit in, 8 outputs from one read, "
-                               "device-resident"), [">= 50% of FP32 peak"])
+                               "device-resident"), [])
+        self.assertEqual(texts("D=16 T=256 10-bit in, 8 outputs from one read "
+                               "against each alone"),
+                         [">= 2x the 8 outputs run alone (a bank from one read)"])
         self.assertEqual(texts("D=16 T=256 10-bit in, device-resident, per call"), [])
         self.assertEqual(texts("D=8 T=128 10-bit in, device-resident"), [])
+
+    def test_unpack10_target_takes_back_to_back_rows_only(self):
+        import targets
+
+        def texts(case):
+            row = {"job": "unpack10", "backend": "cuda", "case": case, "value": 400.0,
+                   "roofline": 450.0}
+            return [t for t, _ in targets.evaluate(row)]
+        self.assertEqual(texts("float out, 67108864 samples, device-resident"),
+                         [">= 80% of D2D copy"])
+        self.assertEqual(texts("float out, 67108864 samples, device-resident, per call"),
+                         [])
 
     def test_ddc_ring_rows_meet_the_same_targets(self):
         import targets

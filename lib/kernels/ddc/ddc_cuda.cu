@@ -70,7 +70,7 @@ __device__ __forceinline__ ddc_cf as_tile(float2 x) { return ddc_cf{ x.x, x.y };
 // bank of one): the tile is mixed as it is loaded (ddc_tile_for_mixed) and
 // filtered with the real taps, 2 multiply-adds a tap instead of 4, and the
 // outputs need no rotation.
-template <sample_kind K, int AC, bool MIX = false>
+template <sample_kind K, int R, int AC, bool MIX = false>
 __global__ void __launch_bounds__(ddc_tile_max_threads)
     ddc_tile_kernel(const void* __restrict__ in,
                     long long first_sample,
@@ -81,7 +81,6 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
                     unsigned long long n_outputs)
 {
     using X = typename std::conditional<K == sample_kind::complex64, ddc_cf, float>::type;
-    constexpr int R = ddc_tile_outputs_per_thread;
     extern __shared__ __align__(16) unsigned char smem[];
     auto* taps = reinterpret_cast<ddc_cf*>(smem);
     auto* tile = reinterpret_cast<X*>(smem + ddc_tile_tile_offset(sh));
@@ -143,9 +142,9 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
         __syncthreads();
         ddc_cf acc[R];
         if constexpr (MIX)
-            ddc_tile_partial<AC>(sh, tile, h, t, g, acc);
+            ddc_tile_partial<R, AC>(sh, tile, h, t, g, acc);
         else
-            ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
+            ddc_tile_partial<R, AC>(sh, tile, taps, t, g, acc);
         if (sh.G > 1) {
             for (int r = 0; r < R; ++r)
                 parts[g * sh.M + t * R + r] = acc[r];
@@ -209,7 +208,7 @@ stage_sample(const unsigned char* st, long long base, long long n)
 // Same arguments as ddc_tile_kernel, plus the ring's stage count and bytes.
 // (At least one block an SM: the registers are ptxas's to choose, up to the
 // 128 that two blocks of 256 threads allow.)
-template <sample_kind K, int AC, bool MIX = false>
+template <sample_kind K, int R, int AC, bool MIX = false>
 __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
     ddc_ring_kernel(const void* __restrict__ in,
                     long long first_sample,
@@ -222,7 +221,6 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
                     unsigned long long n_outputs)
 {
     using X = typename std::conditional<K == sample_kind::complex64, ddc_cf, float>::type;
-    constexpr int R = ddc_tile_outputs_per_thread;
     constexpr int bits = sample_bits_of<K>();
     extern __shared__ __align__(16) unsigned char smem[];
     auto* taps = reinterpret_cast<ddc_cf*>(smem);
@@ -325,9 +323,9 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
             }
             ddc_cf acc[R];
             if constexpr (MIX)
-                ddc_tile_partial<AC>(sh, tile, h, t, g, acc);
+                ddc_tile_partial<R, AC>(sh, tile, h, t, g, acc);
             else
-                ddc_tile_partial<AC>(sh, tile, taps, t, g, acc);
+                ddc_tile_partial<R, AC>(sh, tile, taps, t, g, acc);
             if (sh.G > 1) {
                 for (int r = 0; r < R; ++r)
                     parts[g * sh.M + t * R + r] = acc[r];
@@ -463,8 +461,9 @@ public:
         d_l2 = std::size_t(l2);
     }
 
-    // The tile shapes, then the tensor-core form and the mix-first tile
-    // kernel where they run (candidates only: never run on a GPU yet).
+    // The tile shapes (4, 8 and 16 outputs a thread for real input), then
+    // the tensor-core forms, the mix-first tile kernel and the ring
+    // kernels where they run.
     std::vector<std::string> configurations() const override
     {
         std::vector<std::string> ids;
@@ -1031,44 +1030,57 @@ private:
         }
     }
 
-    // fn(pick(format, AC, mix)): pick names an instance of a kernel
-    // template <sample_kind, int AC, bool MIX> from its arguments'
-    // ::value, for this plan's sample format, the shape's AC and mixing
-    // first or not (mix first takes complex input only).
-    template <class Pick, class Fn>
+    // fn(pick(format, R, AC, mix)): pick names an instance of a kernel
+    // template <sample_kind, int R, int AC, bool MIX> from its arguments'
+    // ::value, for this plan's sample format, the shape's R and AC and
+    // mixing first or not (mix first takes complex input only; complex
+    // input R = 8 only, R = 16 in the ring kernel only: ddc_tile_r_log2s).
+    template <bool RING, class Pick, class Fn>
     void for_instance(const ddc_tile_shape& sh, bool mix, Pick pick, Fn fn) const
     {
         using complex_t = std::integral_constant<sample_kind, sample_kind::complex64>;
-        auto with = [&](auto kind, auto m) {
-            return sh.AC == 8 ? fn(pick(kind, std::integral_constant<int, 8>{}, m))
-                              : fn(pick(kind, std::integral_constant<int, 4>{}, m));
+        auto with_r = [&](auto kind, auto r, auto m) {
+            return sh.AC == 8 ? fn(pick(kind, r, std::integral_constant<int, 8>{}, m))
+                              : fn(pick(kind, r, std::integral_constant<int, 4>{}, m));
         };
-        const std::false_type plain;
-        if (mix && d_c.complex_input())
-            return with(complex_t{}, std::true_type{});
+        using r8 = std::integral_constant<int, 8>;
+        auto with = [&](auto kind) {
+            switch (sh.R()) {
+            case 4:
+                return with_r(kind, std::integral_constant<int, 4>{}, std::false_type{});
+            case 16:
+                if constexpr (RING)
+                    return with_r(
+                        kind, std::integral_constant<int, 16>{}, std::false_type{});
+                break;
+            }
+            return with_r(kind, r8{}, std::false_type{});
+        };
+        if (d_c.complex_input())
+            return mix ? with_r(complex_t{}, r8{}, std::true_type{})
+                       : with_r(complex_t{}, r8{}, std::false_type{});
         switch (kind_of(d_c.input)) {
         case sample_kind::packed10:
-            return with(std::integral_constant<sample_kind, sample_kind::packed10>{},
-                        plain);
+            return with(std::integral_constant<sample_kind, sample_kind::packed10>{});
         case sample_kind::int16:
-            return with(std::integral_constant<sample_kind, sample_kind::int16>{}, plain);
+            return with(std::integral_constant<sample_kind, sample_kind::int16>{});
         case sample_kind::float32:
-            return with(std::integral_constant<sample_kind, sample_kind::float32>{},
-                        plain);
         case sample_kind::complex64:
-            return with(complex_t{}, plain);
+            break;
         }
+        return with(std::integral_constant<sample_kind, sample_kind::float32>{});
     }
 
     // fn(the tile kernel instance for this plan: ddc_tile_kernel<...>).
     template <class Fn>
     void for_kernel(const ddc_tile_shape& sh, bool mix, Fn fn) const
     {
-        for_instance(
+        for_instance<false>(
             sh,
             mix,
-            [](auto kind, auto ac, auto m) {
+            [](auto kind, auto r, auto ac, auto m) {
                 return ddc_tile_kernel<decltype(kind)::value,
+                                       decltype(r)::value,
                                        decltype(ac)::value,
                                        decltype(m)::value>;
             },
@@ -1079,11 +1091,12 @@ private:
     template <class Fn>
     void for_ring_kernel(const ddc_tile_shape& sh, bool mix, Fn fn) const
     {
-        for_instance(
+        for_instance<true>(
             sh,
             mix,
-            [](auto kind, auto ac, auto m) {
+            [](auto kind, auto r, auto ac, auto m) {
                 return ddc_ring_kernel<decltype(kind)::value,
+                                       decltype(r)::value,
                                        decltype(ac)::value,
                                        decltype(m)::value>;
             },

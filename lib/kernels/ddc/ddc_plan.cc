@@ -298,8 +298,9 @@ void ddc_plan::tune()
     p.kernel = "ddc";
     // 2: the tensor-core form (10-bit input, sm_80 on); 3: mix first
     // (complex input, real taps); 4: the ring kernel (ddc_ring.h); 5: the
-    // tensor form's warp tiles (tap block 8D, 32 rows).
-    p.version = 5;
+    // tensor form's warp tiles (tap block 8D, 32 rows); 6: 4 and 16
+    // outputs a thread in the tile and ring kernels (real input).
+    p.version = 6;
     p.shape = shape + " n_out=" + std::to_string(n);
     p.unit = "output";
     p.input_bytes = input_bytes(n_in);

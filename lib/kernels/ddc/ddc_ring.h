@@ -212,10 +212,12 @@ struct ddc_ring_shape {
     int stages = 1;
 };
 
-/*! The ring shapes the tuner may time: for 1 and 2 stages, the tile shape
- *  ddc_tile_shape_for would choose for two blocks an SM and for one, with
- *  the stages counted (the most outputs per tile, then phase groups up to
- *  256 threads), without repeats; none where no tile fits. */
+/*! The ring shapes the tuner may time: for 1 and 2 stages and each number
+ *  of outputs per thread (ddc_tile_r_log2s: 8, then 4 and 16 for real
+ *  input), the tile shape ddc_tile_shape_for would choose for two blocks an
+ *  SM and for one, with the stages counted (the most outputs per tile, then
+ *  phase groups up to 256 threads), without repeats; none where no tile
+ *  fits. */
 inline std::vector<ddc_ring_shape>
 ddc_ring_candidates(int D, int T, int sample_bits, std::size_t smem_limit)
 {
@@ -223,31 +225,35 @@ ddc_ring_candidates(int D, int T, int sample_bits, std::size_t smem_limit)
     const int ac = (T + D - 1) / D >= 8 ? 8 : 4;
     const std::size_t two_per_sm =
         smem_limit >= 2048 ? (smem_limit + 1024) / 2 - 1024 : 0;
-    for (const int stages : { 1, 2 })
-        for (const std::size_t budget : { two_per_sm, smem_limit })
-            for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2) {
-                int g = 1;
-                while (g * 2 <= D && tw * g * 2 <= ddc_tile_max_threads)
-                    g *= 2;
-                while (g > 1 &&
-                       ddc_ring_shared_bytes(ddc_tile_shape_with(D, T, tw, g, ac),
-                                             sample_bits,
-                                             stages) > budget)
-                    g /= 2;
-                const ddc_tile_shape sh = ddc_tile_shape_with(D, T, tw, g, ac);
-                if (ddc_ring_shared_bytes(sh, sample_bits, stages) > budget)
-                    continue;
-                bool seen = false;
-                for (const auto& r : out)
-                    seen |= r.stages == stages && r.sh.TW == sh.TW && r.sh.G == sh.G;
-                if (!seen)
-                    out.push_back({ sh, stages });
-                break;
-            }
+    for (const int lgR : ddc_tile_r_log2s(sample_bits == 64, true))
+        for (const int stages : { 1, 2 })
+            for (const std::size_t budget : { two_per_sm, smem_limit })
+                for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2) {
+                    auto shape = [&](int g) {
+                        return ddc_tile_shape_with(D, T, tw, g, ac, lgR);
+                    };
+                    int g = 1;
+                    while (g * 2 <= D && tw * g * 2 <= ddc_tile_max_threads)
+                        g *= 2;
+                    while (g > 1 &&
+                           ddc_ring_shared_bytes(shape(g), sample_bits, stages) > budget)
+                        g /= 2;
+                    const ddc_tile_shape sh = shape(g);
+                    if (ddc_ring_shared_bytes(sh, sample_bits, stages) > budget)
+                        continue;
+                    bool seen = false;
+                    for (const auto& r : out)
+                        seen |= r.stages == stages && r.sh.TW == sh.TW &&
+                                r.sh.G == sh.G && r.sh.lgR == sh.lgR;
+                    if (!seen)
+                        out.push_back({ sh, stages });
+                    break;
+                }
     return out;
 }
 
-/*! The tuner's name of a ring shape: "ring TW=128 G=2 AC=8 S=1". */
+/*! The tuner's name of a ring shape: "ring TW=128 G=2 AC=8 S=1" (R=..
+ *  before S where not 8). */
 inline std::string ddc_ring_id(const ddc_ring_shape& r)
 {
     return "ring " + ddc_tile_shape_id(r.sh) + " S=" + std::to_string(r.stages);

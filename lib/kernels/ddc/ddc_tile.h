@@ -11,7 +11,8 @@
 // input in shared memory: the samples its windows need, each read from
 // global memory once (decoded from 10-bit on the way) and stored by phase,
 // tile[p][q] = x[q D + p], so that output m's tap j = a D + p reads
-// tile[p][m + a]. A thread owns R consecutive outputs and, per phase p,
+// tile[p][m + a]. A thread owns R consecutive outputs (R = 4, 8 or 16, a
+// tuner candidate: the kernels' template parameter) and, per phase p,
 // slides a register window of R + AC - 1 samples along its row: each sample
 // loaded feeds up to AC multiply-adds, each tap (a broadcast) R of them.
 // Rows are padded one element per R (q -> q + q / R), so that the 32 threads
@@ -24,6 +25,7 @@
 
 #include "kernels/common/host_device.h"
 #include "kernels/common/packed10.h"
+#include <type_traits>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -38,8 +40,21 @@ struct alignas(8) ddc_cf { // one 64-bit shared-memory access
     float re, im;
 };
 
-constexpr int ddc_tile_outputs_per_thread = 8; // R
+constexpr int ddc_tile_outputs_per_thread = 8; // R of the heuristic's shape
 constexpr int ddc_tile_max_threads = 256;
+
+/*! The outputs per thread (R) the FFMA kernels are built for, as log2,
+ *  the heuristic's first: 8 and 4 for real input, and 16 in the ring kernel
+ *  (its rotation by recurrence fits 16 outputs in 128 registers; the tile
+ *  kernel's per-output sincospif at R = 16 spills at 128 registers, sm_90);
+ *  complex input (memory-bound, and a complex window of 16 + 7 samples
+ *  would take ~46 more registers) 8 only. */
+inline std::vector<int> ddc_tile_r_log2s(bool complex_in, bool ring)
+{
+    if (complex_in)
+        return { 3 };
+    return ring ? std::vector<int>{ 3, 2, 4 } : std::vector<int>{ 3, 2 };
+}
 
 /*! One tile launch's shape (host: ddc_tile_shape_for). */
 struct ddc_tile_shape {
@@ -49,17 +64,22 @@ struct ddc_tile_shape {
     int AC = 4;         //!< taps per register-window step (4 or 8)
     int TW = 32;        //!< threads per group (owning R outputs each)
     int G = 1;          //!< groups (splitting the phases)
+    int lgR = 3;        //!< log2 of R, the outputs per thread
     int M = 0;          //!< outputs per tile, TW * R
     int row_stride = 0; //!< elements per phase row, padded
     int span = 0;       //!< tile samples: (M + A - 1) D
     GPUDSP_HD int threads() const { return TW * G; }
+    GPUDSP_HD int R() const { return 1 << lgR; }
+    /*! Row element q's place in its padded row: one pad element per R
+     *  (q >= 0: a shift, not a division). */
+    GPUDSP_HD int pad(int q) const { return q + int(unsigned(q) >> lgR); }
 };
 
 /*! Shared-memory element of tile sample s (phase s mod D, q = s / D). */
 GPUDSP_HD int ddc_tile_addr(const ddc_tile_shape& sh, int s)
 {
     const int p = s % sh.D, q = s / sh.D;
-    return p * sh.row_stride + q + q / ddc_tile_outputs_per_thread;
+    return p * sh.row_stride + sh.pad(q);
 }
 
 /*! put(s, ddc_tile_addr(s)) for the tile samples s = first, first + stride,
@@ -71,7 +91,7 @@ GPUDSP_HD void ddc_tile_for_samples(const ddc_tile_shape& sh, int first, int str
     int p = first % sh.D, q = first / sh.D;
     const int dp = stride % sh.D, dq = stride / sh.D;
     for (int s = first; s < sh.span; s += stride) {
-        put(s, p * sh.row_stride + q + q / ddc_tile_outputs_per_thread);
+        put(s, p * sh.row_stride + sh.pad(q));
         p += dp;
         q += dq;
         if (p >= sh.D) {
@@ -124,7 +144,6 @@ GPUDSP_HD void ddc_tile_for_packed10(const ddc_tile_shape& sh,
                                      Slow slow,
                                      Put put)
 {
-    constexpr int R = ddc_tile_outputs_per_thread;
     const long long k_first = in.first / 16, k_last = (in.first + sh.span - 1) / 16;
     const int words = in.mis ? 6 : 5;
     // The phase and row of this thread's chunks' first samples advance by
@@ -170,13 +189,12 @@ GPUDSP_HD void ddc_tile_for_packed10(const ddc_tile_shape& sh,
             }
         }
         int p = s_chunk >= 0 ? pb : 0, q = s_chunk >= 0 ? qb : 0;
-        // (q >= 0: an unsigned division by R is a shift)
-        int at = p * sh.row_stride + q + int(unsigned(q) / R);
+        int at = p * sh.row_stride + sh.pad(q);
         auto advance = [&] {
             if (++p == sh.D) {
                 p = 0;
                 ++q;
-                at = q + int(unsigned(q) / R);
+                at = sh.pad(q);
             } else {
                 at += sh.row_stride;
             }
@@ -188,8 +206,7 @@ GPUDSP_HD void ddc_tile_for_packed10(const ddc_tile_shape& sh,
                 // after it they start again at phase 0 of q + 1. A
                 // select and a multiply-add a sample instead of the walk.
                 const int wrap = sh.D - p;
-                const unsigned q1 = unsigned(q) + 1;
-                const int after = int(q1 + q1 / R) - wrap * sh.row_stride;
+                const int after = sh.pad(q + 1) - wrap * sh.row_stride;
                 GPUDSP_UNROLL
                 for (int i = 0; i < 16; ++i)
                     put((i < wrap ? at : after) + i * sh.row_stride, float(v[i]));
@@ -234,12 +251,12 @@ GPUDSP_HD std::size_t ddc_tile_shared_bytes(const ddc_tile_shape& sh, int sample
     return ddc_tile_parts_offset(sh, sample_bytes) + parts;
 }
 
-/*! The shape of \p tw threads per group, \p g phase groups and \p ac taps
- *  per register-window step for T taps and decimation D (whether it fits a
- *  block is the caller's check). */
-inline ddc_tile_shape ddc_tile_shape_with(int D, int T, int tw, int g, int ac)
+/*! The shape of \p tw threads per group, \p g phase groups, \p ac taps
+ *  per register-window step and 2^\p lgR outputs per thread for T taps and
+ *  decimation D (whether it fits a block is the caller's check). */
+inline ddc_tile_shape
+ddc_tile_shape_with(int D, int T, int tw, int g, int ac, int lgR = 3)
 {
-    constexpr int R = ddc_tile_outputs_per_thread;
     ddc_tile_shape sh;
     sh.D = D;
     sh.T = T;
@@ -247,20 +264,23 @@ inline ddc_tile_shape ddc_tile_shape_with(int D, int T, int tw, int g, int ac)
     sh.AC = ac;
     sh.TW = tw;
     sh.G = g;
-    sh.M = tw * R;
-    const int q_len = sh.M + sh.A - 1;             // q of the tile's last sample + 1
-    sh.row_stride = (q_len + (q_len - 1) / R) | 1; // odd: rows start on spread banks
+    sh.lgR = lgR;
+    sh.M = tw << lgR;
+    const int q_len = sh.M + sh.A - 1;           // q of the tile's last sample + 1
+    sh.row_stride = (sh.pad(q_len - 1) + 1) | 1; // odd: rows start on spread banks
     sh.span = q_len * D;
     return sh;
 }
 
 /*! The shape for T taps and decimation D with a shared-memory limit of
- *  \p smem_limit bytes per block: the most outputs per tile (up to
- *  256 threads x R) that let two blocks share an SM (each also costs the
- *  1 KiB the GPU reserves per block from sm_80 on; else within the limit),
- *  then as many phase groups as keep 256 threads busy. A = 0 where even 32
- *  threads do not fit (the launch then takes the simple kernel). */
-inline ddc_tile_shape ddc_tile_shape_for(int D, int T, bool complex_in, std::size_t smem_limit)
+ *  \p smem_limit bytes per block and 2^\p lgR outputs per thread (the
+ *  heuristic's 8 by default): the most outputs per tile (up to 256 threads
+ *  x R) that let two blocks share an SM (each also costs the 1 KiB the GPU
+ *  reserves per block from sm_80 on; else within the limit), then as many
+ *  phase groups as keep 256 threads busy. A = 0 where even 32 threads do
+ *  not fit (the launch then takes the simple kernel). */
+inline ddc_tile_shape
+ddc_tile_shape_for(int D, int T, bool complex_in, std::size_t smem_limit, int lgR = 3)
 {
     const int bytes = complex_in ? 8 : 4;
     const int ac = (T + D - 1) / D >= 8 ? 8 : 4;
@@ -271,14 +291,15 @@ inline ddc_tile_shape ddc_tile_shape_for(int D, int T, bool complex_in, std::siz
             while (g * 2 <= D && tw * g * 2 <= ddc_tile_max_threads)
                 g *= 2;
             // Fewer groups if their partial sums do not fit.
-            while (g > 1 && ddc_tile_shared_bytes(ddc_tile_shape_with(D, T, tw, g, ac),
-                                                  bytes) > budget)
+            while (g > 1 &&
+                   ddc_tile_shared_bytes(ddc_tile_shape_with(D, T, tw, g, ac, lgR),
+                                         bytes) > budget)
                 g /= 2;
-            const ddc_tile_shape sh = ddc_tile_shape_with(D, T, tw, g, ac);
+            const ddc_tile_shape sh = ddc_tile_shape_with(D, T, tw, g, ac, lgR);
             if (ddc_tile_shared_bytes(sh, bytes) <= budget)
                 return sh;
         }
-    ddc_tile_shape none = ddc_tile_shape_with(D, T, 32, 1, ac);
+    ddc_tile_shape none = ddc_tile_shape_with(D, T, 32, 1, ac, lgR);
     none.A = 0;
     return none;
 }
@@ -287,7 +308,10 @@ inline ddc_tile_shape ddc_tile_shape_for(int D, int T, bool complex_in, std::siz
  *  (ddc_tile_shape_for) first: every group width (32..256 threads) with
  *  every power-of-two number of phase groups up to D and 256 threads in
  *  all, with 4 and, where a phase has 8 taps or more, 8 taps per window
- *  step, that fits \p smem_limit. Empty where no tile fits. */
+ *  step, that fits \p smem_limit; then, for real input, the heuristic's
+ *  choice of width and groups at R = 4 outputs per thread
+ *  (ddc_tile_r_log2s), with either window step. Empty where no tile
+ *  fits. */
 inline std::vector<ddc_tile_shape>
 ddc_tile_shape_candidates(int D, int T, bool complex_in, std::size_t smem_limit)
 {
@@ -309,14 +333,26 @@ ddc_tile_shape_candidates(int D, int T, bool complex_in, std::size_t smem_limit)
                     continue;
                 out.push_back(sh);
             }
+    for (const int lgR : ddc_tile_r_log2s(complex_in, false)) {
+        if (lgR == first.lgR)
+            continue;
+        const ddc_tile_shape r = ddc_tile_shape_for(D, T, complex_in, smem_limit, lgR);
+        if (!r.A)
+            continue;
+        for (const int ac : { 8, 4 })
+            if (ac <= 4 || first.A >= 8)
+                out.push_back(ddc_tile_shape_with(D, T, r.TW, r.G, ac, lgR));
+    }
     return out;
 }
 
-/*! The tuner's name of a shape: "TW=128 G=2 AC=8". */
+/*! The tuner's name of a shape: "TW=128 G=2 AC=8", with " R=4" or " R=16"
+ *  where a thread owns other than the heuristic's 8 outputs. */
 inline std::string ddc_tile_shape_id(const ddc_tile_shape& sh)
 {
     return "TW=" + std::to_string(sh.TW) + " G=" + std::to_string(sh.G) +
-           " AC=" + std::to_string(sh.AC);
+           " AC=" + std::to_string(sh.AC) +
+           (sh.R() == ddc_tile_outputs_per_thread ? "" : " R=" + std::to_string(sh.R()));
 }
 
 GPUDSP_HD void ddc_mac(ddc_cf& acc, ddc_cf z, float x)
@@ -409,13 +445,13 @@ GPUDSP_HD void ddc_tile_for_mixed(const ddc_tile_shape& sh,
  * taps against a mixed tile (mix first). Phase p has ceil((T - p) / D)
  * taps: whole steps of AC with a sliding window, the rest one tap at a
  * time; no tap past T is used, so a sample outside an output's window never
- * reaches it (a NaN there would, times a zero tap).
+ * reaches it (a NaN there would, times a zero tap). R = sh.R(), a
+ * template parameter so that the window and sums are registers.
  */
-template <int AC, class X, class Z>
+template <int R, int AC, class X, class Z>
 GPUDSP_HD void ddc_tile_partial(
     const ddc_tile_shape& sh, const X* tile, const Z* taps, int t, int g, ddc_cf* acc)
 {
-    constexpr int R = ddc_tile_outputs_per_thread;
     for (int r = 0; r < R; ++r)
         acc[r] = ddc_cf{ 0.0f, 0.0f };
     // Phases p < full have A taps, the rest A - 1: ceil((T - p) / D)
@@ -449,6 +485,27 @@ GPUDSP_HD void ddc_tile_partial(
             }
         }
     }
+}
+
+/*! ddc_tile_partial at the shape's R and AC, for the host's emulations
+ *  of the kernels (\p acc holds 16 sums, R of them written). */
+template <class X, class Z>
+inline void ddc_tile_partial_of(
+    const ddc_tile_shape& sh, const X* tile, const Z* taps, int t, int g, ddc_cf* acc)
+{
+    auto at = [&](auto r) {
+        constexpr int R = decltype(r)::value;
+        if (sh.AC == 8)
+            ddc_tile_partial<R, 8>(sh, tile, taps, t, g, acc);
+        else
+            ddc_tile_partial<R, 4>(sh, tile, taps, t, g, acc);
+    };
+    if (sh.R() == 4)
+        at(std::integral_constant<int, 4>{});
+    else if (sh.R() == 16)
+        at(std::integral_constant<int, 16>{});
+    else
+        at(std::integral_constant<int, 8>{});
 }
 
 } // namespace kernels

@@ -21,6 +21,7 @@
 #include "kernels/common/packed10.h"
 #include "qa_ddc_common.h"
 #include <gnuradio/gpudsp/kernels/ddc.h>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -33,7 +34,6 @@ using namespace gr::gpudsp::kernels;
 namespace {
 
 using cvec = std::vector<std::complex<float>>;
-constexpr int R = ddc_tile_outputs_per_thread;
 // Per-block limits of sm_75 and sm_90 (opt-in).
 constexpr std::size_t limits[] = { 65536, 232448 };
 
@@ -237,25 +237,19 @@ void emulate(const ddc_ring_shape& rs,
             for (auto& o : bank) {
                 // every thread's partials, then group 0's sums, rotation and
                 // staging, then the stores by consecutive threads
-                std::vector<std::array<ddc_cf, R>> acc(n_threads);
+                const int R = sh.R();
+                std::vector<std::array<ddc_cf, 16>> acc(n_threads);
                 for (int tid = 0; tid < n_threads; ++tid) {
                     const int t = tid % sh.TW, g = tid / sh.TW;
-                    auto run = [&](auto ac) {
-                        constexpr int AC = decltype(ac)::value;
-                        if (mix)
-                            ddc_tile_partial<AC>(
-                                sh, tile_c.data(), o.h.data(), t, g, acc[tid].data());
-                        else if (cplx)
-                            ddc_tile_partial<AC>(
-                                sh, tile_c.data(), o.zr.data(), t, g, acc[tid].data());
-                        else
-                            ddc_tile_partial<AC>(
-                                sh, tile_f.data(), o.zr.data(), t, g, acc[tid].data());
-                    };
-                    if (sh.AC == 8)
-                        run(std::integral_constant<int, 8>{});
+                    if (mix)
+                        ddc_tile_partial_of(
+                            sh, tile_c.data(), o.h.data(), t, g, acc[tid].data());
+                    else if (cplx)
+                        ddc_tile_partial_of(
+                            sh, tile_c.data(), o.zr.data(), t, g, acc[tid].data());
                     else
-                        run(std::integral_constant<int, 4>{});
+                        ddc_tile_partial_of(
+                            sh, tile_f.data(), o.zr.data(), t, g, acc[tid].data());
                     if (sh.G > 1)
                         for (int r = 0; r < R; ++r)
                             parts[g * sh.M + t * R + r] = acc[tid][r];
@@ -349,11 +343,20 @@ BOOST_AUTO_TEST_CASE(candidates_fit_and_are_named_once)
                             ddc_ring_stage_offset(r.sh, bits == 64 ? 8 : 4) % 16, 0u);
                         BOOST_REQUIRE(r.sh.AC == 4 || (r.sh.AC == 8 && r.sh.A >= 8));
                     }
-                    // a ring is offered wherever its smallest tile fits
-                    const bool fits =
-                        ddc_ring_shared_bytes(
-                            ddc_tile_shape_with(D, T, 32, 1, 4), bits, 2) <= limit;
-                    BOOST_REQUIRE_EQUAL(!all.empty(), fits);
+                    // a ring is offered wherever its smallest tile fits, at
+                    // each number of outputs a thread built for the format
+                    for (const int lgR : { 2, 3, 4 }) {
+                        const bool fits =
+                            ddc_ring_shared_bytes(
+                                ddc_tile_shape_with(D, T, 32, 1, 4, lgR), bits, 1) <=
+                            limit;
+                        const bool built = lgR == 3 || bits != 64;
+                        const bool offered =
+                            std::any_of(all.begin(), all.end(), [&](auto& r) {
+                                return r.sh.lgR == lgR;
+                            });
+                        BOOST_REQUIRE_EQUAL(offered, fits && built);
+                    }
                 }
 }
 
@@ -409,51 +412,63 @@ BOOST_AUTO_TEST_CASE(ring_kernel_steps_match_the_cpu_plan)
                              std::make_pair(256, 16),
                              std::make_pair(300, 7) }) {
                 const int T = td.first, D = td.second;
-                const auto rings = ddc_ring_candidates(D, T, ddc_sample_bits(f), limit);
-                if (rings.empty())
-                    continue;
-                // the first candidate at the larger limit, the last at the
-                // smaller (different stages and widths)
-                const auto& rs = limit == limits[1] ? rings.front() : rings.back();
-                const auto addrs = addresses(f);
-                const int addr16 = addrs[seed % addrs.size()];
-                const int64_t first = f == ddc_input::packed10 ? 3 : 1;
-                const uint64_t first_output = seed % 2 ? uint64_t(1) << 36 : 5;
-                // two tiles and a bit per block of 2, the last block short
-                const std::size_t n = 4 * rs.sh.M + 37;
-                const int grid = 2;
-                auto c = qa::ddc_config(f, T, D, 0.21e6, seed++);
-                auto c2 = qa::ddc_config(f, T, D, -0.33e6, seed++);
-                const auto in = qa::ddc_random_input(f, first + (n - 1) * D + T, seed++);
-                ddc_plan plan(c, runtime::backend_choice{}, "qa");
-                ddc_plan plan2(c2, runtime::backend_choice{}, "qa2");
-                cvec want(n), want2(n);
-                plan.execute(in.data(), first, first_output, n, want.data(), nullptr);
-                plan2.execute(in.data(), first, first_output, n, want2.data(), nullptr);
-                std::vector<member> bank{ member_of(plan, false, n),
-                                          member_of(plan2, false, n) };
-                std::vector<int> stores(n, 0);
-                emulate(rs,
-                        f,
-                        false,
-                        { &in, addr16, first, (long long)(n - 1) * D + T },
-                        first_output,
-                        n,
-                        grid,
-                        bank,
-                        stores);
-                ++emulated;
-                for (std::size_t m = 0; m < n; ++m)
-                    BOOST_REQUIRE_EQUAL(stores[m], 1);
-                BOOST_CHECK_MESSAGE(qa::ddc_rel_err(bank[0].out, want) < 2e-5 &&
-                                        qa::ddc_rel_err(bank[1].out, want2) < 2e-5,
-                                    "format " << int(f) << " T=" << T << " D=" << D << " "
-                                              << ddc_ring_id(rs) << ": "
-                                              << qa::ddc_rel_err(bank[0].out, want)
-                                              << ", "
-                                              << qa::ddc_rel_err(bank[1].out, want2));
+                // for each number of outputs a thread, its first candidate
+                // at the larger limit, its last at the smaller (different
+                // stages and widths)
+                std::vector<ddc_ring_shape> picks;
+                for (const auto& r :
+                     ddc_ring_candidates(D, T, ddc_sample_bits(f), limit)) {
+                    auto same = std::find_if(picks.begin(), picks.end(), [&](auto& p) {
+                        return p.sh.lgR == r.sh.lgR;
+                    });
+                    if (same == picks.end())
+                        picks.push_back(r);
+                    else if (limit == limits[0])
+                        *same = r;
+                }
+                for (const auto& rs : picks) {
+                    const auto addrs = addresses(f);
+                    const int addr16 = addrs[seed % addrs.size()];
+                    const int64_t first = f == ddc_input::packed10 ? 3 : 1;
+                    const uint64_t first_output = seed % 2 ? uint64_t(1) << 36 : 5;
+                    // two tiles and a bit per block of 2, the last block short
+                    const std::size_t n = 4 * rs.sh.M + 37;
+                    const int grid = 2;
+                    auto c = qa::ddc_config(f, T, D, 0.21e6, seed++);
+                    auto c2 = qa::ddc_config(f, T, D, -0.33e6, seed++);
+                    const auto in =
+                        qa::ddc_random_input(f, first + (n - 1) * D + T, seed++);
+                    ddc_plan plan(c, runtime::backend_choice{}, "qa");
+                    ddc_plan plan2(c2, runtime::backend_choice{}, "qa2");
+                    cvec want(n), want2(n);
+                    plan.execute(in.data(), first, first_output, n, want.data(), nullptr);
+                    plan2.execute(
+                        in.data(), first, first_output, n, want2.data(), nullptr);
+                    std::vector<member> bank{ member_of(plan, false, n),
+                                              member_of(plan2, false, n) };
+                    std::vector<int> stores(n, 0);
+                    emulate(rs,
+                            f,
+                            false,
+                            { &in, addr16, first, (long long)(n - 1) * D + T },
+                            first_output,
+                            n,
+                            grid,
+                            bank,
+                            stores);
+                    ++emulated;
+                    for (std::size_t m = 0; m < n; ++m)
+                        BOOST_REQUIRE_EQUAL(stores[m], 1);
+                    BOOST_CHECK_MESSAGE(qa::ddc_rel_err(bank[0].out, want) < 2e-5 &&
+                                            qa::ddc_rel_err(bank[1].out, want2) < 2e-5,
+                                        "format " << int(f) << " T=" << T << " D=" << D
+                                                  << " " << ddc_ring_id(rs) << ": "
+                                                  << qa::ddc_rel_err(bank[0].out, want)
+                                                  << ", "
+                                                  << qa::ddc_rel_err(bank[1].out, want2));
+                }
             }
-    BOOST_CHECK_GE(emulated, 36);
+    BOOST_CHECK_GE(emulated, 36 + 2 * 26);
 }
 
 BOOST_AUTO_TEST_CASE(mixed_ring_kernel_matches_the_cpu_plan)
@@ -517,50 +532,52 @@ BOOST_AUTO_TEST_CASE(a_stream_cut_into_calls_gives_the_same_bits)
             const int T = td.first, D = td.second;
             const auto rings = ddc_ring_candidates(D, T, ddc_sample_bits(f), limits[1]);
             BOOST_REQUIRE(!rings.empty());
-            const auto& rs = rings.back();
-            const std::size_t n = 2 * rs.sh.M + 101;
-            const auto c = qa::ddc_config(f, T, D, 0.11e6, seed++);
-            const int64_t first = f == ddc_input::packed10 ? 5 : 0;
-            const auto in = qa::ddc_random_input(f, first + (n - 1) * D + T, seed++);
-            ddc_plan plan(c, runtime::backend_choice{}, "qa");
-            const uint64_t first_output = 3;
-            std::vector<member> whole{ member_of(plan, false, n) };
-            std::vector<int> stores(n, 0);
-            emulate(rs,
-                    f,
-                    false,
-                    { &in, 0, first, (long long)(n - 1) * D + T },
-                    first_output,
-                    n,
-                    2,
-                    whole,
-                    stores);
-            cvec cut(n);
-            std::size_t done = 0;
-            for (std::size_t len : { std::size_t(7), std::size_t(rs.sh.M + 3), n }) {
-                len = std::min(len, n - done);
-                if (!len)
-                    break;
-                std::vector<member> part{ member_of(plan, false, len) };
-                std::vector<int> st(len, 0);
+            for (const auto& rs : { rings.front(), rings.back() }) {
+                const std::size_t n = 2 * rs.sh.M + 101;
+                const auto c = qa::ddc_config(f, T, D, 0.11e6, seed++);
+                const int64_t first = f == ddc_input::packed10 ? 5 : 0;
+                const auto in = qa::ddc_random_input(f, first + (n - 1) * D + T, seed++);
+                ddc_plan plan(c, runtime::backend_choice{}, "qa");
+                const uint64_t first_output = 3;
+                std::vector<member> whole{ member_of(plan, false, n) };
+                std::vector<int> stores(n, 0);
                 emulate(rs,
                         f,
                         false,
-                        { &in,
-                          0,
-                          first + (long long)(done * D),
-                          (long long)(len - 1) * D + T },
-                        first_output + done,
-                        len,
-                        3,
-                        part,
-                        st);
-                std::copy(part[0].out.begin(), part[0].out.end(), cut.begin() + done);
-                done += len;
+                        { &in, 0, first, (long long)(n - 1) * D + T },
+                        first_output,
+                        n,
+                        2,
+                        whole,
+                        stores);
+                cvec cut(n);
+                std::size_t done = 0;
+                for (std::size_t len : { std::size_t(7), std::size_t(rs.sh.M + 3), n }) {
+                    len = std::min(len, n - done);
+                    if (!len)
+                        break;
+                    std::vector<member> part{ member_of(plan, false, len) };
+                    std::vector<int> st(len, 0);
+                    emulate(rs,
+                            f,
+                            false,
+                            { &in,
+                              0,
+                              first + (long long)(done * D),
+                              (long long)(len - 1) * D + T },
+                            first_output + done,
+                            len,
+                            3,
+                            part,
+                            st);
+                    std::copy(part[0].out.begin(), part[0].out.end(), cut.begin() + done);
+                    done += len;
+                }
+                BOOST_REQUIRE_EQUAL(done, n);
+                BOOST_CHECK_MESSAGE(
+                    std::memcmp(cut.data(), whole[0].out.data(), n * sizeof(cut[0])) == 0,
+                    "format " << int(f) << " T=" << T << " D=" << D << " "
+                              << ddc_ring_id(rs));
             }
-            BOOST_REQUIRE_EQUAL(done, n);
-            BOOST_CHECK_MESSAGE(
-                std::memcmp(cut.data(), whole[0].out.data(), n * sizeof(cut[0])) == 0,
-                "format " << int(f) << " T=" << T << " D=" << D);
         }
 }

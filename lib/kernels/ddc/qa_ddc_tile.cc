@@ -34,7 +34,6 @@ namespace {
 
 // Per-block limits of sm_75, sm_86/89, sm_80, sm_90 (opt-in).
 constexpr std::size_t limits[] = { 65536, 101376, 166912, 232448 };
-constexpr int R = ddc_tile_outputs_per_thread;
 
 } // namespace
 
@@ -45,12 +44,13 @@ namespace {
 // banks. (Spans over \p max_span skip the sample-by-sample checks.)
 void check_shape(const ddc_tile_shape& sh, bool cplx, std::size_t limit, int max_span)
 {
-    const int D = sh.D, T = sh.T;
+    const int D = sh.D, T = sh.T, R = sh.R();
     const int eb = cplx ? 8 : 4;
     BOOST_REQUIRE_LE(ddc_tile_shared_bytes(sh, eb), limit);
     BOOST_REQUIRE(sh.TW % 32 == 0 && sh.threads() <= ddc_tile_max_threads);
     BOOST_REQUIRE(sh.G >= 1 && sh.G <= D);
     BOOST_REQUIRE(sh.AC == 4 || (sh.AC == 8 && sh.A >= 8));
+    BOOST_REQUIRE(R == 8 || (!cplx && R == 4)); // (16 in the ring kernel only)
     BOOST_REQUIRE_EQUAL(sh.A, (T + D - 1) / D);
     BOOST_REQUIRE_EQUAL(ddc_tile_tile_offset(sh) % 8, 0u);
     BOOST_REQUIRE_EQUAL(ddc_tile_parts_offset(sh, eb) % 8, 0u);
@@ -121,6 +121,20 @@ BOOST_AUTO_TEST_CASE(shapes_fit_and_the_layout_is_conflict_free)
                                                   cplx ? 8 : 4) <= limit)
                             BOOST_REQUIRE(
                                 ids.count("TW=" + std::to_string(tw) + " G=1 AC=4"));
+                    // and, for real input, 4 outputs a thread wherever its
+                    // smallest tile fits (16 never: the ring kernel's)
+                    for (const int lgR : { 2, 4 }) {
+                        const bool fits = ddc_tile_shared_bytes(
+                                              ddc_tile_shape_with(D, T, 32, 1, 4, lgR),
+                                              cplx ? 8 : 4) <= limit;
+                        int offered = 0;
+                        for (const auto& c : all)
+                            offered += c.lgR == lgR;
+                        BOOST_REQUIRE_EQUAL(offered,
+                                            cplx || !fits || lgR == 4 ? 0
+                                            : sh.A >= 8               ? 2
+                                                                      : 1);
+                    }
                 }
 }
 
@@ -136,13 +150,10 @@ std::vector<ddc_cf> tile_sums(const ddc_tile_shape& sh, const X* tile, const Z* 
     std::vector<ddc_cf> parts(std::size_t(sh.G) * sh.M);
     for (int g = 0; g < sh.G; ++g)
         for (int t = 0; t < sh.TW; ++t) {
-            ddc_cf acc[R];
-            if (sh.AC == 8)
-                ddc_tile_partial<8>(sh, tile, taps, t, g, acc);
-            else
-                ddc_tile_partial<4>(sh, tile, taps, t, g, acc);
-            for (int r = 0; r < R; ++r)
-                parts[g * sh.M + t * R + r] = acc[r];
+            ddc_cf acc[16];
+            ddc_tile_partial_of(sh, tile, taps, t, g, acc);
+            for (int r = 0; r < sh.R(); ++r)
+                parts[g * sh.M + t * sh.R() + r] = acc[r];
         }
     std::vector<ddc_cf> sums(parts.begin(), parts.begin() + sh.M);
     for (int i = 0; i < sh.M; ++i)
@@ -450,20 +461,22 @@ BOOST_AUTO_TEST_CASE(packed10_tile_loader_fills_the_tile_as_the_sample_loader)
     for (auto& b : bytes)
         b = uint8_t(rng());
     struct shape_case {
-        int D, T, tw, g;
+        int D, T, tw, g, lgR;
     };
-    // (D >= 16: the interior chunks' one-wrap path, at every phase)
-    const shape_case shapes[] = { { 16, 256, 32, 1 }, { 7, 33, 64, 2 },
-                                  { 3, 5, 32, 1 },    { 64, 1024, 32, 8 },
-                                  { 1, 4, 32, 1 },    { 17, 300, 32, 2 },
-                                  { 31, 62, 64, 1 } };
+    // (D >= 16: the interior chunks' one-wrap path, at every phase; 4, 8
+    // and 16 outputs a thread: the rows' padding)
+    const shape_case shapes[] = { { 16, 256, 32, 1, 3 }, { 7, 33, 64, 2, 3 },
+                                  { 3, 5, 32, 1, 3 },    { 64, 1024, 32, 8, 3 },
+                                  { 1, 4, 32, 1, 3 },    { 17, 300, 32, 2, 3 },
+                                  { 31, 62, 64, 1, 3 },  { 16, 256, 32, 1, 2 },
+                                  { 17, 300, 32, 2, 4 }, { 3, 5, 32, 1, 4 } };
     for (const auto& c : shapes)
         for (int mis = 0; mis < 4; ++mis)
             for (long long first_sample : { 0LL, 1LL, 15LL, 16LL, 37LL, 160LL })
                 for (long long s0 : { 0LL, 5LL, 1000LL })
                     for (int n_threads : { 1, 32, 256 }) {
                         const ddc_tile_shape sh =
-                            ddc_tile_shape_with(c.D, c.T, c.tw, c.g, 4);
+                            ddc_tile_shape_with(c.D, c.T, c.tw, c.g, 4, c.lgR);
                         const uint8_t* stream = bytes.data() + mis;
                         const long long total = (long long)(bytes.size() - 4) * 8 / 10;
                         // valid: the whole tile, or cut inside it
@@ -471,10 +484,10 @@ BOOST_AUTO_TEST_CASE(packed10_tile_loader_fills_the_tile_as_the_sample_loader)
                              { s0 + sh.span, s0 + sh.span / 2 + 3, s0 + 1 }) {
                             if (first_sample + valid > total - 64)
                                 continue;
-                            BOOST_TEST_CONTEXT("D " << c.D << " T " << c.T << " mis "
-                                                    << mis << " first " << first_sample
-                                                    << " s0 " << s0 << " threads "
-                                                    << n_threads << " valid " << valid)
+                            BOOST_TEST_CONTEXT(
+                                "D " << c.D << " T " << c.T << " R " << sh.R() << " mis "
+                                     << mis << " first " << first_sample << " s0 " << s0
+                                     << " threads " << n_threads << " valid " << valid)
                             {
                                 const ddc_packed10_span span =
                                     ddc_packed10_span_of(first_sample, valid, s0, mis);

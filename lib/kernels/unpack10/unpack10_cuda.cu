@@ -25,7 +25,7 @@ namespace cuda {
 
 namespace {
 
-constexpr int threads = 256;
+constexpr int threads = unpack10_threads;
 
 template <typename T, int PER_THREAD> // samples in flight per thread and round
 __global__ void __launch_bounds__(threads) unpack10_kernel(const uint8_t* __restrict__ in,
@@ -63,13 +63,10 @@ __global__ void __launch_bounds__(threads) unpack10_kernel(const uint8_t* __rest
 template <typename T, int PER_THREAD>
 void launch(const uint8_t* in, T* out, std::size_t n_samples, cudaStream_t stream)
 {
-    // A grid-stride loop, each thread taking PER_THREAD samples a round: one
-    // round of the grid up to 65536 blocks (134 M samples at 8 a thread),
-    // more rounds beyond. (Calls of under ~1.6 M samples leave SMs idle;
+    // A grid-stride loop, each thread taking PER_THREAD samples a round
+    // (unpack10_blocks). (Calls of under ~1.6 M samples leave SMs idle;
     // launch costs rule there.)
-    const std::size_t per_block = std::size_t(threads) * PER_THREAD;
-    const std::size_t wanted = (n_samples + per_block - 1) / per_block;
-    const unsigned blocks = unsigned(wanted < 65536 ? wanted : 65536);
+    const unsigned blocks = unpack10_blocks(n_samples, PER_THREAD);
     unpack10_kernel<T, PER_THREAD><<<blocks, threads, 0, stream>>>(in, out, n_samples);
 }
 
@@ -95,7 +92,49 @@ void launch_any(const uint8_t* in, T* out, std::size_t n_samples, int per_thread
                                 " samples per thread");
 }
 
+template <typename T>
+double waves(std::size_t n_samples, int per_thread)
+{
+    const void* kernel = nullptr;
+    switch (per_thread) {
+    case 1:
+        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 1>);
+        break;
+    case 2:
+        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 2>);
+        break;
+    case 4:
+        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 4>);
+        break;
+    case 8:
+        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 8>);
+        break;
+    case 16:
+        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 16>);
+        break;
+    default:
+        return 0;
+    }
+    int device = 0, sms = 0, per_sm = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) !=
+            cudaSuccess ||
+        sms * per_sm == 0) {
+        cudaGetLastError(); // (a figure for a note: none rather than a throw)
+        return 0;
+    }
+    return double(unpack10_blocks(n_samples, per_thread)) / (double(sms) * per_sm);
+}
+
 } // namespace
+
+double unpack10_waves(std::size_t n_samples, int per_thread, bool float_out)
+{
+    return float_out ? waves<float>(n_samples, per_thread)
+                     : waves<int16_t>(n_samples, per_thread);
+}
 
 void launch_unpack10(
     const uint8_t* in, float* out, std::size_t n_samples, int per_thread, void* stream)

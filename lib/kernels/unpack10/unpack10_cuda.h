@@ -22,6 +22,21 @@ namespace cuda {
 constexpr int unpack10_per_thread_options[] = { 1, 2, 4, 8, 16 };
 constexpr int unpack10_per_thread_default = 8;
 
+/*! Blocks of unpack10_threads a launch over n samples at \p per_thread
+ *  samples a thread and round: one round of the grid up to 65536 blocks
+ *  (134 M samples at 8 a thread), more rounds beyond. */
+constexpr int unpack10_threads = 256;
+inline unsigned unpack10_blocks(std::size_t n_samples, int per_thread)
+{
+    const std::size_t per_block = std::size_t(unpack10_threads) * per_thread;
+    const std::size_t wanted = (n_samples + per_block - 1) / per_block;
+    return unsigned(wanted < 65536 ? wanted : 65536);
+}
+
+/*! Those blocks over the SMs times the blocks of the kernel one SM holds
+ *  (the CUDA runtime's occupancy), on the current device. */
+double unpack10_waves(std::size_t n_samples, int per_thread, bool float_out);
+
 void launch_unpack10(
     const uint8_t* in, float* out, std::size_t n_samples, int per_thread, void* stream);
 void launch_unpack10(

@@ -7,6 +7,7 @@
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #ifdef GPUDSP_HAVE_CUDA
 #include "unpack10_cuda.h"
+#include <cstdio>
 #endif
 #include <stdexcept>
 
@@ -74,6 +75,27 @@ void unpack10_plan::launch(const uint8_t* in,
     d_ctx->check_last_error("unpack10 kernel launch", d_who);
 }
 #endif
+
+std::string unpack10_plan::launch_shape(std::size_t n_samples) const
+{
+#ifdef GPUDSP_HAVE_CUDA
+    if (d_where.kind == backend_kind::cuda) {
+        d_ctx->make_current();
+        char text[128];
+        std::snprintf(text,
+                      sizeof text,
+                      "%u blocks of %d threads a launch, %d samples a thread, %.1f waves",
+                      cuda::unpack10_blocks(n_samples, d_per_thread),
+                      cuda::unpack10_threads,
+                      d_per_thread,
+                      cuda::unpack10_waves(
+                          n_samples, d_per_thread, d_format == sample_format::float32));
+        return text;
+    }
+#endif
+    (void)n_samples;
+    return "";
+}
 
 void unpack10_plan::execute(const void* in,
                             void* out,

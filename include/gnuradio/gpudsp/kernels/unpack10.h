@@ -66,6 +66,10 @@ public:
      *  where it came from: tuned when the plan was built, cached, shipped,
      *  or the heuristic (docs/gpu.md, "Tuning"). */
     const runtime::tune_result& tuning() const { return d_tuning; }
+    /*! \brief How a CUDA call of \p n_samples launches: blocks, samples a
+     *  thread and waves (blocks over what the GPU holds at once); empty on
+     *  the other backends. For benchmark notes. */
+    std::string launch_shape(std::size_t n_samples) const;
 
 private:
     void tune();
