@@ -305,7 +305,9 @@ void run_ddc(const options& opt, report& rep)
                       "TFLOP/s",
                       peak / 1e12,
                       "FP32 peak (nominal)",
-                      "one launch timed from the host, with its synchronisation" });
+                      std::string("one launch timed from the host, with its "
+                                  "synchronisation; ") +
+                          shape });
             // Seconds a launch of a plan, back to back, and the note of its
             // row (input rate, what, waves).
             auto back_to_back = [&](kernels::ddc_plan& p) {
@@ -494,7 +496,8 @@ void run_ddc(const options& opt, report& rep)
                           "TFLOP/s",
                           peak / 1e12,
                           "FP32 peak (nominal)",
-                          times_faster(t_bank, t_alone, "the 8 outputs run alone") });
+                          times_faster(t_bank, t_alone, "the 8 outputs run alone") +
+                              "; one output alone: " + shape });
                 // Issue 52's target for banks, as its own row: the bank
                 // against its 8 outputs run one after another.
                 rep.add({ "ddc",
@@ -514,7 +517,7 @@ void run_ddc(const options& opt, report& rep)
                           "GS/s",
                           std::min(hbm / (8.0 + 8.0 / D), peak / (8.0 * T / D)) / 1e9,
                           "min(memory, FP32) roofline",
-                          "" });
+                          shape });
         }
         // Block with block, in the same flowgraph.
         const std::vector<gr_complex> ctaps(real_taps.begin(), real_taps.end());

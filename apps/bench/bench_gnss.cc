@@ -270,7 +270,7 @@ void run_gnss(const options& opt, report& rep)
                   0,
                   "",
                   std::to_string(sat_samples / kernel_best / 1e9).substr(0, 6) +
-                      " G sat.ant.samples/s" });
+                      " G sat.ant.samples/s; " + gpu.last_launch_shape() });
         rep.add({ "gnss",
                   what + ", device-resident input, results to host",
                   "cuda",

@@ -262,17 +262,17 @@ void run_ldpc(const options& opt, report& rep)
                                           .substr(0, 6) });
                     };
                     host_row(", host to host", th);
-                    rep.add(
-                        { "ldpc",
-                          what + ", kernels only",
-                          "cuda",
-                          double(n) * p.K / kernel_best / 1e9,
-                          "Gb/s",
-                          0,
-                          "",
-                          kernel + std::to_string(kernel_best * 1e6).substr(0, 8) +
-                              " us/batch; " + per_cw(kernel_best, n) + "; " +
-                              vs_cpu(kernel_best, n) });
+                    rep.add({ "ldpc",
+                              what + ", kernels only",
+                              "cuda",
+                              double(n) * p.K / kernel_best / 1e9,
+                              "Gb/s",
+                              0,
+                              "",
+                              kernel + gpu.launch_shape(n) + "; " +
+                                  std::to_string(kernel_best * 1e6).substr(0, 8) +
+                                  " us/batch; " + per_cw(kernel_best, n) + "; " +
+                                  vs_cpu(kernel_best, n) });
                     if (!fixed)
                         continue;
                     const double t8 = seconds_per_call(

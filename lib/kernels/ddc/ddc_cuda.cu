@@ -14,7 +14,6 @@
 
 #include "ddc_impl.h"
 #include "ddc_ring.cuh"
-#include "ddc_rotate.cuh"
 #include "ddc_tensor_cuda.h"
 #include "ddc_tile.h"
 #include "kernels/common/cp_async.cuh"
@@ -167,12 +166,14 @@ __global__ void __launch_bounds__(ddc_tile_max_threads)
                 continue;
             if constexpr (MIX)
                 bank.out[o][m] = make_float2(acc[r].re, acc[r].im);
-            else
-                bank.out[o][m] = ddc_rotate_output(make_float2(acc[r].re, acc[r].im),
+            else {
+                const ddc_cf y = ddc_rotate_output(acc[r],
                                                    first_output + m,
                                                    sh.D,
                                                    bank.phase_step[o],
                                                    bank.phase_offset[o]);
+                bank.out[o][m] = make_float2(y.re, y.im);
+            }
         }
     }
 }
@@ -392,11 +393,9 @@ __global__ void __launch_bounds__(threads) ddc_kernel(const void* __restrict__ i
     ddc_cf acc{ 0.0f, 0.0f };
     for (int j = 0; j < taps; ++j)
         ddc_mac(acc, z[j], as_tile(sample_loader<K>::load(in, base + j)));
-    out[m] = ddc_rotate_output(make_float2(acc.re, acc.im),
-                               first_output + m,
-                               decimation,
-                               phase_step,
-                               phase_offset);
+    const ddc_cf y =
+        ddc_rotate_output(acc, first_output + m, decimation, phase_step, phase_offset);
+    out[m] = make_float2(y.re, y.im);
 }
 
 sample_kind kind_of(ddc_input f)

@@ -13,7 +13,6 @@
 // phase; a warp's lanes write runs of consecutive outputs (coalesced).
 
 #include "ddc_ring.cuh"
-#include "ddc_rotate.cuh"
 #include "ddc_tensor_cuda.h"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/packed10.h"
@@ -195,19 +194,17 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                                                      sh, lane, half, n, rt));
                         if (m < (unsigned long long)lead || m >= n_outputs)
                             continue; // the lead's outputs only align the others
-                        const float re = fmaf(lo[o][rt][n][2 * half],
-                                              1.0f / ddc_tensor::lo_scale,
-                                              hi[o][rt][n][2 * half]) *
-                                         unscale;
-                        const float im = fmaf(lo[o][rt][n][2 * half + 1],
-                                              1.0f / ddc_tensor::lo_scale,
-                                              hi[o][rt][n][2 * half + 1]) *
-                                         unscale;
-                        bank.out[o][m - lead] = ddc_rotate_output(make_float2(re, im),
-                                                                  first_output + m,
-                                                                  sh.D,
-                                                                  bank.phase_step[o],
-                                                                  bank.phase_offset[o]);
+                        const ddc_cf y = ddc_rotate_output(
+                            ddc_tensor::combine(hi[o][rt][n][2 * half],
+                                                hi[o][rt][n][2 * half + 1],
+                                                lo[o][rt][n][2 * half],
+                                                lo[o][rt][n][2 * half + 1],
+                                                unscale),
+                            first_output + m,
+                            sh.D,
+                            bank.phase_step[o],
+                            bank.phase_offset[o]);
+                        bank.out[o][m - lead] = make_float2(y.re, y.im);
                     }
         }
     };

@@ -384,6 +384,16 @@ struct taps_image {
     std::vector<uint32_t> words;
     float unscale = 1.0f;
 };
+
+/*! An output's sum from its two accumulators (the products with the taps'
+ *  hi and lo parts, re and im), times the image's unscale: the kernel's
+ *  epilogue and its emulation's. */
+GPUDSP_HD ddc_cf
+combine(float hi_re, float hi_im, float lo_re, float lo_im, float unscale)
+{
+    return ddc_cf{ fmaf(lo_re, 1.0f / lo_scale, hi_re) * unscale,
+                   fmaf(lo_im, 1.0f / lo_scale, hi_im) * unscale };
+}
 inline taps_image make_taps(const std::vector<std::complex<float>>& zr, const shape& sh)
 {
     float peak = 0;

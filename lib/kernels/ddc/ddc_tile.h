@@ -392,6 +392,16 @@ GPUDSP_HD ddc_cf ddc_mixer_at(uint64_t phase)
 #endif
 }
 
+/*! Output m's sum times exp(-2j pi phase(mD)), phase(n) = step n + offset
+ *  exact in 64-bit fixed point: the tile, simple and tensor kernels' output
+ *  rotation (one sincospif an output; the host's ddc_mixer_at in its
+ *  emulations). */
+GPUDSP_HD ddc_cf
+ddc_rotate_output(ddc_cf acc, uint64_t m, int D, uint64_t step, uint64_t offset)
+{
+    return ddc_cmul(acc, ddc_mixer_at(step * (m * uint64_t(D)) + offset));
+}
+
 /*! The stream index of tile sample 0 of the tile whose first output is
  *  \p m0 in a launch starting at output \p first_output: output m's
  *  window ends at stream sample m D (its newest) and holds T samples. */

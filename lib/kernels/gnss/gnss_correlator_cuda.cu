@@ -25,6 +25,7 @@
 #include "runtime/cuda_check.h"
 #include <cuda_runtime.h>
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -514,6 +515,8 @@ public:
                            d_done->get(),
                            stream,
                            row_bytes(widest) };
+        d_last_blocks = (long long)call.grid.x * call.grid.y * call.grid.z;
+        d_last_per_sm = d_blocks_per_sm[widest];
         if (!replay_graph(call))
             enqueue(call, false);
         gnss_run_meanwhile(meanwhile, [&] { d_ctx->stream_synchronize(sh, d_who); });
@@ -537,6 +540,22 @@ public:
     }
 
     double last_kernel_seconds() const override { return d_kernel_seconds; }
+
+    // The last call's launch: blocks and waves (blocks over what the SMs
+    // hold at once, with the widest code row's shared memory).
+    std::string last_launch_shape() const override
+    {
+        if (!d_last_blocks)
+            return "";
+        char text[96];
+        std::snprintf(text,
+                      sizeof text,
+                      "%lld blocks of %d threads a launch, %.2f waves",
+                      d_last_blocks,
+                      threads,
+                      double(d_last_blocks) / (double(d_sms) * d_last_per_sm));
+        return text;
+    }
 
 private:
     // What one call enqueues; equal launches (operator==) replay one graph.
@@ -763,6 +782,8 @@ private:
     std::unique_ptr<runtime::pinned_memory> d_results_host;
     cudaEvent_t d_kernel_begin = nullptr, d_kernel_end = nullptr;
     double d_kernel_seconds = 0;
+    long long d_last_blocks = 0;       // the last call's grid
+    int d_last_per_sm = 1;             // its blocks an SM
     cudaGraphExec_t d_graph = nullptr; // of d_graph_launch
     launch d_graph_launch{};
     bool d_graphs_work = true;

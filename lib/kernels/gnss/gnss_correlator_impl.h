@@ -131,6 +131,7 @@ struct gnss_correlator_plan::impl {
                          runtime::stream_handle stream,
                          const std::function<void()>& meanwhile) = 0;
     virtual double last_kernel_seconds() const { return 0; }
+    virtual std::string last_launch_shape() const { return ""; }
     virtual void set_threads(int) {} // CPU work only
 
     /*! The configurations the tuner may time (ids, the first is the

@@ -417,6 +417,11 @@ void gnss_correlator_plan::execute(const std::vector<const void*>& antennas,
         out[r] = std::complex<float>(sum[r]);
 }
 
+std::string gnss_correlator_plan::last_launch_shape() const
+{
+    return d_impl->last_launch_shape();
+}
+
 double gnss_correlator_plan::last_kernel_seconds() const
 {
     return d_impl->last_kernel_seconds();

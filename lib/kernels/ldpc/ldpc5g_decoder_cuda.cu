@@ -34,6 +34,7 @@
 #include <cuda_runtime.h>
 #include <type_traits>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -332,6 +333,45 @@ public:
     }
 
     double last_kernel_seconds() const override { return d_kernel_seconds; }
+
+    // How a decode of \p batch codewords (float LLRs) launches: its chunks
+    // (one kernel each, alternating between two streams), a launch's blocks
+    // and its waves (the benchmark prints it).
+    std::string launch_shape(int batch) const override
+    {
+        if (batch <= 0)
+            return "";
+        d_ctx->make_current();
+        const int chunk = std::min(batch, d_chunk);
+        const int chunks = (batch + chunk - 1) / chunk;
+        int blocks = chunk, per_sm = 0;
+        if (d_pair) {
+            const pair_launch l = pair_launch_of(d_dev, chunk, d_smem);
+            blocks = l.blocks;
+            per_sm = pair_blocks_per_sm(d_dev, ldpc5g_llr_format::f32, l);
+        } else {
+            const void* k =
+                d_l.c.layered ? reinterpret_cast<const void*>(decode_kernel<T, S, true>)
+                              : reinterpret_cast<const void*>(decode_kernel<T, S, false>);
+            if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &per_sm, k, d_threads, d_smem) != cudaSuccess) {
+                cudaGetLastError(); // (a figure for a note)
+                per_sm = 0;
+            }
+        }
+        const double fit = double(per_sm) * d_ctx->info().multiprocessors;
+        char text[160];
+        std::snprintf(text,
+                      sizeof text,
+                      "%d chunk%s of %d codewords on two streams, %d blocks a launch, "
+                      "%.2f waves",
+                      chunks,
+                      chunks > 1 ? "s" : "",
+                      chunk,
+                      blocks,
+                      fit > 0 ? blocks / fit : 0.0);
+        return text;
+    }
 
     // The kernel (fixed-point layered decoding: two codewords a block, or
     // one) and the codewords per chunk (a chunk's upload overlaps the other

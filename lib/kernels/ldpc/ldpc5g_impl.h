@@ -16,6 +16,7 @@
 
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
 #include <cstdint>
+#include <string>
 
 #ifdef __CUDACC__
 #define LDPC_HD __host__ __device__ __forceinline__
@@ -166,6 +167,12 @@ struct ldpc5g_decoder_plan::impl {
         return false;
     }
     virtual double last_kernel_seconds() const { return 0; }
+    /*! How a decode of n codewords launches (CUDA; empty elsewhere). */
+    virtual std::string launch_shape(int n) const
+    {
+        (void)n;
+        return "";
+    }
 
     /*! The configurations the tuner may time (ids, the first is the
      *  heuristic's); fewer than two: nothing to tune. */

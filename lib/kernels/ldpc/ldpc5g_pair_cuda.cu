@@ -477,24 +477,44 @@ void launch_as(const ldpc_pair_config& c,
                uint8_t* ok,
                cudaStream_t s)
 {
-    const int blocks = (n + 1) / 2, threads = ldpc5g_cuda_threads(c.Z);
+    const pair_launch l = pair_launch_of(c, n, smem);
     auto* st = static_cast<uint32_t*>(states);
     auto* in = static_cast<const In*>(llrs);
-    const int per_block = ldpc_group_warps * ldpc_groups_per_warp(c.Z); // pairs
-    if (n == 1 && smem && ldpc_pair_split_fits(c))
-        decode_split_kernel<In, BG><<<1, ldpc5g_cuda_threads(c.Z / 2), smem / 2, s>>>(
-            c, in, st, bits, packed, its, ok);
-    else if (smem && c.Z <= ldpc_group_max_z) // (smem: one pair's values)
-        decode_group_kernel<In, BG><<<(blocks + per_block - 1) / per_block,
-                                      32 * ldpc_group_warps,
-                                      smem * per_block,
-                                      s>>>(c, in, n, st, bits, packed, its, ok);
-    else if (smem)
-        decode_pair_kernel<In, true, BG>
-            <<<blocks, threads, smem, s>>>(c, in, n, st, nullptr, bits, packed, its, ok);
-    else
-        decode_pair_kernel<In, false, BG><<<blocks, threads, 0, s>>>(
+    switch (l.form) {
+    case pair_form::split:
+        decode_split_kernel<In, BG>
+            <<<l.blocks, l.threads, l.smem, s>>>(c, in, st, bits, packed, its, ok);
+        return;
+    case pair_form::group:
+        decode_group_kernel<In, BG>
+            <<<l.blocks, l.threads, l.smem, s>>>(c, in, n, st, bits, packed, its, ok);
+        return;
+    case pair_form::pair_shared:
+        decode_pair_kernel<In, true, BG><<<l.blocks, l.threads, l.smem, s>>>(
+            c, in, n, st, nullptr, bits, packed, its, ok);
+        return;
+    case pair_form::pair_global:
+        decode_pair_kernel<In, false, BG><<<l.blocks, l.threads, 0, s>>>(
             c, in, n, st, static_cast<uint32_t*>(app), bits, packed, its, ok);
+        return;
+    }
+}
+
+// The kernel instance of a launch, for the occupancy query.
+template <typename In, int BG>
+const void* kernel_of(pair_form f)
+{
+    switch (f) {
+    case pair_form::split:
+        return reinterpret_cast<const void*>(decode_split_kernel<In, BG>);
+    case pair_form::group:
+        return reinterpret_cast<const void*>(decode_group_kernel<In, BG>);
+    case pair_form::pair_shared:
+        return reinterpret_cast<const void*>(decode_pair_kernel<In, true, BG>);
+    case pair_form::pair_global:
+        break;
+    }
+    return reinterpret_cast<const void*>(decode_pair_kernel<In, false, BG>);
 }
 
 } // namespace
@@ -507,6 +527,42 @@ std::size_t ldpc_pair_state_bytes(const ldpc_pair_config& c, int n)
 std::size_t ldpc_pair_app_bytes(const ldpc_pair_config& c, int n, std::size_t smem)
 {
     return smem ? 0 : std::size_t((n + 1) / 2) * c.cols_used * c.Z * 4;
+}
+
+pair_launch pair_launch_of(const ldpc_pair_config& c, int n, std::size_t smem)
+{
+    const int blocks = (n + 1) / 2, threads = ldpc5g_cuda_threads(c.Z);
+    const int per_block = ldpc_group_warps * ldpc_groups_per_warp(c.Z); // pairs
+    if (n == 1 && smem && ldpc_pair_split_fits(c))
+        return { pair_form::split, 1, ldpc5g_cuda_threads(c.Z / 2), smem / 2 };
+    if (smem && c.Z <= ldpc_group_max_z) // (smem: one pair's values)
+        return { pair_form::group,
+                 (blocks + per_block - 1) / per_block,
+                 32 * ldpc_group_warps,
+                 smem * per_block };
+    if (smem)
+        return { pair_form::pair_shared, blocks, threads, smem };
+    return { pair_form::pair_global, blocks, threads, 0 };
+}
+
+int pair_blocks_per_sm(const ldpc_pair_config& c,
+                       ldpc5g_llr_format format,
+                       const pair_launch& l)
+{
+    const bool bg1 = c.bg == 1;
+    const void* k =
+        format == ldpc5g_llr_format::f16
+            ? (bg1 ? kernel_of<__half, 1>(l.form) : kernel_of<__half, 2>(l.form))
+        : format == ldpc5g_llr_format::i8
+            ? (bg1 ? kernel_of<int8_t, 1>(l.form) : kernel_of<int8_t, 2>(l.form))
+            : (bg1 ? kernel_of<float, 1>(l.form) : kernel_of<float, 2>(l.form));
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, l.threads, l.smem) !=
+        cudaSuccess) {
+        cudaGetLastError(); // (a figure for a note)
+        return 0;
+    }
+    return per_sm;
 }
 
 void ldpc_pair_launch(const ldpc_pair_config& c,

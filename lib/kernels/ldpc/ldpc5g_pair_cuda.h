@@ -64,6 +64,25 @@ void ldpc_pair_launch(const ldpc_pair_config& c,
                       uint8_t* ok,
                       cudaStream_t stream);
 
+/*! Which pair kernel a launch of \p n codewords with \p smem bytes of
+ *  shared memory a pair (0: values in global memory) runs, and its grid:
+ *  one codeword in both lanes (n = 1, the latency kernel), several pairs a
+ *  block (small lifts), one pair a block with values in shared or global
+ *  memory. */
+enum class pair_form { split, group, pair_shared, pair_global };
+struct pair_launch {
+    pair_form form;
+    int blocks, threads;
+    std::size_t smem;
+};
+pair_launch pair_launch_of(const ldpc_pair_config& c, int n, std::size_t smem);
+
+/*! Blocks of that launch's kernel one SM holds (the CUDA runtime's
+ *  occupancy; 0 where it cannot say). */
+int pair_blocks_per_sm(const ldpc_pair_config& c,
+                       ldpc5g_llr_format format,
+                       const pair_launch& l);
+
 /*! Sets the pair kernels' shared-memory limit to \p optin (see
  *  ldpc5g_decoder_cuda.cu: never lowered by a later plan). */
 cudaError_t ldpc_pair_allow_shared(int optin);

@@ -327,6 +327,11 @@ void ldpc5g_decoder_plan::decode(const void* llrs,
                 uint8_t(unpacked[std::size_t(b) * d_p.K + i] << (7 - i % 8));
 }
 
+std::string ldpc5g_decoder_plan::launch_shape(int n) const
+{
+    return d_impl->launch_shape(n);
+}
+
 double ldpc5g_decoder_plan::last_kernel_seconds() const
 {
     return d_impl->last_kernel_seconds();

@@ -207,6 +207,11 @@ public:
      *  (CUDA events); 0 on the CPU. */
     double last_kernel_seconds() const;
 
+    /*! \brief How the last CUDA execute() launched: blocks and waves
+     *  (blocks over what the GPU holds at once); empty on the CPU. For
+     *  benchmark notes. */
+    std::string last_launch_shape() const;
+
     /*! \brief CPU backend (and the emulated device): spread the jobs of
      *  each execute() over \p n threads, 1..256. The results do not depend
      *  on \p n (each job is summed by one thread, in a fixed order). The

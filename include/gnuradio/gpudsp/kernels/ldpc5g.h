@@ -195,6 +195,11 @@ public:
      *  it was. */
     double last_kernel_seconds() const;
 
+    /*! \brief How a CUDA decode of \p n codewords launches: chunks, blocks
+     *  a launch and waves (blocks over what the GPU holds at once); empty
+     *  on the other backends. For benchmark notes. */
+    std::string launch_shape(int n) const;
+
     /*! \brief The configuration that runs (CUDA: the kernel and codewords
      *  per chunk) and where it came from: tuned when the plan was built,
      *  cached, shipped or the heuristic (docs/gpu.md, "Tuning"). */
