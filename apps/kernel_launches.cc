@@ -76,8 +76,8 @@ int main()
                                         std::make_pair(16, 55) }) {
                     const auto sh =
                         ddc_tile_shape_for(dt.first, dt.second, cplx, limit, lgR);
-                    if (!sh.A)
-                        continue; // the simple kernel's case
+                    if (!sh.A || (lgR != 3 && sh.AC != 8))
+                        continue; // the simple kernel's case; R = 4 with AC = 8 only
                     // ('.' for the parentheses: the pattern travels in JSON;
                     // complex input also mixing first, on the same shape)
                     const std::string kernel =

@@ -1043,16 +1043,18 @@ private:
                               : fn(pick(kind, r, std::integral_constant<int, 4>{}, m));
         };
         using r8 = std::integral_constant<int, 8>;
+        using ac8 = std::integral_constant<int, 8>;
         auto with = [&](auto kind) {
-            switch (sh.R()) {
-            case 4:
-                return with_r(kind, std::integral_constant<int, 4>{}, std::false_type{});
-            case 16:
-                if constexpr (RING)
-                    return with_r(
-                        kind, std::integral_constant<int, 16>{}, std::false_type{});
-                break;
-            }
+            // (R other than 8 with AC = 8 only: ddc_tile_r_log2s)
+            if (sh.R() == 4 && sh.AC == 8)
+                return fn(pick(
+                    kind, std::integral_constant<int, 4>{}, ac8{}, std::false_type{}));
+            if constexpr (RING)
+                if (sh.R() == 16 && sh.AC == 8)
+                    return fn(pick(kind,
+                                   std::integral_constant<int, 16>{},
+                                   ac8{},
+                                   std::false_type{}));
             return with_r(kind, r8{}, std::false_type{});
         };
         if (d_c.complex_input())

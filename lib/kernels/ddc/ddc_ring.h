@@ -214,10 +214,9 @@ struct ddc_ring_shape {
 
 /*! The ring shapes the tuner may time: for 1 and 2 stages and each number
  *  of outputs per thread (ddc_tile_r_log2s: 8, then 4 and 16 for real
- *  input), the tile shape ddc_tile_shape_for would choose for two blocks an
- *  SM and for one, with the stages counted (the most outputs per tile, then
- *  phase groups up to 256 threads), without repeats; none where no tile
- *  fits. */
+ *  input with phases of 8 taps or more), the tile shape ddc_tile_shape_for would choose
+ * for two blocks an SM and for one, with the stages counted (the most outputs per tile,
+ * then phase groups up to 256 threads), without repeats; none where no tile fits. */
 inline std::vector<ddc_ring_shape>
 ddc_ring_candidates(int D, int T, int sample_bits, std::size_t smem_limit)
 {
@@ -227,28 +226,29 @@ ddc_ring_candidates(int D, int T, int sample_bits, std::size_t smem_limit)
         smem_limit >= 2048 ? (smem_limit + 1024) / 2 - 1024 : 0;
     for (const int lgR : ddc_tile_r_log2s(sample_bits == 64, true))
         for (const int stages : { 1, 2 })
-            for (const std::size_t budget : { two_per_sm, smem_limit })
-                for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2) {
-                    auto shape = [&](int g) {
-                        return ddc_tile_shape_with(D, T, tw, g, ac, lgR);
-                    };
-                    int g = 1;
-                    while (g * 2 <= D && tw * g * 2 <= ddc_tile_max_threads)
-                        g *= 2;
-                    while (g > 1 &&
-                           ddc_ring_shared_bytes(shape(g), sample_bits, stages) > budget)
-                        g /= 2;
-                    const ddc_tile_shape sh = shape(g);
-                    if (ddc_ring_shared_bytes(sh, sample_bits, stages) > budget)
-                        continue;
-                    bool seen = false;
-                    for (const auto& r : out)
-                        seen |= r.stages == stages && r.sh.TW == sh.TW &&
-                                r.sh.G == sh.G && r.sh.lgR == sh.lgR;
-                    if (!seen)
-                        out.push_back({ sh, stages });
-                    break;
-                }
+            if (lgR == 3 || ac == 8) // (ddc_tile_r_log2s)
+                for (const std::size_t budget : { two_per_sm, smem_limit })
+                    for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2) {
+                        auto shape = [&](int g) {
+                            return ddc_tile_shape_with(D, T, tw, g, ac, lgR);
+                        };
+                        int g = 1;
+                        while (g * 2 <= D && tw * g * 2 <= ddc_tile_max_threads)
+                            g *= 2;
+                        while (g > 1 && ddc_ring_shared_bytes(
+                                            shape(g), sample_bits, stages) > budget)
+                            g /= 2;
+                        const ddc_tile_shape sh = shape(g);
+                        if (ddc_ring_shared_bytes(sh, sample_bits, stages) > budget)
+                            continue;
+                        bool seen = false;
+                        for (const auto& r : out)
+                            seen |= r.stages == stages && r.sh.TW == sh.TW &&
+                                    r.sh.G == sh.G && r.sh.lgR == sh.lgR;
+                        if (!seen)
+                            out.push_back({ sh, stages });
+                        break;
+                    }
     return out;
 }
 

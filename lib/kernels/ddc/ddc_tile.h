@@ -48,7 +48,9 @@ constexpr int ddc_tile_max_threads = 256;
  *  (its rotation by recurrence fits 16 outputs in 128 registers; the tile
  *  kernel's per-output sincospif at R = 16 spills at 128 registers, sm_90);
  *  complex input (memory-bound, and a complex window of 16 + 7 samples
- *  would take ~46 more registers) 8 only. */
+ *  would take ~46 more registers) 8 only. R other than 8 only with 8 taps a
+ *  window step (phases of 8 taps or more: where the FIR, not the load,
+ *  dominates; with 4, R = 4 and 16 spilled a few bytes on sm_75..sm_89). */
 inline std::vector<int> ddc_tile_r_log2s(bool complex_in, bool ring)
 {
     if (complex_in)
@@ -308,10 +310,9 @@ ddc_tile_shape_for(int D, int T, bool complex_in, std::size_t smem_limit, int lg
  *  (ddc_tile_shape_for) first: every group width (32..256 threads) with
  *  every power-of-two number of phase groups up to D and 256 threads in
  *  all, with 4 and, where a phase has 8 taps or more, 8 taps per window
- *  step, that fits \p smem_limit; then, for real input, the heuristic's
- *  choice of width and groups at R = 4 outputs per thread
- *  (ddc_tile_r_log2s), with either window step. Empty where no tile
- *  fits. */
+ *  step, that fits \p smem_limit; then, for real input with phases of 8
+ *  taps or more, the heuristic's choice of width and groups at R = 4
+ *  outputs per thread (ddc_tile_r_log2s). Empty where no tile fits. */
 inline std::vector<ddc_tile_shape>
 ddc_tile_shape_candidates(int D, int T, bool complex_in, std::size_t smem_limit)
 {
@@ -334,14 +335,11 @@ ddc_tile_shape_candidates(int D, int T, bool complex_in, std::size_t smem_limit)
                 out.push_back(sh);
             }
     for (const int lgR : ddc_tile_r_log2s(complex_in, false)) {
-        if (lgR == first.lgR)
+        if (lgR == first.lgR || first.A < 8)
             continue;
         const ddc_tile_shape r = ddc_tile_shape_for(D, T, complex_in, smem_limit, lgR);
-        if (!r.A)
-            continue;
-        for (const int ac : { 8, 4 })
-            if (ac <= 4 || first.A >= 8)
-                out.push_back(ddc_tile_shape_with(D, T, r.TW, r.G, ac, lgR));
+        if (r.A)
+            out.push_back(r); // (AC = 8)
     }
     return out;
 }

@@ -60,14 +60,26 @@ __global__ void __launch_bounds__(threads) unpack10_kernel(const uint8_t* __rest
     }
 }
 
-template <typename T, int PER_THREAD>
-void launch(const uint8_t* in, T* out, std::size_t n_samples, cudaStream_t stream)
+// fn(unpack10_kernel<T, PER_THREAD>, PER_THREAD) for the compiled
+// PER_THREAD equal to per_thread (unpack10_per_thread_options); throws for
+// another.
+template <typename T, class Fn>
+auto with_kernel(int per_thread, Fn fn)
 {
-    // A grid-stride loop, each thread taking PER_THREAD samples a round
-    // (unpack10_blocks). (Calls of under ~1.6 M samples leave SMs idle;
-    // launch costs rule there.)
-    const unsigned blocks = unpack10_blocks(n_samples, PER_THREAD);
-    unpack10_kernel<T, PER_THREAD><<<blocks, threads, 0, stream>>>(in, out, n_samples);
+    switch (per_thread) {
+    case 1:
+        return fn(unpack10_kernel<T, 1>, 1);
+    case 2:
+        return fn(unpack10_kernel<T, 2>, 2);
+    case 4:
+        return fn(unpack10_kernel<T, 4>, 4);
+    case 8:
+        return fn(unpack10_kernel<T, 8>, 8);
+    case 16:
+        return fn(unpack10_kernel<T, 16>, 16);
+    }
+    throw std::invalid_argument("unpack10: no kernel for " + std::to_string(per_thread) +
+                                " samples per thread");
 }
 
 template <typename T>
@@ -75,53 +87,31 @@ void launch_any(const uint8_t* in, T* out, std::size_t n_samples, int per_thread
 {
     if (n_samples == 0)
         return;
-    auto stream = static_cast<cudaStream_t>(s);
-    switch (per_thread) {
-    case 1:
-        return launch<T, 1>(in, out, n_samples, stream);
-    case 2:
-        return launch<T, 2>(in, out, n_samples, stream);
-    case 4:
-        return launch<T, 4>(in, out, n_samples, stream);
-    case 8:
-        return launch<T, 8>(in, out, n_samples, stream);
-    case 16:
-        return launch<T, 16>(in, out, n_samples, stream);
-    }
-    throw std::invalid_argument("unpack10: no kernel for " + std::to_string(per_thread) +
-                                " samples per thread");
+    // A grid-stride loop, each thread taking per_thread samples a round
+    // (unpack10_blocks). (Calls of under ~1.6 M samples leave SMs idle;
+    // launch costs rule there.)
+    with_kernel<T>(per_thread, [&](auto kernel, int pt) {
+        kernel<<<unpack10_blocks(n_samples, pt),
+                 threads,
+                 0,
+                 static_cast<cudaStream_t>(s)>>>(in, out, n_samples);
+    });
 }
 
 template <typename T>
 double waves(std::size_t n_samples, int per_thread)
 {
-    const void* kernel = nullptr;
-    switch (per_thread) {
-    case 1:
-        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 1>);
-        break;
-    case 2:
-        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 2>);
-        break;
-    case 4:
-        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 4>);
-        break;
-    case 8:
-        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 8>);
-        break;
-    case 16:
-        kernel = reinterpret_cast<const void*>(unpack10_kernel<T, 16>);
-        break;
-    default:
-        return 0;
-    }
     int device = 0, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) !=
-            cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0) !=
-            cudaSuccess ||
-        sms * per_sm == 0) {
+    const cudaError_t e = with_kernel<T>(per_thread, [&](auto kernel, int) {
+        cudaError_t r = cudaGetDevice(&device);
+        if (r == cudaSuccess)
+            r = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        if (r == cudaSuccess)
+            r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, kernel, threads, 0);
+        return r;
+    });
+    if (e != cudaSuccess || sms * per_sm == 0) {
         cudaGetLastError(); // (a figure for a note: none rather than a throw)
         return 0;
     }
