@@ -24,6 +24,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpudsp {
@@ -1044,6 +1046,10 @@ private:
         };
         using r8 = std::integral_constant<int, 8>;
         using ac8 = std::integral_constant<int, 8>;
+        if (!ddc_tile_r_built(sh.R(), sh.AC, d_c.complex_input(), RING))
+            throw std::logic_error(
+                "ddc: no kernel built for R=" + std::to_string(sh.R()) +
+                " AC=" + std::to_string(sh.AC)); // (a defect)
         auto with = [&](auto kind) {
             // (R other than 8 with AC = 8 only: ddc_tile_r_log2s)
             if (sh.R() == 4 && sh.AC == 8)

@@ -226,7 +226,7 @@ ddc_ring_candidates(int D, int T, int sample_bits, std::size_t smem_limit)
         smem_limit >= 2048 ? (smem_limit + 1024) / 2 - 1024 : 0;
     for (const int lgR : ddc_tile_r_log2s(sample_bits == 64, true))
         for (const int stages : { 1, 2 })
-            if (lgR == 3 || ac == 8) // (ddc_tile_r_log2s)
+            if (ddc_tile_r_built(1 << lgR, ac, sample_bits == 64, true))
                 for (const std::size_t budget : { two_per_sm, smem_limit })
                     for (int tw = ddc_tile_max_threads; tw >= 32; tw /= 2) {
                         auto shape = [&](int g) {

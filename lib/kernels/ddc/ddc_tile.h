@@ -43,7 +43,9 @@ struct alignas(8) ddc_cf { // one 64-bit shared-memory access
 constexpr int ddc_tile_outputs_per_thread = 8; // R of the heuristic's shape
 constexpr int ddc_tile_max_threads = 256;
 
-/*! The outputs per thread (R) the FFMA kernels are built for, as log2,
+/*! The outputs per thread (R) the FFMA kernels are built for
+ *  (ddc_tile_r_built: with \p AC taps a window step, in the ring kernel or
+ *  the tile kernel) and, as log2,
  *  the heuristic's first: 8 and 4 for real input, and 16 in the ring kernel
  *  (its rotation by recurrence fits 16 outputs in 128 registers; the tile
  *  kernel's per-output sincospif at R = 16 spills at 128 registers, sm_90);
@@ -51,6 +53,10 @@ constexpr int ddc_tile_max_threads = 256;
  *  would take ~46 more registers) 8 only. R other than 8 only with 8 taps a
  *  window step (phases of 8 taps or more: where the FIR, not the load,
  *  dominates; with 4, R = 4 and 16 spilled a few bytes on sm_75..sm_89). */
+GPUDSP_HD bool ddc_tile_r_built(int R, int AC, bool complex_in, bool ring)
+{
+    return R == 8 || (!complex_in && AC == 8 && (R == 4 || (ring && R == 16)));
+}
 inline std::vector<int> ddc_tile_r_log2s(bool complex_in, bool ring)
 {
     if (complex_in)
@@ -338,8 +344,8 @@ ddc_tile_shape_candidates(int D, int T, bool complex_in, std::size_t smem_limit)
         if (lgR == first.lgR || first.A < 8)
             continue;
         const ddc_tile_shape r = ddc_tile_shape_for(D, T, complex_in, smem_limit, lgR);
-        if (r.A)
-            out.push_back(r); // (AC = 8)
+        if (r.A && ddc_tile_r_built(r.R(), r.AC, complex_in, false))
+            out.push_back(r);
     }
     return out;
 }

@@ -342,6 +342,8 @@ BOOST_AUTO_TEST_CASE(candidates_fit_and_are_named_once)
                         BOOST_REQUIRE_EQUAL(
                             ddc_ring_stage_offset(r.sh, bits == 64 ? 8 : 4) % 16, 0u);
                         BOOST_REQUIRE(r.sh.AC == 4 || (r.sh.AC == 8 && r.sh.A >= 8));
+                        BOOST_REQUIRE(
+                            ddc_tile_r_built(r.sh.R(), r.sh.AC, bits == 64, true));
                     }
                     // a ring is offered wherever its smallest tile fits, at
                     // each number of outputs a thread built for the format
@@ -546,7 +548,15 @@ BOOST_AUTO_TEST_CASE(a_stream_cut_into_calls_gives_the_same_bits)
             const int T = td.first, D = td.second;
             const auto rings = ddc_ring_candidates(D, T, ddc_sample_bits(f), limits[1]);
             BOOST_REQUIRE(!rings.empty());
-            for (const auto& rs : { rings.front(), rings.back() }) {
+            // the first and last candidates (R = 16 for real input where
+            // offered) and the first R = 8 one with two stages
+            std::vector<ddc_ring_shape> cuts{ rings.front(), rings.back() };
+            for (const auto& r : rings)
+                if (r.stages == 2 && r.sh.R() == 8) {
+                    cuts.push_back(r);
+                    break;
+                }
+            for (const auto& rs : cuts) {
                 const std::size_t n = 2 * rs.sh.M + 101;
                 const auto c = qa::ddc_config(f, T, D, 0.11e6, seed++);
                 const int64_t first = f == ddc_input::packed10 ? 5 : 0;

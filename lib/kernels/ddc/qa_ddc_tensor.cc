@@ -285,9 +285,6 @@ BOOST_AUTO_TEST_CASE(half_conversion_rounds_to_nearest_even)
     BOOST_CHECK_EQUAL(dt::half_bits(1e-9f), 0);
 }
 
-// A quad of samples from three aligned words (packed10_quad, block_words)
-// equals packed10_sample's four, at every stream sample mod 16 and every
-// input address mod 4.
 // The taps in two FP16 parts (make_taps): every tap of every column
 // fragment, scaled by the image's power of two, is hi + lo 2^-11 within
 // 2^-22 of itself (plus FP16's subnormal step in lo), where hi alone is
@@ -345,6 +342,9 @@ BOOST_AUTO_TEST_CASE(taps_in_two_halves_are_within_2_to_the_minus_22)
     BOOST_CHECK_GT(worst_hi, 1e-4); // one part alone would not do
 }
 
+// A quad of samples from three aligned words (packed10_quad, block_words)
+// equals packed10_sample's four, at every stream sample mod 16 and every
+// input address mod 4.
 BOOST_AUTO_TEST_CASE(quad_decode_matches_samples)
 {
     std::mt19937 rng(5);

@@ -52,6 +52,7 @@ void check_shape(const ddc_tile_shape& sh, bool cplx, std::size_t limit, int max
     BOOST_REQUIRE(sh.AC == 4 || (sh.AC == 8 && sh.A >= 8));
     // (16 in the ring kernel only; R = 4 with AC = 8 only)
     BOOST_REQUIRE(R == 8 || (!cplx && R == 4 && sh.AC == 8));
+    BOOST_REQUIRE(ddc_tile_r_built(R, sh.AC, cplx, false));
     BOOST_REQUIRE_EQUAL(sh.A, (T + D - 1) / D);
     BOOST_REQUIRE_EQUAL(ddc_tile_tile_offset(sh) % 8, 0u);
     BOOST_REQUIRE_EQUAL(ddc_tile_parts_offset(sh, eb) % 8, 0u);

@@ -22,10 +22,11 @@ namespace cuda {
 constexpr int unpack10_per_thread_options[] = { 1, 2, 4, 8, 16 };
 constexpr int unpack10_per_thread_default = 8;
 
+constexpr int unpack10_threads = 256; //!< a block's
+
 /*! Blocks of unpack10_threads a launch over n samples at \p per_thread
  *  samples a thread and round: one round of the grid up to 65536 blocks
  *  (134 M samples at 8 a thread), more rounds beyond. */
-constexpr int unpack10_threads = 256;
 inline unsigned unpack10_blocks(std::size_t n_samples, int per_thread)
 {
     const std::size_t per_block = std::size_t(unpack10_threads) * per_thread;

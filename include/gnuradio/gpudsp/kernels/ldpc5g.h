@@ -195,9 +195,10 @@ public:
      *  it was. */
     double last_kernel_seconds() const;
 
-    /*! \brief How a CUDA decode of \p n codewords launches: chunks, blocks
-     *  a launch and waves (blocks over what the GPU holds at once); empty
-     *  on the other backends. For benchmark notes. */
+    /*! \brief How a CUDA decode of \p n codewords of float LLRs launches:
+     *  chunks, blocks a launch and waves (blocks over what the GPU holds at
+     *  once, for the float-input kernel); empty on the other backends. For
+     *  benchmark notes. */
     std::string launch_shape(int n) const;
 
     /*! \brief The configuration that runs (CUDA: the kernel and codewords
