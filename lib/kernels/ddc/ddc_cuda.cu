@@ -220,6 +220,7 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
                     ddc_tile_shape sh,
                     int stages,
                     int stage_bytes,
+                    int reseed,
                     unsigned long long first_output,
                     unsigned long long n_outputs)
 {
@@ -352,7 +353,8 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
                         sh.D,
                         bank.phase_step[o],
                         bank.phase_offset[o],
-                        [&](int r, ddc_cf v) { parts[t * R + r] = ddc_cmul(acc[r], v); });
+                        [&](int r, ddc_cf v) { parts[t * R + r] = ddc_cmul(acc[r], v); },
+                        reseed);
                 }
             }
             __syncthreads();
@@ -481,7 +483,7 @@ public:
             ids.push_back(mix_id());
         for (const auto& r : d_rings) {
             ids.push_back(ddc_ring_id(r));
-            if (d_mix_ok)
+            if (d_mix_ok && r.reseed == ddc_rotate_reseed) // (mixing first: no rotation)
                 ids.push_back("mix " + ddc_ring_id(r));
         }
         return ids;
@@ -705,7 +707,9 @@ public:
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
             if (!p || p->d_tensor || p->d_mix || p->d_ctx != d_ctx ||
-                p->d_ring != d_ring || (d_ring && p->d_ring_stages != d_ring_stages) ||
+                p->d_ring != d_ring ||
+                (d_ring && (p->d_ring_stages != d_ring_stages ||
+                            p->d_ring_reseed != d_ring_reseed)) ||
                 std::memcmp(&p->d_shape, &d_shape, sizeof d_shape) != 0)
                 return false;
             plans.push_back(p);
@@ -948,6 +952,7 @@ private:
     {
         d_ring = true;
         d_ring_stages = r.stages;
+        d_ring_reseed = r.reseed;
         d_shape = r.sh;
         d_smem = ddc_ring_shared_bytes(r.sh, sample_bits(), r.stages);
         // (asked once per candidate and mixing: the tuner comes back to each)
@@ -955,6 +960,10 @@ private:
         const auto known = d_ring_fit.find(key);
         if (known != d_ring_fit.end()) {
             d_ring_per_sm = known->second;
+            return;
+        }
+        if (r.per_sm) { // (a candidate: fewer blocks than fit)
+            d_ring_per_sm = d_ring_fit[key] = r.per_sm;
             return;
         }
         d_ctx->make_current();
@@ -1017,6 +1026,7 @@ private:
                                                                         d_shape,
                                                                         d_ring_stages,
                                                                         stage,
+                                                                        d_ring_reseed,
                                                                         first_output + m0,
                                                                         count);
                 });
@@ -1174,6 +1184,7 @@ private:
     std::vector<ddc_ring_shape> d_rings; // the ring kernel's candidates
     bool d_ring = false;                 // the ring kernel runs d_shape
     int d_ring_stages = 0;
+    int d_ring_reseed = ddc_rotate_reseed; // outputs between exact rotations
     int d_ring_per_sm = 1;         // its blocks an SM (occupancy)
     std::map<std::string, int> d_ring_fit; // the same, by candidate
     bool d_mix_uploaded = false;   // its taps are on the device
