@@ -22,6 +22,7 @@ Usage: scripts/kernel-report.sh [--check] [--output FILE] [--arch "75 80 86 89 9
 """
 
 import argparse
+import concurrent.futures
 import hashlib
 import io
 import json
@@ -270,6 +271,7 @@ def main():
 
     kernels = {}  # (short name, file) -> {arch: facts}
     with tempfile.TemporaryDirectory() as tmp:
+        jobs = []  # (source, arch, target), in the report's order
         for src in sources:
             targets = [(a, a) for a in archs]
             if src.name in ARCH_SPECIFIC:
@@ -278,26 +280,41 @@ def main():
                 if not targets:
                     log(f"{src.name}: skipped (sm_{specific} only; sm_{base} not requested)")
                     continue
-            for arch, target in targets:
-                cubin = Path(tmp) / f"{src.stem}.sm_{target}.cubin"
-                facts = parse_ptxas(compile_cubin(nvcc, src, target, cubin))
-                sass, threads = {}, {}
-                if tools:
-                    cuobjdump = os.path.join(tools, "cuobjdump")
-                    sass = parse_sass(subprocess.run([cuobjdump, "-sass", str(cubin)],
-                                                     capture_output=True, text=True, env=env,
-                                                     check=True).stdout)
-                    threads = parse_max_threads(subprocess.run(
-                        [cuobjdump, "-elf", str(cubin)], capture_output=True, text=True,
-                        env=env, check=True).stdout)
-                names = demangle(list(facts))
-                for mangled, f in facts.items():
-                    f["opcodes"] = sass.get(mangled)
-                    f["threads"] = threads.get(mangled)
-                    short = short_kernel_name(names[mangled])
-                    kernels.setdefault((short, src.relative_to(ROOT / "lib" / "kernels")),
-                                       {})[arch] = f
-            log(f"{src.name}: " + ", ".join(f"sm_{t}" for _, t in targets))
+            jobs += [(src, arch, target) for arch, target in targets]
+
+        def analyse(job):
+            """ptxas's facts per mangled kernel, with its SASS opcodes and
+            launch bound (one nvcc and two cuobjdump processes)."""
+            src, arch, target = job
+            cubin = Path(tmp) / f"{src.stem}.sm_{target}.cubin"
+            facts = parse_ptxas(compile_cubin(nvcc, src, target, cubin))
+            sass, threads = {}, {}
+            if tools:
+                cuobjdump = os.path.join(tools, "cuobjdump")
+                sass = parse_sass(subprocess.run([cuobjdump, "-sass", str(cubin)],
+                                                 capture_output=True, text=True, env=env,
+                                                 check=True).stdout)
+                threads = parse_max_threads(subprocess.run(
+                    [cuobjdump, "-elf", str(cubin)], capture_output=True, text=True,
+                    env=env, check=True).stdout)
+            for mangled, f in facts.items():
+                f["opcodes"] = sass.get(mangled)
+                f["threads"] = threads.get(mangled)
+            return facts
+
+        # The compiles are independent processes: one a core (the report
+        # runs inside ctest, whose timeout counts its wall time).
+        workers = max(1, min(len(jobs), os.cpu_count() or 1))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(analyse, jobs))
+        for (src, arch, target), facts in zip(jobs, results):
+            names = demangle(list(facts))
+            for mangled, f in facts.items():
+                short = short_kernel_name(names[mangled])
+                kernels.setdefault((short, src.relative_to(ROOT / "lib" / "kernels")),
+                                   {})[arch] = f
+        for src in dict.fromkeys(job[0] for job in jobs):
+            log(f"{src.name}: " + ", ".join(f"sm_{t}" for s_, _, t in jobs if s_ == src))
 
     rows, problems, explained = [], [], []
     for (name, src), per_arch in sorted(kernels.items(), key=lambda k: (str(k[0][1]), k[0][0])):
