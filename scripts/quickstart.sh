@@ -105,7 +105,9 @@ if [[ "$mode" == demo ]]; then
 else
     echo "== running the test suite (GPU tests are skipped without a CUDA device)"
     status=0
-    (cd "$build" && ctest --output-on-failure "$@") || status=1
+    # On every core: the tests that cannot share the machine say so
+    # (RUN_SERIAL, PROCESSORS in the CMakeLists).
+    (cd "$build" && ctest --output-on-failure -j "$(nproc)" "$@") || status=1
     # The same qa tests on a second, CPU-only build with AddressSanitizer and
     # UndefinedBehaviorSanitizer (scripts/sanitizers.sh).
     if [[ "${GPUDSP_SANITIZERS:-1}" != 0 ]]; then

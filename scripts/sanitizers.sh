@@ -34,13 +34,13 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=66"
 cd "$build"
 status=0
 echo "== sanitizers: C++ qa tests"
-ASAN_OPTIONS="$common:detect_leaks=1" ctest -L cpp -LE gpu --output-on-failure || status=1
+ASAN_OPTIONS="$common:detect_leaks=1" ctest -j "$(nproc)" -L cpp -LE gpu --output-on-failure || status=1
 echo "== sanitizers: Python qa tests"
 # libstdc++ preloaded too: ASan intercepts C++ throws only if it is there
 # when the runtime starts (the interpreter itself does not link it).
 preload="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so.6)"
 ASAN_OPTIONS="$common:detect_leaks=0" LD_PRELOAD="$preload" \
-    ctest -L python -LE gpu --output-on-failure || status=1
+    ctest -j "$(nproc)" -L python -LE gpu --output-on-failure || status=1
 if ((status)); then
     echo "== sanitizers: FAILED (a test failed or a sanitizer reported)"
 else

@@ -20,8 +20,10 @@
 #include "bench.h"
 #include <gnuradio/fec/ldpc_decoder.h>
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <future>
 #include <random>
@@ -104,10 +106,13 @@ std::string write_alist(const kernels::ldpc5g_params& p)
         mc = std::max(mc, c.size());
     for (auto& r : rows)
         mr = std::max(mr, r.size());
+    // Written whole under a name of this process's own, then renamed: two
+    // benchmarks at once (ctest -j) never read each other's half-written file.
     const std::string path = "/tmp/gpudsp_bench_ldpc_" + std::to_string(p.bg) + "_" +
                              std::to_string(p.Z) + "_" + std::to_string(p.rows_used) +
                              ".alist";
-    std::ofstream f(path);
+    const std::string partial = path + "." + std::to_string(::getpid()) + ".tmp";
+    std::ofstream f(partial);
     f << n << " " << m << "\n" << mc << " " << mr << "\n";
     for (auto& c : cols)
         f << c.size() << " ";
@@ -122,6 +127,11 @@ std::string write_alist(const kernels::ldpc5g_params& p)
                 f << (i < l.size() ? l[i] : 0) << " ";
             f << "\n";
         }
+    f.close();
+    if (!f || std::rename(partial.c_str(), path.c_str()) != 0) {
+        std::remove(partial.c_str());
+        throw std::runtime_error("bench ldpc: cannot write " + path);
+    }
     return path;
 }
 

@@ -42,13 +42,16 @@ def delay_filter(frac, theta, n_taps=FILTER_TAPS, beta=FILTER_BETA):
     its positive frequencies by theta (negative ones by -theta):
     cos(theta) sinc(t) - sin(theta) (1 - cos(pi t)) / (pi t), the
     band-limited identity and Hilbert transformer at t = n - centre - frac,
-    under a Kaiser window centred on the delay."""
+    under a Kaiser window centred on the delay. frac and theta may be
+    arrays of the same shape S: the taps are then [*S, n_taps]."""
+    frac = np.asarray(frac, np.float64)[..., None]
+    theta = np.asarray(theta, np.float64)[..., None]
     t = np.arange(n_taps) - (n_taps // 2 - 1) - frac
     with np.errstate(divide="ignore", invalid="ignore"):
         hilbert = np.where(np.abs(t) < 1e-12, 0.0, (1 - np.cos(np.pi * t)) / (np.pi * t))
     x = np.clip(1 - (t / (n_taps / 2)) ** 2, 0, None)
     window = np.i0(beta * np.sqrt(x)) / np.i0(beta)
-    return window * (math.cos(theta) * np.sinc(t) - math.sin(theta) * hilbert)
+    return window * (np.cos(theta) * np.sinc(t) - np.sin(theta) * hilbert)
 
 
 def zone_turn(nyquist_zone):
@@ -147,7 +150,6 @@ class digitiser_signal:
         # path, at most: Earth rotation moves them far less).
         self.history_len = int(math.ceil((longest + 1e-5) * self.fs)) + 2 * FILTER_TAPS
         self.n_made = 0
-        self._filters = {}
         self._shape_state = {}
         # The sources' past is signal too: the first samples already see
         # every antenna's delayed copy (a stream that starts with zeros in
@@ -159,16 +161,6 @@ class digitiser_signal:
                 self._shaped(j, self.rng.normal(0, math.sqrt(power), (2, len(shape) - 1)), shape)
                 past = self._shaped(j, past, shape)
             self.history.append(past)
-
-    def _filter_fft(self, frac, theta, n_fft):
-        key = (round(frac, 12), round(theta % (2 * math.pi), 12), n_fft)
-        h = self._filters.get(key)
-        if h is None:
-            if len(self._filters) > 4096:
-                self._filters.clear()
-            h = np.fft.rfft(delay_filter(frac, theta), n_fft)
-            self._filters[key] = h
-        return h
 
     def block(self):
         """[2 * n_antennas, BLOCK] float64 samples (antenna a pol p at 2a + p)."""
@@ -185,18 +177,21 @@ class digitiser_signal:
             # Delays at each sub-block's centre.
             centres = (self.n_made + np.arange(0, n, U) + U / 2) / self.fs
             tau = (self.offset + delays(centres)) * self.fs  # [sub-block, antenna] samples
+            # Every antenna of a sub-block at once: its segment of the source
+            # (history included) through its own delay filter, by
+            # overlap-save FFTs batched over antennas and polarisations.
+            window = np.arange(U + L - 1)
             for u in range(n // U):
                 m0 = u * U
-                for a in range(self.n_antennas):
-                    K = int(math.floor(tau[u, a]))
-                    H = self._filter_fft(tau[u, a] - K, self.turn * tau[u, a], n_fft)
-                    start = base + m0 - K - (L - 1)
-                    if start < 0:
-                        raise RuntimeError("digitiser: a delay grew beyond the history "
-                                           "kept for it (offset too small)")
-                    seg = s[:, start:start + U + L - 1]
-                    y = np.fft.irfft(np.fft.rfft(seg, n_fft) * H, n_fft)[:, L - 1:L - 1 + U]
-                    out[2 * a:2 * a + 2, m0:m0 + U] += y
+                K = np.floor(tau[u])
+                H = np.fft.rfft(delay_filter(tau[u] - K, self.turn * tau[u]), n_fft)  # [A, f]
+                start = base + m0 - K.astype(np.int64) - (L - 1)
+                if start.min() < 0:
+                    raise RuntimeError("digitiser: a delay grew beyond the history "
+                                       "kept for it (offset too small)")
+                seg = s[:, start[:, None] + window]  # [pol, A, U + L - 1]
+                y = np.fft.irfft(np.fft.rfft(seg, n_fft) * H, n_fft)[..., L - 1:L - 1 + U]
+                out[:, m0:m0 + U] += y.transpose(1, 0, 2).reshape(2 * self.n_antennas, U)
         if self.rfi is not None:
             f, amp = self.rfi
             out += amp * np.cos(2 * np.pi * f / self.fs * (self.n_made + np.arange(n)))
@@ -209,7 +204,11 @@ class digitiser_signal:
         past = self._shape_state.get(j, np.zeros((2, len(taps) - 1)))
         x = np.concatenate([past, fresh], axis=1)
         self._shape_state[j] = x[:, -(len(taps) - 1):]
-        return np.stack([np.convolve(row, taps, mode="valid") for row in x])
+        # By FFT (np.convolve's direct sum goes through the reference BLAS's
+        # ddot, the slowest step of the simulation); the same to 1e-15.
+        n_fft = 1 << int(math.ceil(math.log2(x.shape[1])))
+        y = np.fft.irfft(np.fft.rfft(x, n_fft) * np.fft.rfft(taps, n_fft), n_fft)
+        return y[:, len(taps) - 1:x.shape[1]]
 
 
 class digitiser_source(gr.sync_block):
