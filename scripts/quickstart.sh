@@ -26,6 +26,8 @@
 #                                (scripts/sanitizers.sh; on by default)
 set -euo pipefail
 
+# Each step with the time it starts (CI logs show where the minutes go).
+say() { echo "== $(date -u +%H:%M:%S) $*"; }
 mode=${1:-}
 if [[ "$mode" != demo && "$mode" != test ]]; then
     sed -n 6,23p "$0"
@@ -53,7 +55,7 @@ for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
-    echo "== installing: ${missing[*]}"
+    say "installing: ${missing[*]}"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
@@ -66,7 +68,7 @@ spead2_version=$(sed -n 's/^SPEAD2_VERSION = "\([^"]*\)".*/\1/p' "$root/python/g
 pydeps=${GPUDSP_PYDEPS:-/usr/local/lib/gpudsp/python}
 if [[ "${GPUDSP_SPEAD2:-1}" != 0 ]] && ! PYTHONPATH="$pydeps" /usr/bin/python3 -c \
         "import spead2, sys; sys.exit(spead2.__version__ != '$spead2_version')" 2>/dev/null; then
-    echo "== installing spead2 $spead2_version into $pydeps"
+    say "installing spead2 $spead2_version into $pydeps"
     $sudo /usr/bin/python3 -m pip install -q --no-deps --upgrade --target "$pydeps" \
         "spead2==$spead2_version"
 fi
@@ -81,29 +83,29 @@ if [[ -n "$nvcc" && "${GPUDSP_ENABLE_CUDA:-ON}" == ON ]]; then
         if nvidia-smi -L >/dev/null 2>&1; then arch=native; else arch=90; fi
     fi
     cuda_args=(-DENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="$arch")
-    echo "== CUDA backend: $nvcc, architectures $arch"
+    say "CUDA backend: $nvcc, architectures $arch"
 else
     cuda_args=(-DENABLE_CUDA=OFF)
-    echo "== CUDA backend: off (no nvcc found, or GPUDSP_ENABLE_CUDA=OFF): CPU-only build"
+    say "CUDA backend: off (no nvcc found, or GPUDSP_ENABLE_CUDA=OFF): CPU-only build"
 fi
 
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
       -DPYTHON_EXECUTABLE=/usr/bin/python3 "${cuda_args[@]}" > "$build/configure.log" \
     || { cat "$build/configure.log"; exit 1; }
-echo "== building in $build"
+say "building in $build"
 cmake --build "$build" -j "$(nproc)"
-echo "== installing to /usr/local"
+say "installing to /usr/local"
 $sudo cmake --install "$build" > "$build/install.log"
 $sudo ldconfig
 
 # --- 3. Demo or tests --------------------------------------------------------
 if [[ "$mode" == demo ]]; then
     demo=/usr/local/bin/gpudsp_fx_correlator
-    echo "== running $demo --output $PWD/fx_output $*"
+    say "running $demo --output $PWD/fx_output $*"
     exec /usr/bin/python3 "$demo" --output "$PWD/fx_output" "$@"
 else
-    echo "== running the test suite (GPU tests are skipped without a CUDA device)"
+    say "running the test suite (GPU tests are skipped without a CUDA device)"
     status=0
     # On every core: the tests that cannot share the machine say so
     # (RUN_SERIAL, PROCESSORS in the CMakeLists).
@@ -113,5 +115,6 @@ else
     if [[ "${GPUDSP_SANITIZERS:-1}" != 0 ]]; then
         "$root/scripts/sanitizers.sh" "${build}-sanitizers" || status=1
     fi
+    say "tests finished: $( ((status)) && echo FAILED || echo passed)"
     exit $status
 fi

@@ -12,11 +12,13 @@
 #
 #   scripts/sanitizers.sh [BUILD_DIR]      (default build-sanitizers/)
 set -euo pipefail
+# Each step with the time it starts (CI logs show where the minutes go).
+say() { echo "== $(date -u +%H:%M:%S) $*"; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-sanitizers}
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g1"
 
-echo "== sanitizers: building $build (CPU and emulated device, ASan + UBSan)"
+say "sanitizers: building $build (CPU and emulated device, ASan + UBSan)"
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENABLE_CUDA=OFF \
     -DPYTHON_EXECUTABLE=/usr/bin/python3 \
@@ -33,17 +35,17 @@ common="halt_on_error=1:abort_on_error=0:exitcode=66"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=66"
 cd "$build"
 status=0
-echo "== sanitizers: C++ qa tests"
+say "sanitizers: C++ qa tests"
 ASAN_OPTIONS="$common:detect_leaks=1" ctest -j "$(nproc)" -L cpp -LE gpu --output-on-failure || status=1
-echo "== sanitizers: Python qa tests"
+say "sanitizers: Python qa tests"
 # libstdc++ preloaded too: ASan intercepts C++ throws only if it is there
 # when the runtime starts (the interpreter itself does not link it).
 preload="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so.6)"
 ASAN_OPTIONS="$common:detect_leaks=0" LD_PRELOAD="$preload" \
     ctest -j "$(nproc)" -L python -LE gpu --output-on-failure || status=1
 if ((status)); then
-    echo "== sanitizers: FAILED (a test failed or a sanitizer reported)"
+    say "sanitizers: FAILED (a test failed or a sanitizer reported)"
 else
-    echo "== sanitizers: no reports"
+    say "sanitizers: no reports"
 fi
 exit $status

@@ -47,9 +47,16 @@ def image_plan(array, band, sky_model, pixels_per_beam=5, beams_margin=12):
     return size, scale
 
 
-def wsclean(ms, prefix, size, scale_arcsec, niter=20000, threads=None, log=None):
+def wsclean(ms, prefix, size, scale_arcsec, niter=20000, threads=None, log=None,
+            fit_beam=True):
     """Runs WSClean on the MS's DATA; returns {"image", "residual", "model",
-    "psf", "dirty"} FITS paths. Raises RuntimeError when it fails."""
+    "psf", "dirty"} FITS paths. Raises RuntimeError when it fails.
+
+    fit_beam=False restores with the theoretical beam (-theoretic-beam)
+    instead of a Gaussian fitted to the PSF: fitting the long, thin PSF of
+    a short observation with few antennas takes 95 % of WSClean's time
+    (40 s of 42 s for 16 MeerKAT antennas in a 256-pixel image), and the
+    restored fluxes of the sources then differ by a few per cent."""
     exe = shutil.which("wsclean")
     if exe is None:
         raise RuntimeError("wsclean is not installed (Debian: apt install wsclean)")
@@ -63,6 +70,8 @@ def wsclean(ms, prefix, size, scale_arcsec, niter=20000, threads=None, log=None)
            "-data-column", "DATA", "-quiet"]
     if threads:
         cmd += ["-j", str(threads)]
+    if not fit_beam:
+        cmd += ["-theoretic-beam"]
     run = subprocess.run(cmd + [ms], capture_output=True, text=True)
     if log:
         with open(log, "w") as f:

@@ -36,6 +36,17 @@ def small(backend, **kw):
     return fx.fx_params(backend=backend, **args)
 
 
+_runs = {}
+
+
+def small_run(backend):
+    """The small case's run on a backend, made once per process (the other
+    backends' tests compare with the CPU's)."""
+    if backend not in _runs:
+        _runs[backend] = fx.run(small(backend))
+    return _runs[backend]
+
+
 def failed_checks(result):
     return {c.name for c in fx.verify(result) if not c.passed}
 
@@ -46,7 +57,7 @@ class fx_tests:
 
     @classmethod
     def setUpClass(cls):
-        cls.result = fx.run(small(cls.backend))
+        cls.result = small_run(cls.backend)
 
     def test_checks_pass(self):
         r = self.result
@@ -118,7 +129,7 @@ class fx_tests:
     def test_same_visibilities_as_cpu_and_no_host_copies(self):
         if self.backend == "cpu":
             self.skipTest("the reference itself")
-        ref = fx.run(small("cpu"))
+        ref = small_run("cpu")
         # ci8 values may differ by one LSB where FFT rounding differs between
         # backends; the sums then differ by a tiny fraction.
         a = self.result["visibilities"].astype(np.float64)
@@ -186,25 +197,32 @@ class fx_tests:
             model = r["sim"].sky_model()
             size, scale = imaging.image_plan(r["sim"].array, p.band(), model)
 
-            def image_checks(path, name):
-                fits = imaging.wsclean(path, os.path.join(d, name, "sky"), size, scale)
-                return {n: (ok, detail) for n, ok, detail in imaging.check_image(fits, model)[2]}
+            def image(path, name, **kw):
+                fits = imaging.wsclean(path, os.path.join(d, name, "sky"), size, scale, **kw)
+                return imaging.check_image(fits, model)
 
-            good = image_checks(ms, "good")
-            for name, (ok, detail) in good.items():
+            _, _, checks = image(ms, "good")
+            for name, ok, detail in checks:
                 self.assertTrue(ok, f"{name}: {detail}")
-            self.assertEqual(len(good), len(model["sources"]) + 1)
+            self.assertEqual(len(checks), len(model["sources"]) + 1)
 
             for column, change in (("DATA", np.conj), ("UVW", np.negative)):
                 bad = os.path.join(d, f"bad_{column}.ms")
                 shutil.copytree(ms, bad)
                 with pt.table(bad, readonly=False, ack=False) as t:
                     t.putcol(column, change(t.getcol(column)))
-                checks = image_checks(bad, f"bad_{column}")
-                wrong = [n for n, (ok, _) in checks.items() if not ok]
-                # Sources 1-3 are off-axis: all three land mirrored.
+                # Restored with the theoretical beam, not one fitted to the
+                # PSF (imaging.wsclean: the fit is 95 % of WSClean's time;
+                # the beam changes a restored point source's flux by a few
+                # per cent): sources 1-3, off-axis, are gone from their
+                # places, and their mirror images are bright elsewhere.
+                results, _, checks = image(bad, f"bad_{column}", fit_beam=False)
                 for j in (1, 2, 3):
-                    self.assertIn(f"source {j}", wrong, f"{column} mutated: {checks}")
+                    r = results[j]
+                    self.assertLess(r.flux, 0.5 * r.model_flux,
+                                    f"{column} mutated: source {j} still in place: {checks}")
+                noise = [ok for name, ok, _ in checks if name == "image noise"]
+                self.assertEqual(noise, [False], f"{column} mutated: {checks}")
 
 
 class qa_fx_correlator_cpu(fx_tests, gr_unittest.TestCase):
