@@ -189,6 +189,9 @@ class digitiser_signal:
                 if start.min() < 0:
                     raise RuntimeError("digitiser: a delay grew beyond the history "
                                        "kept for it (offset too small)")
+                if start.max() + U + L - 1 > s.shape[1]:
+                    raise RuntimeError("digitiser: a delay fell below zero during the run "
+                                       "(offset too small)")
                 seg = s[:, start[:, None] + window]  # [pol, A, U + L - 1]
                 y = np.fft.irfft(np.fft.rfft(seg, n_fft) * H, n_fft)[..., L - 1:L - 1 + U]
                 out[:, m0:m0 + U] += y.transpose(1, 0, 2).reshape(2 * self.n_antennas, U)

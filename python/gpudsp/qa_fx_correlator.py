@@ -205,6 +205,13 @@ class fx_tests:
             for name, ok, detail in checks:
                 self.assertTrue(ok, f"{name}: {detail}")
             self.assertEqual(len(checks), len(model["sources"]) + 1)
+            # The mutations below are imaged with the theoretical beam; the
+            # good MS so imaged fails neither of their conditions.
+            results, _, checks = image(ms, "good_theoretic_beam", fit_beam=False)
+            for j in (1, 2, 3):
+                self.assertGreater(results[j].flux, 0.8 * results[j].model_flux, checks)
+            self.assertEqual([ok for name, ok, _ in checks if name == "image noise"], [True],
+                             checks)
 
             for column, change in (("DATA", np.conj), ("UVW", np.negative)):
                 bad = os.path.join(d, f"bad_{column}.ms")
