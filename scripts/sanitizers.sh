@@ -16,13 +16,18 @@ set -euo pipefail
 say() { echo "== $(date -u +%H:%M:%S) $*"; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-sanitizers}
-flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g1"
+flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+# -O1 -g1 (ASan's advice: line tables are all a report needs): half the
+# compile time of RelWithDebInfo's -O2 -g, whose -g also overrode a -g1 in
+# the flags above (CI built for 27 minutes on 2 cores, 2026-11-28).
+opt="-O1 -g1 -DNDEBUG"
 
 say "sanitizers: building $build (CPU and emulated device, ASan + UBSan)"
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENABLE_CUDA=OFF \
     -DPYTHON_EXECUTABLE=/usr/bin/python3 \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$opt" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$opt" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_MODULE_LINKER_FLAGS="-fsanitize=address,undefined" > "$build/configure.log" 2>&1 \
