@@ -201,6 +201,9 @@ class fx_tests:
                 fits = imaging.wsclean(path, os.path.join(d, name, "sky"), size, scale, **kw)
                 return imaging.check_image(fits, model)
 
+            def noise(checks):
+                return [ok for name, ok, _ in checks if name == "image noise"]
+
             _, _, checks = image(ms, "good")
             for name, ok, detail in checks:
                 self.assertTrue(ok, f"{name}: {detail}")
@@ -210,8 +213,7 @@ class fx_tests:
             results, _, checks = image(ms, "good_theoretic_beam", fit_beam=False)
             for j in (1, 2, 3):
                 self.assertGreater(results[j].flux, 0.8 * results[j].model_flux, checks)
-            self.assertEqual([ok for name, ok, _ in checks if name == "image noise"], [True],
-                             checks)
+            self.assertEqual(noise(checks), [True], checks)
 
             for column, change in (("DATA", np.conj), ("UVW", np.negative)):
                 bad = os.path.join(d, f"bad_{column}.ms")
@@ -228,8 +230,7 @@ class fx_tests:
                     r = results[j]
                     self.assertLess(r.flux, 0.5 * r.model_flux,
                                     f"{column} mutated: source {j} still in place: {checks}")
-                noise = [ok for name, ok, _ in checks if name == "image noise"]
-                self.assertEqual(noise, [False], f"{column} mutated: {checks}")
+                self.assertEqual(noise(checks), [False], f"{column} mutated: {checks}")
 
 
 class qa_fx_correlator_cpu(fx_tests, gr_unittest.TestCase):
