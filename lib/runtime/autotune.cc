@@ -406,6 +406,8 @@ private:
     output_of(const tune_candidate& c, device_stream& stream, std::vector<char>& host)
     {
         auto& out = *d_bufs.out[0];
+        if (c.select)
+            c.select();
         d_ctx.memset_async(out.get(), 0xA5, out.size(), stream.get(), d_who); // poison
         if (d_p.result)
             d_p.result(c, d_bufs.in[0]->get(), out.get(), stream.get());
@@ -437,6 +439,8 @@ private:
     // Seconds for \p n runs of \p c, rotating the buffer sets.
     double time_batch(const tune_candidate& c, int n, int round, device_stream& stream)
     {
+        if (c.select) // (before the clock starts: switching is not the candidate's time)
+            c.select();
         if (d_o.timer) {
             double s = 0;
             for (int i = 0; i < n; ++i)

@@ -30,10 +30,12 @@ namespace gr {
 namespace gpudsp {
 namespace runtime {
 
-/*! \brief What a candidate's run throws when it finds, only by trying, that
- *  this machine cannot run it for any problem (cuFFT refusing every LTO
- *  callback, say): the tuner records the candidate as unavailable, as if
- *  the plan had said so when listing it, not as a failure (a defect). */
+/*! \brief What a candidate's run (or select) throws when it finds, only by
+ *  trying, that it cannot run here: this machine cannot for any problem
+ *  (cuFFT refusing every LTO callback, say), or this plan's problem does
+ *  not fit beside its buffers (an X-engine Gram workspace). The tuner
+ *  records the candidate as unavailable, as if the plan had said so when
+ *  listing it, not as a failure (a defect). */
 class GPUDSP_API candidate_unavailable : public device_error
 {
 public:
@@ -51,6 +53,12 @@ struct tune_candidate {
     /*! Enqueues one run on \p stream: reads \p in (the problem's
      *  input_bytes), may write \p out (output_bytes). */
     std::function<void(const void* in, void* out, stream_handle stream)> run;
+    /*! Optional: makes the candidate the plan's current one where that
+     *  allocates or frees (a workspace of its own). Called before its
+     *  output check and before each timed batch, outside the timing, so
+     *  that switching between candidates is not counted in their times; it
+     *  may throw candidate_unavailable. run must also work without it. */
+    std::function<void()> select;
 };
 
 /*! \brief A tuning problem: what a plan asks the tuner. */

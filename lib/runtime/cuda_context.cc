@@ -55,11 +55,22 @@ public:
         return cudaSetDevice(device()) == cudaSuccess;
     }
 
+    // A failed allocation (out of memory) is also CUDA's last error, which
+    // the next launch's check would read and blame on that kernel: taken
+    // back here, where the caller gets it as an exception (and may go on,
+    // as the X-engine's and the tuner's fallbacks do).
+    static cudaError_t cleared(cudaError_t e)
+    {
+        if (e != cudaSuccess)
+            cudaGetLastError();
+        return e;
+    }
+
     void* device_alloc(std::size_t bytes, const std::string& who) override
     {
         make_current();
         void* p = nullptr;
-        cuda_check(cudaMalloc(&p, bytes), "cudaMalloc", device(), who);
+        cuda_check(cleared(cudaMalloc(&p, bytes)), "cudaMalloc", device(), who);
         remember(p, bytes);
         note_alloc(true, bytes, who);
         return p;
@@ -76,7 +87,7 @@ public:
     {
         make_current();
         void* p = nullptr;
-        cuda_check(cudaMallocHost(&p, bytes), "cudaMallocHost", device(), who);
+        cuda_check(cleared(cudaMallocHost(&p, bytes)), "cudaMallocHost", device(), who);
         remember(p, bytes);
         note_alloc(false, bytes, who);
         return p;

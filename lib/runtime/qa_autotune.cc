@@ -372,6 +372,60 @@ BOOST_AUTO_TEST_CASE(unavailable_found_by_trying)
     BOOST_CHECK(r.notes.empty());
 }
 
+BOOST_AUTO_TEST_CASE(select_runs_before_each_check_and_batch_outside_the_clock)
+{
+    // A candidate's select (a workspace of its own, say) is made before its
+    // output check and before every timed batch, never inside one; one
+    // that finds the candidate cannot run makes it unavailable.
+    temp_dir dir;
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    tune_problem p = test_problem(ctx);
+    p.candidates.resize(2); // copy, twice
+    std::vector<std::string> log;
+    for (auto& c : p.candidates)
+        c.select = [&log, id = c.id] { log.push_back("select " + id); };
+    p.candidates.push_back(p.candidates[0]);
+    p.candidates.back().id = "no room";
+    p.candidates.back().select = [] {
+        throw candidate_unavailable("qa: its workspace did not fit");
+    };
+    tune_options o = options(dir.path);
+    o.timer = [&log](const tune_candidate& c, int round) {
+        log.push_back("time " + c.id);
+        return fixed_times(c, round);
+    };
+    const tune_result r = autotune(p, ctx, "qa", o);
+    BOOST_CHECK_EQUAL(r.chosen, "twice");
+    BOOST_CHECK_EQUAL(timing_of(r, "no room")->status,
+                      "unavailable: qa: its workspace did not fit");
+    // Every timing is of the candidate selected last, and each batch (a
+    // run of one candidate's timings) starts right after its select.
+    std::string current;
+    int batches = 0;
+    for (std::size_t i = 0; i < log.size(); ++i)
+        if (log[i].rfind("select ", 0) == 0) {
+            current = log[i].substr(7);
+        } else {
+            BOOST_REQUIRE_EQUAL(log[i], "time " + current);
+            batches += log[i - 1].rfind("select ", 0) == 0;
+        }
+    BOOST_CHECK_GE(batches, 2 * 3); // both candidates, at least 3 rounds each
+
+    // Event-timed: a select that takes 20 ms is not in the times of runs
+    // that take microseconds.
+    tune_problem slow = test_problem(ctx);
+    slow.candidates.resize(2);
+    for (auto& c : slow.candidates)
+        c.select = [] { std::this_thread::sleep_for(std::chrono::milliseconds(20)); };
+    tune_options events = options(dir.path, tune_mode::force);
+    events.timer = nullptr;
+    const tune_result e = autotune(slow, ctx, "qa", events);
+    for (const auto& t : e.candidates) {
+        BOOST_CHECK_EQUAL(t.status, "timed");
+        BOOST_CHECK_MESSAGE(t.median_s < 1e-2, t.id << ": " << t.median_s << " s a run");
+    }
+}
+
 BOOST_AUTO_TEST_CASE(keys_separate_devices_kernels_and_versions)
 {
     auto ctx = device_context::get(backend_kind::emulated, 0);

@@ -536,3 +536,21 @@ BOOST_AUTO_TEST_CASE(stopped_mid_stream_and_destroyed_leaks_nothing)
     };
     check_cycles_leave_nothing(*ctx, run_once, 20);
 }
+
+#ifdef GPUDSP_TEST_CUDA
+// An allocation the GPU cannot hold throws, and leaves no error behind for
+// the next launch's check to read and blame on its kernel (the X-engine's
+// Gram fallback and the tuner go on after one); the device still works.
+BOOST_AUTO_TEST_CASE(a_failed_allocation_leaves_no_error_behind)
+{
+    const auto where = qa::test_device();
+    auto ctx = runtime::device_context::get(where.kind, where.device);
+    BOOST_CHECK_THROW(runtime::device_memory(ctx, std::size_t(1) << 50, "qa"),
+                      runtime::device_error);
+    BOOST_CHECK_NO_THROW(ctx->check_last_error("the launch after it", "qa"));
+    runtime::device_memory m(ctx, 4096, "qa");
+    runtime::device_stream s(ctx, "qa");
+    ctx->memset_async(m.get(), 0, 4096, s.get(), "qa");
+    s.synchronize();
+}
+#endif

@@ -24,6 +24,7 @@
 #include "xengine_impl.h"
 #include "xengine_tile.h"
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <set>
@@ -46,6 +47,34 @@ BOOST_AUTO_TEST_CASE(tile_pairs_decode_exactly)
         xengine_tile_pair(big, i, j);
         BOOST_REQUIRE(j >= 0 && j <= i);
         BOOST_REQUIRE_EQUAL((long long)i * (i + 1) / 2 + j, (long long)big);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(fp32_ci8_flushes_add_every_spectrum_once_and_stay_exact)
+{
+    // The kernel's loop over stages: every spectrum's products reach the
+    // partials exactly once, never more than xfp_flush spectra are summed
+    // in float between flushes (exact integers), and no flush adds only
+    // zeros, for launches of 0 .. 3 flushes and a bit.
+    for (int n_time = 0; n_time <= 3 * xfp_flush + 2 * xfp_stage + 3; ++n_time) {
+        int pending = 0, added = 0, flushes = 0;
+        auto flush = [&] {
+            BOOST_REQUIRE_GT(pending, 0);
+            BOOST_REQUIRE_LE(pending, xfp_flush);
+            added += pending;
+            pending = 0;
+            ++flushes;
+        };
+        for (int t0 = 0; t0 < n_time; t0 += xfp_stage) {
+            pending += std::min(xfp_stage, n_time - t0);
+            if (xfp_flush_after(t0))
+                flush();
+        }
+        if (xfp_flush_at_end(n_time))
+            flush();
+        BOOST_REQUIRE_EQUAL(pending, 0);
+        BOOST_REQUIRE_EQUAL(added, n_time);
+        BOOST_REQUIRE_EQUAL(flushes, (n_time + xfp_flush - 1) / xfp_flush);
     }
 }
 

@@ -36,6 +36,7 @@
 // visibilities (warp ballot + one atomic).
 
 #include "kernels/common/cp_async.cuh"
+#include "runtime/autotune.h"
 #include "xengine_gram_cuda.h"
 #include "xengine_impl.h"
 #include "xengine_mma.cuh"
@@ -214,10 +215,11 @@ __global__ void __launch_bounds__(xfp_threads, 2)
         if (more)
             store(buffer ^ 1); // that buffer's last readers passed the previous barrier
         __syncthreads();
-        if (CI8 && ((t0 + xfp_stage) % xfp_flush) == 0)
+        if (CI8 && xfp_flush_after(t0))
             flush();
     }
-    flush();
+    if (!CI8 || xfp_flush_at_end(n_time))
+        flush();
 }
 
 // ---------------------------------------------------------------------------
@@ -711,22 +713,18 @@ public:
                 make_gram(d_form);
             } catch (const runtime::device_error& e) {
                 // Forced, or any failure but memory: the user's to see.
-                if (d_cap >= 0 ||
-                    std::strstr(e.what(), "cudaErrorMemoryAllocation") == nullptr)
+                if (d_cap >= 0 || !out_of_memory(e))
                     throw;
                 // The heuristic's Gram workspace did not fit after the
-                // other buffers: the form before it. The failed allocation
-                // is also CUDA's last error, which the next launch's check
-                // would read: cleared; the tuner does not offer the form.
-                d_ctx->make_current();
-                cudaGetLastError();
-                const std::string why =
+                // other buffers: the form before it, and the tuner does not
+                // offer the form (device_alloc took the failed allocation
+                // back from CUDA's last error).
+                // (Unforced, "wgmma gram" is the only Gram form with a
+                // workspace the heuristic picks.) The others that need one
+                // are refused by use() if theirs does not fit either.
+                d_ws_unavailable[0] =
                     std::string("its workspace did not fit beside the plan's buffers (") +
                     e.what() + ")";
-                if (d_form == form_kind::gram_direct)
-                    d_ws_unavailable[2] = why;
-                else
-                    d_ws_unavailable[0] = why;
                 d_gram_refused = true;
                 d_form = heuristic_form(no_cap);
             }
@@ -866,8 +864,24 @@ public:
             if (name_of(f) == id && available(f).empty()) {
                 // A Gram form's workspace (and cuBLASLt handle) on first
                 // use (trim() frees them when another form wins).
-                if (engine_of(f) >= 0)
-                    make_gram(f);
+                if (engine_of(f) >= 0) {
+                    try {
+                        make_gram(f);
+                    } catch (const runtime::device_error& e) {
+                        // Its workspace does not fit now (the tuner's
+                        // turn, after the plan's buffers): not this GPU's
+                        // form for this plan, not a defect. The form that
+                        // ran keeps running, with its workspace again
+                        // where it had one (make_gram freed it).
+                        if (!out_of_memory(e))
+                            throw;
+                        if (engine_of(d_form) >= 0)
+                            make_gram(d_form);
+                        throw runtime::candidate_unavailable(
+                            "its workspace did not fit beside the plan's buffers (" +
+                            std::string(e.what()) + ")");
+                    }
+                }
                 d_form = f;
             }
     }
@@ -876,11 +890,16 @@ public:
         if (engine_of(d_form) < 0)
             d_gram.reset();
     }
+    static bool out_of_memory(const runtime::device_error& e)
+    {
+        return std::strstr(e.what(), "cudaErrorMemoryAllocation") != nullptr;
+    }
     void make_gram(form_kind f)
     {
         if (d_gram && d_gram_engine == engine_of(f))
             return;
         d_gram.reset(); // one workspace at a time
+        d_gram_engine = -1;
         d_gram = std::make_unique<xengine_gram_cuda>(
             d_ctx, d_c.n_channels, d_c.n_inputs(), d_who, engine_of(f));
         d_gram_engine = engine_of(f);

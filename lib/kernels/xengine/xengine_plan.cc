@@ -260,6 +260,9 @@ void xengine_plan::tune()
                                          d_impl->use(form);
                                          d_impl->accumulate(in, b, s);
                                      } });
+            // A Gram form's workspace is made (and another's freed) when
+            // the form is first used: before the clock starts.
+            p.candidates.back().select = [this, form = f.id] { d_impl->use(form); };
         }
     // The same b0 spectra in calls of the candidate's size, promoted and
     // dumped.
@@ -303,8 +306,24 @@ void xengine_plan::tune()
     d_tuning = runtime::autotune(p, ctx, d_who);
     const auto chosen = what.find(d_tuning.chosen);
     if (chosen != what.end()) {
-        d_impl->use(chosen->second.first);
-        d_batch = chosen->second.second;
+        try {
+            d_impl->use(chosen->second.first);
+            d_batch = chosen->second.second;
+        } catch (const runtime::candidate_unavailable& e) {
+            // A cached or shipped winner whose workspace does not fit this
+            // time (less free memory than when it was timed): the
+            // heuristic's form instead, as the plan would run untuned.
+            d_tuning.notes.push_back(
+                d_tuning.chosen + " (" + runtime::to_string(d_tuning.source) +
+                ") cannot run now: " + e.what() + "; runs " + d_tuning.heuristic);
+            d_tuning.chosen = d_tuning.heuristic;
+            d_tuning.source = runtime::tune_source::heuristic;
+            const auto h = what.find(d_tuning.heuristic);
+            if (h != what.end()) {
+                d_impl->use(h->second.first);
+                d_batch = h->second.second;
+            }
+        }
     }
     d_impl->trim();
     // The tuner's runs leave sums behind: start from zero.

@@ -80,6 +80,16 @@ static_assert(xfp_flush % xfp_stage == 0, "flushes fall on stage boundaries");
 static_assert(double(xfp_flush) * 32768 <= double(1 << 24),
               "ci8 float sums stay exact integers between flushes");
 
+/*! ci8: the FP32 kernel adds its float sums to the int32 partials after the
+ *  stage of spectra from \p t0 where that ends a run of xfp_flush, and once
+ *  more after its last stage unless that one just did (it would add only
+ *  zeros: 32 atomic adds a thread). */
+GPUDSP_HD bool xfp_flush_after(int t0) { return (t0 + xfp_stage) % xfp_flush == 0; }
+GPUDSP_HD bool xfp_flush_at_end(int n_time)
+{
+    return (n_time + xfp_stage - 1) / xfp_stage * xfp_stage % xfp_flush != 0;
+}
+
 /*! Thread (ty, tx)'s rows 4 ty + u (contiguous: two 128-bit loads, the same
  *  for the 16 threads of a half warp) and columns tx + 16 v (interleaved:
  *  a half warp's 64-bit loads cover 128 contiguous bytes, one wavefront,
