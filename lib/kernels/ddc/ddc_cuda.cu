@@ -220,7 +220,6 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
                     ddc_tile_shape sh,
                     int stages,
                     int stage_bytes,
-                    int reseed,
                     unsigned long long first_output,
                     unsigned long long n_outputs)
 {
@@ -353,8 +352,7 @@ __global__ void __launch_bounds__(ddc_tile_max_threads, 2)
                         sh.D,
                         bank.phase_step[o],
                         bank.phase_offset[o],
-                        [&](int r, ddc_cf v) { parts[t * R + r] = ddc_cmul(acc[r], v); },
-                        reseed);
+                        [&](int r, ddc_cf v) { parts[t * R + r] = ddc_cmul(acc[r], v); });
                 }
             }
             __syncthreads();
@@ -483,7 +481,7 @@ public:
             ids.push_back(mix_id());
         for (const auto& r : d_rings) {
             ids.push_back(ddc_ring_id(r));
-            if (d_mix_ok && r.reseed == ddc_rotate_reseed) // (mixing first: no rotation)
+            if (d_mix_ok)
                 ids.push_back("mix " + ddc_ring_id(r));
         }
         return ids;
@@ -707,9 +705,7 @@ public:
         for (const auto& m : members) {
             auto* p = dynamic_cast<ddc_cuda*>(m.impl);
             if (!p || p->d_tensor || p->d_mix || p->d_ctx != d_ctx ||
-                p->d_ring != d_ring ||
-                (d_ring && (p->d_ring_stages != d_ring_stages ||
-                            p->d_ring_reseed != d_ring_reseed)) ||
+                p->d_ring != d_ring || (d_ring && p->d_ring_stages != d_ring_stages) ||
                 std::memcmp(&p->d_shape, &d_shape, sizeof d_shape) != 0)
                 return false;
             plans.push_back(p);
@@ -952,7 +948,6 @@ private:
     {
         d_ring = true;
         d_ring_stages = r.stages;
-        d_ring_reseed = r.reseed;
         d_shape = r.sh;
         d_smem = ddc_ring_shared_bytes(r.sh, sample_bits(), r.stages);
         // (asked once per candidate and mixing: the tuner comes back to each)
@@ -1026,7 +1021,6 @@ private:
                                                                         d_shape,
                                                                         d_ring_stages,
                                                                         stage,
-                                                                        d_ring_reseed,
                                                                         first_output + m0,
                                                                         count);
                 });
@@ -1184,7 +1178,6 @@ private:
     std::vector<ddc_ring_shape> d_rings; // the ring kernel's candidates
     bool d_ring = false;                 // the ring kernel runs d_shape
     int d_ring_stages = 0;
-    int d_ring_reseed = ddc_rotate_reseed; // outputs between exact rotations
     int d_ring_per_sm = 1;         // its blocks an SM (occupancy)
     std::map<std::string, int> d_ring_fit; // the same, by candidate
     bool d_mix_uploaded = false;   // its taps are on the device

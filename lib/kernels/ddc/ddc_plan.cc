@@ -14,6 +14,7 @@
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 
@@ -289,7 +290,8 @@ void ddc_plan::tune()
                               formats[int(d_config.input)];
     const std::vector<std::string> ids = d_impl->configurations();
     d_tuning = runtime::untuned("ddc", shape, ids.empty() ? "cpu" : ids[0]);
-    if (ids.size() < 2)
+    const std::string named = configuration_named();
+    if (ids.size() < 2 && named.empty())
         return;
     const std::size_t n = d_impl->tuning_outputs();
     const std::size_t n_in =
@@ -299,8 +301,9 @@ void ddc_plan::tune()
     // 2: the tensor-core form (10-bit input, sm_80 on); 3: mix first
     // (complex input, real taps); 4: the ring kernel (ddc_ring.h); 5: the
     // tensor form's warp tiles (tap block 8D, 32 rows); 6: 4 and 16
-    // outputs a thread in the tile and ring kernels (real input).
-    p.version = 6;
+    // outputs a thread in the tile and ring kernels (real input); 7: no
+    // rotation re-seed interval (ring ... Q=32: never faster, ddc_ring.h).
+    p.version = 7;
     p.shape = shape + " n_out=" + std::to_string(n);
     p.unit = "output";
     p.input_bytes = input_bytes(n_in);
@@ -356,9 +359,34 @@ void ddc_plan::tune()
                       d_who);
               } });
     p.heuristic = ids[0];
-    p.forced = d_impl->forced_configuration();
+    p.forced = named.empty() ? d_impl->forced_configuration() : named;
     d_tuning = runtime::autotune(p, ctx, d_who);
     d_impl->use(d_tuning.chosen);
+}
+
+std::vector<std::string> ddc_plan::configurations() const
+{
+    return d_impl->configurations();
+}
+
+// $GPUDSP_DDC_CONFIG: one of configurations() (a test, or a user pinning a
+// device plan's configuration), else empty; a name this plan cannot run is
+// refused with the ones it can. CPU plans take GPUDSP_CPU_SIMD instead.
+std::string ddc_plan::configuration_named() const
+{
+    const char* env = std::getenv("GPUDSP_DDC_CONFIG");
+    if (!env || !*env || d_where.kind == backend_kind::cpu)
+        return "";
+    const std::vector<std::string> ids = d_impl->configurations();
+    if (std::find(ids.begin(), ids.end(), env) != ids.end())
+        return env;
+    std::string known;
+    for (const auto& id : ids)
+        known += (known.empty() ? "\"" : ", \"") + id + "\"";
+    throw std::invalid_argument(d_who + ": GPUDSP_DDC_CONFIG=\"" + env +
+                                "\" is not a configuration of this plan (" +
+                                (known.empty() ? "it has none to choose from" : known) +
+                                ")");
 }
 
 ddc_plan::~ddc_plan() = default;

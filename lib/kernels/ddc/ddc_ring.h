@@ -159,27 +159,26 @@ GPUDSP_HD constexpr int ddc_ring_stage_of(int j, int stages) { return j % stages
 GPUDSP_HD constexpr int ddc_ring_next(int j, int stages) { return j + stages; }
 
 /*! Outputs between exact re-seeds of the output rotation (Q, a power of
- *  two; the heuristic's 8, a tuner candidate 32): outputs m with m mod Q = 0
- *  take exp(-2j pi phi(mD)) from the 64-bit phase, the next Q - 1 one
- *  complex multiplication each by exp(-2j pi phi(D)), so the rotation is
- *  within ~Q - 1 float roundings of the exact one and, a function of m
- *  alone, gives the same bits wherever a call starts. */
+ *  two): outputs m with m mod Q = 0 take exp(-2j pi phi(mD)) from the 64-bit
+ *  phase, the next Q - 1 one complex multiplication each by
+ *  exp(-2j pi phi(D)), so the rotation is within ~Q - 1 float roundings of
+ *  the exact one and, a function of m alone, gives the same bits wherever a
+ *  call starts. A thread rotates its R (4, 8 or 16) consecutive outputs
+ *  from one step and a seed every 8 outputs: one seed at R <= 8 where the
+ *  call's first output is a multiple of 8 (the tuner's calls), two
+ *  otherwise or at R = 16. A longer interval Q would save at most one
+ *  sincospif a thread, for up to Q - 1 multiplications to reach its first
+ *  output from the seed before it and Q - 1 roundings: 8, not a tuning
+ *  dimension. */
 constexpr int ddc_rotate_reseed = 8;
-constexpr int ddc_rotate_reseed_long = 32;
 
 /*! fn(r, rotation of output m_first + r) for r = 0 .. count - 1 (phase of
- *  output m: step m D + offset), by the recurrence above, re-seeded every
- *  \p reseed outputs (a power of two). */
+ *  output m: step m D + offset), by the recurrence above. */
 template <class Fn>
-GPUDSP_HD void ddc_ring_rotations(uint64_t m_first,
-                                  int count,
-                                  int D,
-                                  uint64_t step,
-                                  uint64_t offset,
-                                  Fn fn,
-                                  int reseed = ddc_rotate_reseed)
+GPUDSP_HD void ddc_ring_rotations(
+    uint64_t m_first, int count, int D, uint64_t step, uint64_t offset, Fn fn)
 {
-    const uint64_t dstep = step * uint64_t(D), mask = uint64_t(reseed - 1);
+    const uint64_t dstep = step * uint64_t(D), mask = uint64_t(ddc_rotate_reseed - 1);
     const ddc_cf w = ddc_mixer_at(dstep);
     const int lead = int(m_first & mask);
     ddc_cf v = ddc_mixer_at(dstep * (m_first - uint64_t(lead)) + offset);
@@ -213,12 +212,11 @@ ddc_ring_shared_bytes(const ddc_tile_shape& sh, int sample_bits, int stages)
 
 /*! A ring candidate: a tile shape and its number of stages (one stage
  *  already overlaps a tile's load with the previous tile's FIR; two also
- *  with its decode), the outputs between the rotation's exact re-seeds, and
- *  the persistent grid's blocks an SM (0: as many as fit). */
+ *  with its decode), and the persistent grid's blocks an SM (0: as many as
+ *  fit). */
 struct ddc_ring_shape {
     ddc_tile_shape sh;
     int stages = 1;
-    int reseed = ddc_rotate_reseed;
     int per_sm = 0;
 };
 
@@ -227,9 +225,8 @@ struct ddc_ring_shape {
  *  input with phases of 8 taps or more), the tile shape ddc_tile_shape_for
  *  would choose for two blocks an SM and for one, with the stages counted
  *  (the most outputs per tile, then phase groups up to 256 threads),
- *  without repeats; then the first of them re-seeding its rotation every 32
- *  outputs instead of 8 and, where two of its blocks fit an SM, on a grid
- *  of one block an SM. None where no tile fits. */
+ *  without repeats; then, where two blocks of the first of them fit an SM,
+ *  that one on a grid of one block an SM. None where no tile fits. */
 inline std::vector<ddc_ring_shape>
 ddc_ring_candidates(int D, int T, int sample_bits, std::size_t smem_limit)
 {
@@ -264,9 +261,6 @@ ddc_ring_candidates(int D, int T, int sample_bits, std::size_t smem_limit)
                     }
     if (!out.empty()) {
         const ddc_ring_shape first = out[0];
-        ddc_ring_shape longer = first;
-        longer.reseed = ddc_rotate_reseed_long;
-        out.push_back(longer);
         if (ddc_ring_shared_bytes(first.sh, sample_bits, first.stages) <= two_per_sm) {
             ddc_ring_shape fewer = first;
             fewer.per_sm = 1;
@@ -277,12 +271,10 @@ ddc_ring_candidates(int D, int T, int sample_bits, std::size_t smem_limit)
 }
 
 /*! The tuner's name of a ring shape: "ring TW=128 G=2 AC=8 S=1" (R=..
- *  before S where not 8; Q=32 after it where the rotation re-seeds every
- *  32 outputs, P=1 where the grid is one block an SM). */
+ *  before S where not 8; P=1 after it where the grid is one block an SM). */
 inline std::string ddc_ring_id(const ddc_ring_shape& r)
 {
     return "ring " + ddc_tile_shape_id(r.sh) + " S=" + std::to_string(r.stages) +
-           (r.reseed != ddc_rotate_reseed ? " Q=" + std::to_string(r.reseed) : "") +
            (r.per_sm ? " P=" + std::to_string(r.per_sm) : "");
 }
 

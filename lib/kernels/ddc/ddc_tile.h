@@ -59,9 +59,12 @@ GPUDSP_HD bool ddc_tile_r_built(int R, int AC, bool complex_in, bool ring)
 }
 inline std::vector<int> ddc_tile_r_log2s(bool complex_in, bool ring)
 {
-    if (complex_in)
-        return { 3 };
-    return ring ? std::vector<int>{ 3, 2, 4 } : std::vector<int>{ 3, 2 };
+    // The heuristic's R first; AC = 8 is built for the most.
+    std::vector<int> lg;
+    for (const int lgR : { 3, 2, 4 })
+        if (ddc_tile_r_built(1 << lgR, 8, complex_in, ring))
+            lg.push_back(lgR);
+    return lg;
 }
 
 /*! One tile launch's shape (host: ddc_tile_shape_for). */

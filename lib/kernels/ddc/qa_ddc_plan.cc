@@ -29,22 +29,25 @@ namespace {
 
 using cvec = std::vector<std::complex<float>>;
 
-// The input uploaded to a device and \p n_values complex outputs there,
-// poisoned (NaN).
+// The input uploaded to a device, \p shift bytes past an allocation's
+// (aligned) start, and \p n_values complex outputs there, poisoned (NaN).
 struct device_io {
     runtime::device_context::sptr ctx;
     runtime::device_stream stream;
     runtime::device_memory in, out;
+    std::size_t shift;
 
     device_io(const runtime::backend_choice& where,
               const std::vector<uint8_t>& bytes,
-              std::size_t n_values)
+              std::size_t n_values,
+              std::size_t shift_bytes = 0)
         : ctx(runtime::device_context::get(where.kind, where.device)),
           stream(ctx, "qa"),
-          in(ctx, bytes.size(), "qa"),
-          out(ctx, n_values * 8, "qa")
+          in(ctx, bytes.size() + shift_bytes, "qa"),
+          out(ctx, n_values * 8, "qa"),
+          shift(shift_bytes)
     {
-        ctx->copy_async(in.get(),
+        ctx->copy_async(in.get() + shift,
                         bytes.data(),
                         bytes.size(),
                         runtime::copy_kind::host_to_device,
@@ -68,13 +71,15 @@ struct device_io {
 };
 
 // Outputs [0, n_out) of \p plan, first window sample at \p first, in calls
-// of the sizes given, with an optional retune before output \p retune_at.
+// of the sizes given, with an optional retune before output \p retune_at;
+// on a device, the input \p shift bytes past an aligned address.
 cvec run(kernels::ddc_plan& plan,
          const std::vector<uint8_t>& in,
          int64_t first,
          std::size_t n_out,
          const std::vector<std::size_t>& calls,
-         std::size_t retune_at = SIZE_MAX)
+         std::size_t retune_at = SIZE_MAX,
+         std::size_t shift = 0)
 {
     const int D = plan.config().decimation;
     cvec out(n_out);
@@ -82,8 +87,8 @@ cvec run(kernels::ddc_plan& plan,
     const void* src = in.data();
     void* dst = out.data();
     if (plan.where().kind != runtime::backend_kind::cpu) {
-        dev.emplace(plan.where(), in, n_out);
-        src = dev->in.get();
+        dev.emplace(plan.where(), in, n_out, shift);
+        src = dev->in.get() + shift;
         dst = dev->out.get();
     }
     std::size_t done = 0;
@@ -286,6 +291,66 @@ BOOST_AUTO_TEST_CASE(ring_form_matches_cpu)
                                               << td.second << " (" << dev.tuning().chosen
                                               << "): " << rel_err(got, want));
             }
+}
+
+// Every configuration a device plan offers (ddc_plan::configurations(),
+// each forced by GPUDSP_DDC_CONFIG) against the CPU plan, from input
+// addresses that are not 16-byte aligned (the ring stages' realignment,
+// the 10-bit decoders' word offsets), in calls cut anywhere, and on CUDA
+// over enough outputs that each block of a persistent grid walks several
+// tiles. (The tuner checks each candidate as well, but on aligned input, in
+// one call from output 0.) An id the plan does not offer is refused.
+BOOST_AUTO_TEST_CASE(every_configuration_from_odd_addresses_matches_cpu)
+{
+#ifdef GPUDSP_TEST_CUDA
+    const std::size_t n_out = (std::size_t(1) << 20) + 37; // > 2 tiles a block
+#else
+    const std::size_t n_out = 4133; // (the emulated device: its vector widths)
+#endif
+    struct shape {
+        ddc_input f;
+        int T, D;
+        std::size_t shift; // bytes: whole samples (packed10: any byte)
+        bool real_taps;    // (mix first)
+    };
+    const shape shapes[] = { { ddc_input::packed10, 256, 16, 13, false },
+                             { ddc_input::packed10, 300, 7, 6, false },
+                             { ddc_input::float32, 256, 16, 4, false },
+                             { ddc_input::int16, 55, 5, 10, false },
+                             { ddc_input::complex64, 256, 16, 8, true } };
+    unsigned seed = 1400;
+    for (const auto& k : shapes) {
+        auto c = qa::ddc_config(k.f, k.T, k.D, 0.17e6, seed++);
+        if (k.real_taps)
+            for (auto& h : c.taps)
+                h = h.real();
+        const int64_t first = k.f == ddc_input::packed10 ? 3 : 1;
+        const auto in =
+            qa::ddc_random_input(k.f, first + (n_out - 1) * k.D + k.T, seed++);
+        kernels::ddc_plan cpu(c, runtime::backend_choice{}, "qa_cpu");
+        const auto want = run(cpu, in, first, n_out, { n_out });
+        std::vector<std::string> ids;
+        {
+            kernels::ddc_plan probe(c, qa::test_device(), "qa_probe");
+            ids = probe.configurations();
+        }
+        BOOST_REQUIRE(!ids.empty());
+        for (const auto& id : ids) {
+            const qa::env_setting force("GPUDSP_DDC_CONFIG", id.c_str());
+            kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
+            BOOST_CHECK_EQUAL(dev.tuning().chosen, id);
+            const double e = rel_err(
+                run(dev, in, first, n_out, { 7, n_out / 2, 1, 513 }, SIZE_MAX, k.shift),
+                want);
+            BOOST_CHECK_MESSAGE(e < 2e-5,
+                                "format " << int(k.f) << " T=" << k.T << " D=" << k.D
+                                          << " at +" << k.shift << " B (" << id
+                                          << "): " << e);
+        }
+        const qa::env_setting unknown("GPUDSP_DDC_CONFIG", "no such configuration");
+        BOOST_CHECK_THROW(kernels::ddc_plan(c, qa::test_device(), "qa_refused"),
+                          std::invalid_argument);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(tuned_plans_match_cpu)

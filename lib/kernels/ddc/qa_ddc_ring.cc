@@ -265,16 +265,14 @@ void emulate(const ddc_ring_shape& rs,
                         for (int r = 0; r < R; ++r)
                             parts[t * R + r] = a[r];
                     } else {
-                        ddc_ring_rotations(
-                            first_output + uint64_t(m0 + t * R),
-                            R,
-                            sh.D,
-                            o.phase.step,
-                            o.phase.offset,
-                            [&](int r, ddc_cf v) {
-                                parts[t * R + r] = ddc_cmul(a[r], v);
-                            },
-                            rs.reseed);
+                        ddc_ring_rotations(first_output + uint64_t(m0 + t * R),
+                                           R,
+                                           sh.D,
+                                           o.phase.step,
+                                           o.phase.offset,
+                                           [&](int r, ddc_cf v) {
+                                               parts[t * R + r] = ddc_cmul(a[r], v);
+                                           });
                     }
                 }
                 for (int tid = 0; tid < n_threads; ++tid)
@@ -346,22 +344,18 @@ BOOST_AUTO_TEST_CASE(candidates_fit_and_are_named_once)
                         BOOST_REQUIRE(r.sh.AC == 4 || (r.sh.AC == 8 && r.sh.A >= 8));
                         BOOST_REQUIRE(
                             ddc_tile_r_built(r.sh.R(), r.sh.AC, bits == 64, true));
-                        BOOST_REQUIRE(r.reseed == ddc_rotate_reseed ||
-                                      r.reseed == ddc_rotate_reseed_long);
                         BOOST_REQUIRE(r.per_sm == 0 || r.per_sm == 1);
                     }
-                    // the first candidate also re-seeding every 32 outputs
-                    // and, where two of its blocks fit an SM, one block an SM
+                    // the first candidate also, where two of its blocks
+                    // fit an SM, on one block an SM
                     if (!all.empty()) {
-                        int longer = 0, fewer = 0;
+                        int fewer = 0;
                         for (const auto& r : all) {
                             const bool same =
                                 std::memcmp(&r.sh, &all[0].sh, sizeof r.sh) == 0 &&
                                 r.stages == all[0].stages;
-                            longer += same && r.reseed == ddc_rotate_reseed_long;
                             fewer += same && r.per_sm == 1;
                         }
-                        BOOST_REQUIRE_EQUAL(longer, 1);
                         const std::size_t two = (limit + 1024) / 2 - 1024;
                         BOOST_REQUIRE_EQUAL(
                             fewer,
@@ -389,46 +383,37 @@ BOOST_AUTO_TEST_CASE(candidates_fit_and_are_named_once)
 
 BOOST_AUTO_TEST_CASE(rotations_are_a_function_of_the_output_alone)
 {
-    // Runs starting anywhere give the same bits for the same output, within
-    // ~1.25e-7 Q of the exact rotation (Q - 1 roundings at most since the
-    // seed), also near output 2^40, re-seeding every 8 (the heuristic) and
-    // 32 outputs (a tuner candidate).
+    // Runs of 16 (R = 16: two seeds) starting anywhere give the same bits
+    // for the same output, within ~1.25e-7 Q of the exact rotation (Q - 1
+    // roundings at most since the seed), also near output 2^40.
+    constexpr int Q = ddc_rotate_reseed, run = 16;
     const uint64_t step = 0x1234567890abcdefULL, offset = 0x0fedcba987654321ULL;
-    for (const int Q : { ddc_rotate_reseed, ddc_rotate_reseed_long })
-        for (uint64_t base : { uint64_t(0), uint64_t(1) << 40 })
-            for (int D : { 1, 7, 16 })
-                for (int start = 0; start < 2 * Q + 8; ++start) {
-                    std::vector<ddc_cf> got(8);
+    for (uint64_t base : { uint64_t(0), uint64_t(1) << 40 })
+        for (int D : { 1, 7, 16 })
+            for (int start = 0; start < 2 * Q + 8; ++start) {
+                std::vector<ddc_cf> got(run);
+                ddc_ring_rotations(
+                    base + start, run, D, step, offset, [&](int r, ddc_cf v) {
+                        got[r] = v;
+                    });
+                for (int r = 0; r < run; ++r) {
+                    const uint64_t m = base + start + r;
+                    // the same run from its seed
+                    std::vector<ddc_cf> seeded(static_cast<std::size_t>(Q));
                     ddc_ring_rotations(
-                        base + start,
-                        8,
-                        D,
-                        step,
-                        offset,
-                        [&](int r, ddc_cf v) { got[r] = v; },
-                        Q);
-                    for (int r = 0; r < 8; ++r) {
-                        const uint64_t m = base + start + r;
-                        // the same run from its seed
-                        std::vector<ddc_cf> seeded(static_cast<std::size_t>(Q));
-                        ddc_ring_rotations(
-                            m - m % Q,
-                            Q,
-                            D,
-                            step,
-                            offset,
-                            [&](int k, ddc_cf v) { seeded[std::size_t(k)] = v; },
-                            Q);
-                        BOOST_REQUIRE_EQUAL(
-                            std::memcmp(&got[r], &seeded[m % Q], sizeof(ddc_cf)), 0);
-                        const uint64_t p = step * (m * uint64_t(D)) + offset;
-                        const std::complex<double> exact =
-                            std::polar(1.0, -2 * M_PI * double(int64_t(p)) * 0x1p-64);
-                        BOOST_REQUIRE_LT(
-                            std::abs(std::complex<double>(got[r].re, got[r].im) - exact),
-                            1.25e-7 * Q);
-                    }
+                        m - m % Q, Q, D, step, offset, [&](int k, ddc_cf v) {
+                            seeded[std::size_t(k)] = v;
+                        });
+                    BOOST_REQUIRE_EQUAL(
+                        std::memcmp(&got[r], &seeded[m % Q], sizeof(ddc_cf)), 0);
+                    const uint64_t p = step * (m * uint64_t(D)) + offset;
+                    const std::complex<double> exact =
+                        std::polar(1.0, -2 * M_PI * double(int64_t(p)) * 0x1p-64);
+                    BOOST_REQUIRE_LT(
+                        std::abs(std::complex<double>(got[r].re, got[r].im) - exact),
+                        1.25e-7 * Q);
                 }
+            }
 }
 
 BOOST_AUTO_TEST_CASE(ring_kernel_steps_match_the_cpu_plan)
@@ -453,7 +438,7 @@ BOOST_AUTO_TEST_CASE(ring_kernel_steps_match_the_cpu_plan)
                 for (const auto& r :
                      ddc_ring_candidates(D, T, ddc_sample_bits(f), limit)) {
                     auto same = std::find_if(picks.begin(), picks.end(), [&](auto& p) {
-                        return p.sh.lgR == r.sh.lgR && p.reseed == r.reseed;
+                        return p.sh.lgR == r.sh.lgR;
                     });
                     if (same == picks.end())
                         picks.push_back(r);
@@ -579,17 +564,20 @@ BOOST_AUTO_TEST_CASE(a_stream_cut_into_calls_gives_the_same_bits)
             const int T = td.first, D = td.second;
             const auto rings = ddc_ring_candidates(D, T, ddc_sample_bits(f), limits[1]);
             BOOST_REQUIRE(!rings.empty());
-            // the first and last candidates (R = 16 for real input where
-            // offered) and the first R = 8 one with two stages
-            std::vector<ddc_ring_shape> cuts{ rings.front(), rings.back() };
+            // the first candidate, the last of the shape search (R = 16 for
+            // real input where offered; after it only the first on one
+            // block an SM) and the first R = 8 one with two stages
+            std::vector<ddc_ring_shape> cuts{ rings.front() };
+            for (auto r = rings.rbegin(); r != rings.rend(); ++r)
+                if (r->per_sm == 0) {
+                    cuts.push_back(*r);
+                    break;
+                }
             for (const auto& r : rings)
                 if (r.stages == 2 && r.sh.R() == 8) {
                     cuts.push_back(r);
                     break;
                 }
-            for (const auto& r : rings)
-                if (r.reseed != ddc_rotate_reseed)
-                    cuts.push_back(r); // (re-seeding every 32 outputs)
             for (const auto& rs : cuts) {
                 const std::size_t n = 2 * rs.sh.M + 101;
                 const auto c = qa::ddc_config(f, T, D, 0.11e6, seed++);

@@ -154,10 +154,19 @@ public:
      *  (docs/gpu.md, "Tuning"). */
     const runtime::tune_result& tuning() const { return d_tuning; }
 
+    /*! \brief The configurations this plan can run where it runs (the
+     *  tuner's candidates, the heuristic's first: CUDA's forms and tile
+     *  shapes, the CPU's vector widths). GPUDSP_DDC_CONFIG set to one of
+     *  them makes a new device plan (CUDA, emulated) run it (source
+     *  `forced`); set to anything else, such a plan is refused with the
+     *  list. */
+    std::vector<std::string> configurations() const;
+
     struct impl;
 
 private:
     void tune();
+    std::string configuration_named() const;
 
     ddc_config d_config;
     runtime::backend_choice d_where;
