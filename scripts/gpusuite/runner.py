@@ -56,6 +56,9 @@ CUT = "cut at the step's end"
 # tuner off, so that the tests run the plans' heuristic configurations.
 TEST_ENV = {"VOLK_GENERIC": "1", "GR_DONT_LOAD_PREFS": "1", "GR_CONF_CONTROLPORT_ON": "False",
             "GPUDSP_AUTOTUNE": "off"}
+# Under compute-sanitizer, tests that size their work for coverage (many
+# tiles a block) take their small sizes: the tools slow kernels 10-1000x.
+SANITIZER_ENV = dict(TEST_ENV, GPUDSP_QA_SANITIZER="1")
 DEFAULT_BUDGET = 360.0  # seconds: a full run, inside a 15-minute GPU lease
 FOCUS_BUDGET = 170.0  # --focus: the re-run after a fix
 
@@ -421,7 +424,7 @@ class suite:
                 cmd += ["--leak-check", "full"]
             cmd += [d / name] + ([f"--run_test={case}"] if case else [])
             rc, secs, timed_out = self.run(cmd, log, end - time.monotonic(),
-                                           env=TEST_ENV, cwd=d)
+                                           env=SANITIZER_ENV, cwd=d)
             text = self.log_text(log)
             it = item(label, group=kind, seconds=secs)
             summaries = re.findall(r"ERROR SUMMARY: \d+ errors?", text)
