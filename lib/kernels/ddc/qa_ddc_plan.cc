@@ -30,13 +30,12 @@ namespace {
 
 using cvec = std::vector<std::complex<float>>;
 
-// The input uploaded to a device, \p shift bytes past an allocation's
+// The input uploaded to a device, \p shift_bytes past an allocation's
 // (aligned) start, and \p n_values complex outputs there, poisoned (NaN).
 struct device_io {
     runtime::device_context::sptr ctx;
     runtime::device_stream stream;
     runtime::device_memory in, out;
-    std::size_t shift;
 
     device_io(const runtime::backend_choice& where,
               const std::vector<uint8_t>& bytes,
@@ -45,10 +44,9 @@ struct device_io {
         : ctx(runtime::device_context::get(where.kind, where.device)),
           stream(ctx, "qa"),
           in(ctx, bytes.size() + shift_bytes, "qa"),
-          out(ctx, n_values * 8, "qa"),
-          shift(shift_bytes)
+          out(ctx, n_values * 8, "qa")
     {
-        ctx->copy_async(in.get() + shift,
+        ctx->copy_async(in.get() + shift_bytes,
                         bytes.data(),
                         bytes.size(),
                         runtime::copy_kind::host_to_device,
@@ -71,27 +69,19 @@ struct device_io {
     }
 };
 
-// Outputs [0, n_out) of \p plan, first window sample at \p first, in calls
-// of the sizes given, with an optional retune before output \p retune_at;
-// on a device, the input \p shift bytes past an aligned address.
-cvec run(kernels::ddc_plan& plan,
-         const std::vector<uint8_t>& in,
-         int64_t first,
-         std::size_t n_out,
-         const std::vector<std::size_t>& calls,
-         std::size_t retune_at = SIZE_MAX,
-         std::size_t shift = 0)
+// plan.execute() over outputs [0, n_out) from \p src to \p dst (first
+// window sample at \p first) in calls of the sizes given, with an optional
+// retune before output \p retune_at.
+void execute_in_calls(kernels::ddc_plan& plan,
+                      const void* src,
+                      void* dst,
+                      runtime::stream_handle stream,
+                      int64_t first,
+                      std::size_t n_out,
+                      const std::vector<std::size_t>& calls,
+                      std::size_t retune_at = SIZE_MAX)
 {
     const int D = plan.config().decimation;
-    cvec out(n_out);
-    std::optional<device_io> dev;
-    const void* src = in.data();
-    void* dst = out.data();
-    if (plan.where().kind != runtime::backend_kind::cpu) {
-        dev.emplace(plan.where(), in, n_out, shift);
-        src = dev->in.get() + shift;
-        dst = dev->out.get();
-    }
     std::size_t done = 0;
     for (std::size_t k = 0; done < n_out; ++k) {
         std::size_t n = std::min(calls[k % calls.size()], n_out - done);
@@ -104,10 +94,38 @@ cvec run(kernels::ddc_plan& plan,
                      done,
                      n,
                      static_cast<std::complex<float>*>(dst) + done,
-                     dev ? dev->stream.get() : nullptr);
+                     stream);
         done += n;
     }
-    return dev ? dev->read(dev->out.get(), n_out) : out;
+}
+
+// Outputs [0, n_out) of \p plan as execute_in_calls() gives them, the input
+// uploaded where the plan runs (on a device, \p shift bytes past an aligned
+// address).
+cvec run(kernels::ddc_plan& plan,
+         const std::vector<uint8_t>& in,
+         int64_t first,
+         std::size_t n_out,
+         const std::vector<std::size_t>& calls,
+         std::size_t retune_at = SIZE_MAX,
+         std::size_t shift = 0)
+{
+    if (plan.where().kind == runtime::backend_kind::cpu) {
+        cvec out(n_out);
+        execute_in_calls(
+            plan, in.data(), out.data(), nullptr, first, n_out, calls, retune_at);
+        return out;
+    }
+    device_io dev(plan.where(), in, n_out, shift);
+    execute_in_calls(plan,
+                     dev.in.get() + shift,
+                     dev.out.get(),
+                     dev.stream.get(),
+                     first,
+                     n_out,
+                     calls,
+                     retune_at);
+    return dev.read(dev.out.get(), n_out);
 }
 
 // The relative error of finite device outputs (the poison is NaN).
@@ -342,13 +360,22 @@ BOOST_AUTO_TEST_CASE(every_configuration_from_odd_addresses_matches_cpu)
             ids = probe.configurations();
         }
         BOOST_REQUIRE(!ids.empty());
+        // (the input uploaded once a shape, the outputs poisoned again for
+        // each configuration)
+        device_io io(qa::test_device(), in, n_out, k.shift);
         for (const auto& id : ids) {
             const qa::env_setting force("GPUDSP_DDC_CONFIG", id.c_str());
             kernels::ddc_plan dev(c, qa::test_device(), "qa_device");
             BOOST_CHECK_EQUAL(dev.tuning().chosen, id);
-            const double e = rel_err(
-                run(dev, in, first, n_out, { 7, n_out / 2, 1, 513 }, SIZE_MAX, k.shift),
-                want);
+            io.ctx->memset_async(io.out.get(), 0xFF, n_out * 8, io.stream.get(), "qa");
+            execute_in_calls(dev,
+                             io.in.get() + k.shift,
+                             io.out.get(),
+                             io.stream.get(),
+                             first,
+                             n_out,
+                             { 7, n_out / 2, 1, 513 });
+            const double e = rel_err(io.read(io.out.get(), n_out), want);
             BOOST_CHECK_MESSAGE(e < 2e-5,
                                 "format " << int(k.f) << " T=" << k.T << " D=" << k.D
                                           << " at +" << k.shift << " B (" << id
