@@ -290,7 +290,7 @@ void ddc_plan::tune()
                               formats[int(d_config.input)];
     const std::vector<std::string> ids = d_impl->configurations();
     d_tuning = runtime::untuned("ddc", shape, ids.empty() ? "cpu" : ids[0]);
-    const std::string named = configuration_named();
+    const std::string named = configuration_named(ids);
     if (ids.size() < 2 && named.empty())
         return;
     const std::size_t n = d_impl->tuning_outputs();
@@ -369,15 +369,15 @@ std::vector<std::string> ddc_plan::configurations() const
     return d_impl->configurations();
 }
 
-// $GPUDSP_DDC_CONFIG: one of configurations() (a test, or a user pinning a
-// device plan's configuration), else empty; a name this plan cannot run is
-// refused with the ones it can. CPU plans take GPUDSP_CPU_SIMD instead.
-std::string ddc_plan::configuration_named() const
+// $GPUDSP_DDC_CONFIG: one of the plan's configurations \p ids (a test, or
+// a user pinning a device plan's configuration), else empty; a name this
+// plan cannot run is refused with the ones it can. CPU plans take
+// GPUDSP_CPU_SIMD instead.
+std::string ddc_plan::configuration_named(const std::vector<std::string>& ids) const
 {
     const char* env = std::getenv("GPUDSP_DDC_CONFIG");
     if (!env || !*env || d_where.kind == backend_kind::cpu)
         return "";
-    const std::vector<std::string> ids = d_impl->configurations();
     if (std::find(ids.begin(), ids.end(), env) != ids.end())
         return env;
     std::string known;

@@ -716,12 +716,11 @@ public:
                 if (d_cap >= 0 || !out_of_memory(e))
                     throw;
                 // The heuristic's Gram workspace did not fit after the
-                // other buffers: the form before it, and the tuner does not
-                // offer the form (device_alloc took the failed allocation
-                // back from CUDA's last error).
-                // (Unforced, "wgmma gram" is the only Gram form with a
-                // workspace the heuristic picks.) The others that need one
-                // are refused by use() if theirs does not fit either.
+                // other buffers: the form before it. Unforced, "wgmma gram"
+                // is the only Gram form with a workspace the heuristic
+                // picks; the tuner does not offer it, and use() refuses
+                // the others if theirs does not fit either (device_alloc
+                // took the failed allocation back from CUDA's last error).
                 d_ws_unavailable[0] =
                     std::string("its workspace did not fit beside the plan's buffers (") +
                     e.what() + ")";

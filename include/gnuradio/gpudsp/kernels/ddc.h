@@ -166,7 +166,7 @@ public:
 
 private:
     void tune();
-    std::string configuration_named() const;
+    std::string configuration_named(const std::vector<std::string>& ids) const;
 
     ddc_config d_config;
     runtime::backend_choice d_where;
