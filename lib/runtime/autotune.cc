@@ -791,7 +791,10 @@ bool shipped_lookup(const std::vector<std::string>& dirs,
                 files.push_back(dir + "/" + name);
         }
         closedir(d);
-        std::sort(files.begin(), files.end());
+        // Newest first: tables are named after their GPU and date
+        // (data/tuning/README.md), and a later sweep of the same problem
+        // replaces an earlier one (in name order the oldest answered).
+        std::sort(files.rbegin(), files.rend());
         for (const auto& path : files) {
             std::string text;
             if (!read_file(path, text))

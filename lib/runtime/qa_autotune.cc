@@ -490,7 +490,8 @@ BOOST_AUTO_TEST_CASE(shipped_table_serves_a_miss)
     entries.push(e.to_json());
     table.set("entries", entries);
     std::ofstream(tables.path + "/h100.json") << json::dump(table, 1);
-    std::ofstream(tables.path + "/broken.json") << "{\"entries\": [";
+    // (read first: newer by name)
+    std::ofstream(tables.path + "/h200-broken.json") << "{\"entries\": [";
 
     tune_options o = options(cache.path, tune_mode::cache);
     o.table_dirs = { tables.path + "/absent", tables.path };
@@ -501,6 +502,23 @@ BOOST_AUTO_TEST_CASE(shipped_table_serves_a_miss)
     for (const auto& n : r.notes)
         said |= n.find("broken.json is unreadable") != std::string::npos;
     BOOST_CHECK(said);
+
+    // Of two tables holding the problem, the later-named (a later date)
+    // answers.
+    std::remove((tables.path + "/h100.json").c_str());
+    for (const auto& dated : { std::make_pair("h100-2026-11-27.json", "copy"),
+                               std::make_pair("h100-2026-11-28.json", "twice") }) {
+        e.winner = dated.second;
+        entries = json::value::array();
+        entries.push(e.to_json());
+        table.set("entries", entries);
+        std::ofstream(tables.path + "/" + dated.first) << json::dump(table);
+    }
+    const tune_result newest = autotune(p, ctx, "qa", o);
+    BOOST_CHECK(newest.source == tune_source::shipped);
+    BOOST_CHECK_EQUAL(newest.chosen, "twice");
+    for (const char* dated : { "h100-2026-11-27.json", "h100-2026-11-28.json" })
+        std::remove((tables.path + "/" + dated).c_str());
 
     // A table naming a candidate that cannot run here is passed over.
     table = json::value::object();

@@ -22,10 +22,10 @@
 #include <gnuradio/top_block.h>
 #include <pmt/pmt.h>
 #include <algorithm>
-#include <functional>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 using namespace gr::gpudsp;
@@ -541,8 +541,16 @@ BOOST_AUTO_TEST_CASE(stopped_mid_stream_and_destroyed_leaks_nothing)
 // An allocation the GPU cannot hold throws, and leaves no error behind for
 // the next launch's check to read and blame on its kernel (the X-engine's
 // Gram fallback and the tuner go on after one); the device still works.
+// Not under compute-sanitizer (the GPU suite sets GPUDSP_QA_SANITIZER):
+// memcheck reports the refused cudaMalloc this test makes on purpose as an
+// API error (the H200 run of 2026-11-28: 2 errors, both here), and API
+// errors elsewhere are worth its reporting them.
 BOOST_AUTO_TEST_CASE(a_failed_allocation_leaves_no_error_behind)
 {
+    if (std::getenv("GPUDSP_QA_SANITIZER")) {
+        BOOST_TEST_MESSAGE("skipped under compute-sanitizer: its failure is deliberate");
+        return;
+    }
     const auto where = qa::test_device();
     auto ctx = runtime::device_context::get(where.kind, where.device);
     BOOST_CHECK_THROW(runtime::device_memory(ctx, std::size_t(1) << 50, "qa"),

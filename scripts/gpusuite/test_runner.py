@@ -93,6 +93,51 @@ class boost_listing(unittest.TestCase):
         self.assertEqual(runner.boost_cases("Test setup error: no CUDA device\n"), [])
 
 
+class boost_progress(unittest.TestCase):
+    LOG = ("Running 3 test cases...\n"
+           "\x1b[1;34;49mEntering test module \"Master Test Suite\"\n"
+           "\x1b[0;39;49mq.cc(10): Entering test case \"a_failed_case\"\n"
+           "q.cc(12): error: in \"a_failed_case\": check x failed\n"
+           "q.cc(10): Leaving test case \"a_failed_case\"; testing time: 5us\n"
+           "q.cc(20): Entering test case \"every_configuration\"\n"
+           "\x1b[1;36;49mconfiguration 3 of 40: ring TW=32 (12 ms)\x1b[0;39;49m\n"
+           "\n*** killed after 45 s (suite time limit)\n")
+
+    def test_a_killed_binary_names_its_case(self):
+        self.assertEqual(runner.boost_progress(self.LOG),
+                         "killed in every_configuration (its last line: configuration 3 of "
+                         "40: ring TW=32 (12 ms)); 1 cases finished before it, "
+                         "1 errors reported")
+
+    def test_progress_lines_are_not_failures(self):
+        self.assertEqual(runner.failure_lines(self.LOG).split(" | ")[0],
+                         'q.cc(12): error: in "a_failed_case": check x failed')
+
+
+class step_budgets(unittest.TestCase):
+    def suite(self, left):
+        s = runner.suite.__new__(runner.suite)
+        s.total_budget = runner.DEFAULT_BUDGET
+        s.deadline = runner.time.monotonic() + left
+        return s
+
+    def test_on_time_each_step_gets_its_own(self):
+        keys = list(runner.BUDGETS)
+        for i, k in enumerate(keys):
+            left = sum(runner.BUDGETS[j][0] for j in keys[i:])
+            self.assertAlmostEqual(self.suite(left).budget(k), runner.BUDGETS[k][0], delta=0.5)
+
+    def test_time_saved_goes_to_the_next_step(self):
+        keys = list(runner.BUDGETS)
+        left = sum(runner.BUDGETS[j][0] for j in keys[2:]) + 30
+        self.assertAlmostEqual(self.suite(left).budget("tune"), runner.BUDGETS["tune"][0] + 30,
+                               delta=0.5)
+
+    def test_late_steps_keep_their_minimums(self):
+        later = sum(runner.BUDGETS[j][1] for j in list(runner.BUDGETS)[3:])
+        self.assertAlmostEqual(self.suite(later + 20).budget("tune"), 20, delta=0.5)
+
+
 TESTS = ["qa_device_buffer_cuda", "qa_unpack10_kernels_cuda", "qa_pfb_fengine_plan_cuda",
          "qa_xengine_plan_cuda", "qa_ddc_plan_cuda", "qa_gnss_correlator_cuda",
          "qa_ldpc5g_cuda"]

@@ -392,6 +392,12 @@ public:
                 if (id == id_of(pair, chunk) && (!pair || d_pair_possible))
                     use_form(pair, chunk);
     }
+    void reserve(int batch) override
+    {
+        d_ctx->make_current();
+        for (auto& lane : d_lanes)
+            reserve(lane, std::min(batch, d_chunk));
+    }
 
     void decode(
         const float* llrs, int batch, uint8_t* bits, int32_t* its, uint8_t* ok) override

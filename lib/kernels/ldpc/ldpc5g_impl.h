@@ -179,6 +179,10 @@ struct ldpc5g_decoder_plan::impl {
     virtual std::vector<std::string> configurations() const { return {}; }
     /*! Runs configuration \p id from now on (one of configurations()). */
     virtual void use(const std::string& id) { (void)id; }
+    /*! Allocates now what a decode of \p batch codewords in the current
+     *  configuration would allocate at its start (the tuner's select: a
+     *  switch's allocations are not the candidate's time). */
+    virtual void reserve(int batch) { (void)batch; }
 };
 
 /*! What both backends need of a configuration. */

@@ -360,8 +360,8 @@ BOOST_AUTO_TEST_CASE(cf32_within_rounding)
         const auto* a = reinterpret_cast<const float*>(got.data());
         const auto* b = reinterpret_cast<const float*>(want.data());
         double scale = 0, err = 0;
+        BOOST_REQUIRE_EQUAL(qa::first_non_finite(a, got.size() / 4), got.size() / 4);
         for (std::size_t i = 0; i < got.size() / 4; ++i) {
-            BOOST_REQUIRE(std::isfinite(a[i]));
             scale = std::max(scale, double(std::fabs(b[i])));
             err = std::max(err, double(std::fabs(a[i] - b[i])));
         }
