@@ -26,6 +26,7 @@ Layout of the archive (unpacked by DIR/run into DIR/root):
 """
 
 import argparse
+import csv
 import json
 import os
 import re
@@ -161,6 +162,19 @@ def changed_tests(src, tests):
             touched = gpu_jobs.jobs_of_files(r.stdout.split())
             return gpu_jobs.tests_of_jobs(tests, touched), f"{commit} ({name})"
     return list(tests), "no earlier GPU run found in this checkout"
+
+
+def last_profiled(src):
+    """{job: date} of the newest ncu table in docs/gpu-runs/ holding a row of
+    that job (files named DATE-...-ncu.csv, first column the job), so that
+    the suite profiles first the jobs longest without a profile."""
+    last = {}
+    for f in sorted((src / "docs" / "gpu-runs").glob("*-ncu.csv")):
+        date = f.name[:10]
+        for row in csv.reader(f.read_text(errors="replace").splitlines()[1:]):
+            if row:
+                last[row[0]] = max(last.get(row[0], ""), date)
+    return last
 
 
 def stage_python(root, build_install, tests_dir):
@@ -308,6 +322,7 @@ def main():
         "python_packages": tops + ["gnuradio." + s for s in gr_subs],
     }
     manifest["changed_tests"], manifest["changed_since"] = changed_tests(src, cpp)
+    manifest["last_profiled"] = last_profiled(src)
     manifest["glibc"] = glibc_needed(root)
     (suite / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     log(f"staged {size_of(root) / 2**20:.1f} MiB; compressing")

@@ -114,6 +114,29 @@ class boost_progress(unittest.TestCase):
                          'q.cc(12): error: in "a_failed_case": check x failed')
 
 
+class ncu_rotation(unittest.TestCase):
+    def test_longest_without_a_profile_first(self):
+        last = {"unpack10": "2026-11-28", "fengine": "2026-11-27", "xengine": "2026-11-27",
+                "ddc": "2026-11-24"}
+        self.assertEqual(runner.ncu_order(["unpack10", "fengine", "xengine", "ddc", "gnss"],
+                                          last),
+                         ["gnss", "ddc", "fengine", "xengine", "unpack10"])
+
+    def test_dates_from_the_committed_tables(self):
+        import tempfile
+        import pack
+        with tempfile.TemporaryDirectory() as d:
+            runs = Path(d) / "docs" / "gpu-runs"
+            runs.mkdir(parents=True)
+            head = "job,kernel,launches\n"
+            (runs / "2026-11-24-h100-run6-ncu.csv").write_text(
+                head + 'ddc,"k<1, 2>(a)",2\nunpack10,k,4\n')
+            (runs / "2026-11-28-h200-run1-ncu.csv").write_text(head + "unpack10,k,4\n")
+            (runs / "2026-11-26-h200-onepass-ncu.txt").write_text("not a table\n")
+            self.assertEqual(pack.last_profiled(Path(d)),
+                             {"ddc": "2026-11-24", "unpack10": "2026-11-28"})
+
+
 class step_budgets(unittest.TestCase):
     def suite(self, left):
         s = runner.suite.__new__(runner.suite)
