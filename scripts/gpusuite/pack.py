@@ -167,7 +167,9 @@ def changed_tests(src, tests):
 def last_profiled(src):
     """{job: date} of the newest ncu table in docs/gpu-runs/ holding a row of
     that job (files named DATE-...-ncu.csv, first column the job), so that
-    the suite profiles first the jobs longest without a profile."""
+    the suite profiles first the jobs longest without a profile (on any
+    GPU: the tables are few, and a job's kernels change more between runs
+    than the GPUs do)."""
     last = {}
     for f in sorted((src / "docs" / "gpu-runs").glob("*-ncu.csv")):
         date = f.name[:10]
