@@ -282,7 +282,11 @@ public:
         if (!heuristic || !heuristic->unavailable.empty())
             throw std::logic_error(d_who + ": tuner: the heuristic candidate \"" +
                                    d_p.heuristic + "\" is not available");
-        output_of(*heuristic, stream, d_expected); // throws
+        try {
+            output_of(*heuristic, stream, d_expected); // throws
+        } catch (const candidate_unavailable& e) {
+            throw not_tuned(d_p.heuristic + ": " + e.what());
+        }
 
         std::vector<candidate_timing> timings;
         std::vector<const tune_candidate*> timed;
@@ -421,6 +425,8 @@ private:
                          stream.get(),
                          d_who);
         stream.synchronize();
+        if (d_p.host_timed && d_p.device_seconds && !(d_p.device_seconds() > 0))
+            throw candidate_unavailable("its run reported no device time");
     }
 
     std::string compare(const std::vector<char>& expected, const std::vector<char>& got)
@@ -448,6 +454,16 @@ private:
             return s;
         }
         const std::size_t sets = d_bufs.in.size();
+        if (d_p.host_timed && d_p.device_seconds) {
+            double device = 0;
+            for (int i = 0; i < n; ++i) {
+                const std::size_t s = d_next++ % sets;
+                c.run(d_bufs.in[s]->get(), d_bufs.out[s]->get(), stream.get());
+                stream.synchronize();
+                device += d_p.device_seconds(); // (> 0: output_of checked)
+            }
+            return device;
+        }
         if (d_p.host_timed) {
             const auto t0 = steady::now();
             for (int i = 0; i < n; ++i) {

@@ -79,6 +79,13 @@ struct tune_problem {
      *  batches are timed on the host clock, not by events on the tuner's
      *  stream. */
     bool host_timed = false;
+    /*! Optional, with host_timed: the device seconds of the run just made
+     *  (its kernels' busy time). Set, the tuner compares these instead of
+     *  the host clock: where every candidate shares the same host work (the
+     *  LDPC's staging of LLRs), the host clock hides what the candidates
+     *  change. A run that reports no time (<= 0) makes its candidate
+     *  unavailable. */
+    std::function<double()> device_seconds;
     /*! Called once before the first candidate runs, only when the tuner
      *  times (never for off, cached or shipped results): where a plan makes
      *  inputs of its own (host-fed plans' large host arrays), so that a plan

@@ -649,6 +649,48 @@ BOOST_AUTO_TEST_CASE(event_timing_on_the_emulated_device)
     BOOST_CHECK_LT(r.seconds_spent, 5 * o.budget_s + 1.0);
 }
 
+BOOST_AUTO_TEST_CASE(host_timed_runs_compare_their_device_seconds)
+{
+    // A host-timed problem whose runs report their device time is decided
+    // by that time, not by the host clock: "twice" spends 3 ms of host work
+    // a run (the LDPC's staging, say) but reports half the device time of
+    // "copy", and wins; a candidate that reports no device time cannot run.
+    temp_dir dir;
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    tune_problem p = test_problem(ctx);
+    p.candidates.resize(2); // copy, twice
+    p.candidates.push_back(p.candidates[0]);
+    p.candidates.back().id = "silent";
+    auto last = std::make_shared<double>(0);
+    for (auto& c : p.candidates) {
+        const double device = c.id == "copy" ? 2e-4 : c.id == "twice" ? 1e-4 : 0;
+        c.run = [run = c.run, last, device, slow = c.id == "twice"](
+                    const void* in, void* out, stream_handle s) {
+            run(in, out, s);
+            if (slow)
+                std::this_thread::sleep_for(std::chrono::milliseconds(3));
+            *last = device;
+        };
+    }
+    p.host_timed = true;
+    p.device_seconds = [last] { return *last; };
+    tune_options o = options(dir.path, tune_mode::force);
+    o.timer = nullptr;
+    const tune_result r = autotune(p, ctx, "qa", o);
+    BOOST_CHECK_EQUAL(r.chosen, "twice");
+    BOOST_REQUIRE(timing_of(r, "twice") && timing_of(r, "copy"));
+    BOOST_CHECK_CLOSE(timing_of(r, "twice")->median_s, 1e-4, 1e-6);
+    BOOST_CHECK_CLOSE(timing_of(r, "copy")->median_s, 2e-4, 1e-6);
+    BOOST_CHECK_EQUAL(timing_of(r, "silent")->status,
+                      "unavailable: its run reported no device time");
+
+    // The heuristic itself reporting none leaves the problem untuned.
+    p.heuristic = "silent";
+    const tune_result h = autotune(p, ctx, "qa", o);
+    BOOST_CHECK(h.source == tune_source::heuristic);
+    BOOST_CHECK_EQUAL(h.chosen, "silent");
+}
+
 BOOST_AUTO_TEST_CASE(mode_from_the_environment)
 {
     {
