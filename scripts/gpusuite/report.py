@@ -138,13 +138,19 @@ def summary(s):
         lines.append("## ncu: the hottest kernel of each job\n")
         lines.append(table(
             ["job", "kernel", "launches", "median", "DRAM", "DRAM % of peak", "SM % of peak",
-             "occupancy achieved / theoretical", "registers", "block x grid"],
+             "occupancy achieved / theoretical", "registers", "block x grid",
+             "issue slots busy", "warp instructions", "stalls (warps per issue)"],
             [[r["job"], r["kernel"], r["launches"], f"{r['median_us']} us",
               f"{r['dram_gbps']} GB/s", r["dram_pct_peak"], r["sm_pct_peak"],
               f"{r['achieved_occupancy_pct']}% / {r['theoretical_occupancy_pct']}%",
-              r["registers"], f"{r['block']} x {r['grid']}"]
+              r["registers"], f"{r['block']} x {r['grid']}",
+              "—" if r.get("issue_pct") is None else f"{r['issue_pct']}%",
+              "—" if r.get("warp_inst") is None else r["warp_inst"],
+              r.get("stalls") or "—"]
              for r in s.ncu_rows if r["hottest"]]))
-        lines.append("Every profiled kernel: ncu.csv.\n")
+        lines.append("Every profiled kernel: ncu.csv. Stalls: ncu's warps stalled on each "
+                     "reason per cycle that issues (`smsp__average_warps_issue_stalled_*"
+                     "_per_issue_active`), the three largest.\n")
     if e.get("nvidia_smi"):
         lines += ["## nvidia-smi\n", "```", e["nvidia_smi"].strip(), "```", ""]
     return "\n".join(lines)

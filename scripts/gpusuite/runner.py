@@ -115,6 +115,18 @@ NCU_METRICS = [
     "launch__block_size",
     "launch__grid_size",
 ]
+# What a kernel's warps wait on, for the rows that miss a target ("latency-
+# bound" needs a reason): issue slots used, warp instructions (against the
+# job doc's count a sample), and the warps stalled per issue cycle on each
+# reason (the WarpStateStats section's metrics). Should this ncu not know
+# one of them, the job is profiled again with NCU_METRICS alone.
+NCU_STALLS = ["long_scoreboard", "short_scoreboard", "mio_throttle", "lg_throttle",
+              "barrier", "math_pipe_throttle", "wait", "not_selected", "membar",
+              "dispatch_stall", "no_instruction", "branch_resolving"]
+NCU_DETAIL = [
+    "smsp__issue_active.avg.pct_of_peak_sustained_active",
+    "smsp__inst_executed.sum",
+] + [f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio" for r in NCU_STALLS]
 
 # The apps: on a GPU, at sizes of about a minute or less; without one, a
 # small CPU run of each (as ctest's app_* tests) so the bundle's Python
@@ -736,12 +748,21 @@ class suite:
                 continue
             rep = self.logs / "ncu" / job
             rep.parent.mkdir(parents=True, exist_ok=True)
-            cmd = [ncu, "--clock-control", "none", "--target-processes", "all",
-                   "--kernel-name-base", "demangled", "--kernel-name", "regex:gpudsp",
-                   "--launch-count", "40", "--metrics", ",".join(NCU_METRICS), "--export",
-                   rep, "--force-overwrite", bench, job] + NCU[job]
-            rc, secs, timed_out = self.run(cmd, f"ncu/{job}.log", end - time.monotonic(),
-                                           env=self.tuned_env)
+
+            def profile(metrics):
+                cmd = [ncu, "--clock-control", "none", "--target-processes", "all",
+                       "--kernel-name-base", "demangled", "--kernel-name", "regex:gpudsp",
+                       "--launch-count", "40", "--metrics", ",".join(metrics), "--export",
+                       rep, "--force-overwrite", bench, job] + NCU[job]
+                return self.run(cmd, f"ncu/{job}.log", end - time.monotonic(),
+                                env=self.tuned_env)
+
+            rc, secs, timed_out = profile(NCU_METRICS + NCU_DETAIL)
+            detail = True
+            if not timed_out and unknown_metric(self.log_text(f"ncu/{job}.log")):
+                detail = False
+                rc, more, timed_out = profile(NCU_METRICS)
+                secs += more
             it = item(job, seconds=secs)
             rows, unreadable = [], ""
             if not timed_out and Path(str(rep) + ".ncu-rep").exists():
@@ -761,7 +782,10 @@ class suite:
             else:
                 it.status = "passed"
                 hot = next(r for r in rows if r["hottest"])
-                it.note = f"hottest: {hot['kernel']}"
+                it.note = f"hottest: {hot['kernel']}" + (
+                    f"; stalls: {hot['stalls']}" if hot.get("stalls") else "")
+                if not detail:
+                    it.note += "; without stall reasons (this ncu lacks one of NCU_DETAIL)"
             self.ncu_rows += rows
             s.items.append(it)
         s.seconds = time.monotonic() - t
@@ -830,7 +854,8 @@ class suite:
 
 NCU_COLUMNS = ["job", "kernel", "launches", "total_us", "median_us", "dram_gbps",
                "dram_pct_peak", "sm_pct_peak", "achieved_occupancy_pct",
-               "theoretical_occupancy_pct", "registers", "block", "grid", "hottest"]
+               "theoretical_occupancy_pct", "registers", "block", "grid", "issue_pct",
+               "warp_inst", "stalls", "hottest"]
 
 # ncu's raw CSV gives one unit per column, scaled to its values and spelt
 # long ("msecond", "Mbyte") or, in newer versions, short ("ms", "MB"):
@@ -949,11 +974,31 @@ def ncu_rows(job, text):
             "registers": fmt(med("launch__registers_per_thread"), 0),
             "block": fmt(med("launch__block_size"), 0),
             "grid": fmt(med("launch__grid_size"), 0),
+            "issue_pct": fmt(med("smsp__issue_active.avg.pct_of_peak_sustained_active")),
+            "warp_inst": fmt(med("smsp__inst_executed.sum"), 0),
+            "stalls": top_stalls(med),
             "hottest": False,
         })
     if rows:
         max(rows, key=lambda r: r["total_us"])["hottest"] = True
     return sorted(rows, key=lambda r: -r["total_us"])
+
+
+def top_stalls(med, count=3):
+    """The reasons most warps wait on, per issue cycle (ncu's ratio: warps
+    stalled on the reason each cycle an instruction issues), e.g.
+    "long_scoreboard 4.1, barrier 1.2, mio_throttle 0.8"; empty when the
+    profile has none."""
+    got = [(r, med(f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio"))
+           for r in NCU_STALLS]
+    got = sorted(((v, r) for r, v in got if v is not None), reverse=True)[:count]
+    return ", ".join(f"{r} {v:.2f}" for v, r in got)
+
+
+def unknown_metric(log):
+    """Whether ncu refused a metric name (its versions differ in them)."""
+    return bool(re.search(r"failed to find metric|invalid metric|unknown metric"
+                          r"|metric \S+ (?:was )?not found", log, re.IGNORECASE))
 
 
 def fmt(v, digits=1):

@@ -53,6 +53,81 @@ class ncu_units(unittest.TestCase):
             runner.ncu_rows("x", csv_of("msec", "MB", [("k", 1, 1, 1)]))
 
 
+class ncu_stalls(unittest.TestCase):
+    def test_top_three_reasons_issue_slots_and_instructions(self):
+        stall = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+        head = ['"ID"', '"Kernel Name"', '"gpu__time_duration.sum"',
+                '"smsp__issue_active.avg.pct_of_peak_sustained_active"',
+                '"smsp__inst_executed.sum"'] + [
+                    f'"{stall.format(r)}"' for r in ("barrier", "long_scoreboard", "wait",
+                                                     "mio_throttle")]
+        units = ['""', '""', '"us"', '"%"', '"inst"', '""', '""', '""', '""']
+        rows = [["0", "k", "10", "22.5", "1,000", "0.5", "3.25", "0.75", "1.5"],
+                ["1", "k", "12", "23.5", "3,000", "0.5", "3.75", "0.75", "1.5"]]
+        text = "\n".join(",".join(r) for r in [head, units] +
+                         [[f'"{v}"' for v in r] for r in rows]) + "\n"
+        got = runner.ncu_rows("fengine", text)
+        self.assertEqual(len(got), 1)
+        self.assertAlmostEqual(got[0]["issue_pct"], 23.0)
+        self.assertEqual(got[0]["warp_inst"], 2000)
+        self.assertEqual(got[0]["stalls"],
+                         "long_scoreboard 3.50, mio_throttle 1.50, wait 0.75")
+
+    def test_a_profile_without_them_has_none(self):
+        got = runner.ncu_rows("x", csv_of("us", "B", [("k", 5, 1, 1)]))
+        self.assertEqual(got[0]["stalls"], "")
+        self.assertIsNone(got[0]["issue_pct"])
+
+    def test_an_unknown_metric_is_recognised(self):
+        self.assertTrue(runner.unknown_metric(
+            "==PROF== Connected\n==ERROR== Failed to find metric smsp__x_per_issue_active\n"))
+        self.assertFalse(runner.unknown_metric("==PROF== Disconnected from process 7\n"))
+
+
+class ncu_fallback(unittest.TestCase):
+    """An ncu that does not know a stall metric (its versions differ) costs
+    the stall columns, not the profile: the job is profiled again with the
+    base metrics."""
+
+    def test_profiled_again_without_the_detail(self):
+        import os
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            d = Path(d)
+            (d / "report.csv").write_text(csv_of("us", "B", [("hot", 5, 10, 4)]))
+            fake = d / "bin" / "ncu"
+            fake.parent.mkdir()
+            fake.write_text(f"""#!/bin/sh
+case "$*" in
+  *--import*) cat {d}/report.csv ;;
+  *issue_stalled*) echo "==ERROR== Failed to find metric smsp__average_warps_x"; exit 1 ;;
+  *) for a; do [ "$prev" = --export ] && : > "$a.ncu-rep"; prev=$a; done ;;
+esac
+""")
+            fake.chmod(0o755)
+            s = runner.suite.__new__(runner.suite)
+            s.quick, s.focus, s.only = False, [], None
+            s.env = {"cuda": True}
+            s.bench_rows = [{"job": "fengine"}]
+            s.manifest = {}
+            s.root, s.logs, s.tuned_env, s.ncu_rows = d, d / "logs", {}, []
+            s.budget = lambda key: 60
+            evaluate, path = runner.targets.evaluate, os.environ["PATH"]
+            runner.targets.evaluate = lambda r, rows: [(None, False)]
+            os.environ["PATH"] = f"{fake.parent}:{path}"
+            try:
+                got = s.step_ncu()
+            finally:
+                runner.targets.evaluate, os.environ["PATH"] = evaluate, path
+            self.assertEqual(got.status, "passed")
+            self.assertIn("without stall reasons", got.items[0].note)
+            self.assertEqual([r["kernel"] for r in s.ncu_rows], ["hot"])
+            # the second call's command is in the log, without the detail
+            log = (d / "logs" / "ncu" / "fengine.log").read_text()
+            self.assertNotIn("issue_stalled", log)
+            self.assertIn("gpu__time_duration.sum", log)
+
+
 class racecheck_cases(unittest.TestCase):
     def merged(self, *items):
         return {(m.group, m.name): m for m in runner.merge_cases(
