@@ -20,12 +20,48 @@ namespace kernels {
 /*! The sample of a packed 10-bit stream that starts at bit \p bit (a
  *  multiple of 10): a caller stepping through a stream keeps the bit
  *  offset and adds to it, instead of multiplying an index each time. */
+GPUDSP_HD int packed10_of_bytes(unsigned b0, unsigned b1, int phase);
 GPUDSP_HD int packed10_at_bit(const uint8_t* p, int64_t bit)
 {
-    const unsigned pair = (unsigned(p[bit >> 3]) << 8) | unsigned(p[(bit >> 3) + 1]);
-    const int raw = int((pair >> (6 - (bit & 7))) & 0x3FF);
+    return packed10_of_bytes(p[bit >> 3], p[(bit >> 3) + 1], int(bit & 7));
+}
+
+/*! The sample whose first bit is bit \p phase (0 .. 7, from the most
+ *  significant) of byte \p b0, \p b1 the byte after it: the decode apart
+ *  from the loads, for a loop that loads ahead and decodes on use. */
+GPUDSP_HD int packed10_of_bytes(unsigned b0, unsigned b1, int phase)
+{
+    const unsigned pair = (b0 << 8) | b1;
+    const int raw = int((pair >> (6 - phase)) & 0x3FF);
     return (raw ^ 0x200) - 0x200;
 }
+
+/*! Every step-th sample of a packed 10-bit stream from sample n, loaded
+ *  ahead and decoded on use: next_byte() gives the next sample's first
+ *  byte (it and the byte after hold the sample) and moves on; decode()
+ *  takes the samples' two bytes in the same order and keeps its own bit
+ *  phase, so that nothing fetched is needed to decode but its bytes. */
+struct packed10_walk {
+    int64_t bit;      //!< the next fetched sample's first bit
+    int64_t bit_step; //!< 10 x step
+    int phase;        //!< the next decoded sample's first bit, mod 8
+    GPUDSP_HD static packed10_walk from(int64_t n, int64_t step)
+    {
+        return { 10 * n, 10 * step, int((10 * n) & 7) };
+    }
+    GPUDSP_HD int64_t next_byte()
+    {
+        const int64_t b = bit >> 3;
+        bit += bit_step;
+        return b;
+    }
+    GPUDSP_HD int decode(unsigned b0, unsigned b1)
+    {
+        const int v = packed10_of_bytes(b0, b1, phase);
+        phase = int((phase + bit_step) & 7);
+        return v;
+    }
+};
 
 /*! Sample \p i of a packed 10-bit stream (bits [10i, 10i+10), MSB first). */
 GPUDSP_HD int packed10_sample(const uint8_t* p, int64_t i)

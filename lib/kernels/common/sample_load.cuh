@@ -31,29 +31,41 @@ struct sample_loader<sample_kind::packed10> {
         return float(packed10_sample(static_cast<const uint8_t*>(p), n));
     }
 };
+// The word formats also in two steps, `raw` as loaded and its `value`, for
+// loops that load ahead and convert on use (the conversion waits for the
+// load; fir::column_run).
 template <>
 struct sample_loader<sample_kind::int16> {
     using type = float;
-    __device__ static float load(const void* p, int64_t n)
+    using raw = int;
+    __device__ static raw fetch(const void* p, int64_t n)
     {
-        return float(__ldg(static_cast<const int16_t*>(p) + n));
+        return __ldg(static_cast<const int16_t*>(p) + n);
     }
+    __device__ static float value(raw r) { return float(r); }
+    __device__ static float load(const void* p, int64_t n) { return value(fetch(p, n)); }
 };
 template <>
 struct sample_loader<sample_kind::float32> {
     using type = float;
-    __device__ static float load(const void* p, int64_t n)
+    using raw = float;
+    __device__ static raw fetch(const void* p, int64_t n)
     {
         return __ldg(static_cast<const float*>(p) + n);
     }
+    __device__ static float value(raw r) { return r; }
+    __device__ static float load(const void* p, int64_t n) { return fetch(p, n); }
 };
 template <>
 struct sample_loader<sample_kind::complex64> {
     using type = float2;
-    __device__ static float2 load(const void* p, int64_t n)
+    using raw = float2;
+    __device__ static raw fetch(const void* p, int64_t n)
     {
         return __ldg(static_cast<const float2*>(p) + n);
     }
+    __device__ static float2 value(raw r) { return r; }
+    __device__ static float2 load(const void* p, int64_t n) { return fetch(p, n); }
 };
 
 } // namespace kernels

@@ -45,11 +45,12 @@ GPUDSP_HD int64_t scratch_index(int64_t s, int input, int n_inputs, int points, 
  */
 constexpr int postproc_elems = 1024;
 struct postproc_tile {
-    int inputs, channels;
-    GPUDSP_HD int load_input(int e) const { return e / channels; }
-    GPUDSP_HD int load_channel(int e) const { return e % channels; }
-    GPUDSP_HD int store_channel(int e) const { return e / inputs; }
-    GPUDSP_HD int store_input(int e) const { return e % inputs; }
+    int inputs, channels;           //!< powers of two
+    int inputs_log2, channels_log2; //!< (shifts: no division in the kernel)
+    GPUDSP_HD int load_input(int e) const { return e >> channels_log2; }
+    GPUDSP_HD int load_channel(int e) const { return e & (channels - 1); }
+    GPUDSP_HD int store_channel(int e) const { return e >> inputs_log2; }
+    GPUDSP_HD int store_input(int e) const { return e & (inputs - 1); }
     GPUDSP_HD int smem_index(int input, int channel) const
     {
         return input * (channels + 1) + channel;
@@ -58,10 +59,12 @@ struct postproc_tile {
 constexpr int postproc_smem_elems = postproc_elems + 32; // the padding of <= 32 rows
 GPUDSP_HD postproc_tile postproc_tile_for(int n_inputs)
 {
-    int inputs = 1;
-    while (inputs < n_inputs && inputs < 32)
-        inputs *= 2;
-    return postproc_tile{ inputs, postproc_elems / inputs };
+    int log2 = 0;
+    while ((1 << log2) < n_inputs && log2 < 5)
+        ++log2;
+    constexpr int elems_log2 = 10; // postproc_elems
+    static_assert(1 << elems_log2 == postproc_elems, "postproc_elems is 2^10");
+    return postproc_tile{ 1 << log2, postproc_elems >> log2, log2, elems_log2 - log2 };
 }
 
 //! Division by an invariant divisor (kernels/common/fast_div.h).

@@ -43,10 +43,10 @@ struct postproc_params {
 /*! Value \p x of channel \p k, input \p i, spectrum \p s (of the chunk)
  *  rotated by the input's gain and delay, and by its drift when the delay
  *  is tracked. */
-__device__ __forceinline__ cuFloatComplex
-postproc_corrected(const postproc_params& p, cuFloatComplex x, int s, int i, int k)
+__device__ __forceinline__ cuFloatComplex postproc_corrected(
+    const postproc_params& p, cuFloatComplex x, cuFloatComplex rot, int s, int i, int k)
 {
-    cuFloatComplex v = cuCmulf(x, p.rot[int64_t(k) * p.n_inputs + i]);
+    cuFloatComplex v = cuCmulf(x, rot);
     if (p.drift) { // delay tracking: the drift since the reference spectrum
         const float2 r = p.drift[i];
         float sn, cs;
@@ -57,6 +57,12 @@ postproc_corrected(const postproc_params& p, cuFloatComplex x, int s, int i, int
         v = cuCmulf(v, make_cuFloatComplex(cs, sn));
     }
     return v;
+}
+//! The same, reading the input's gain and delay rotation of channel \p k.
+__device__ __forceinline__ cuFloatComplex
+postproc_corrected(const postproc_params& p, cuFloatComplex x, int s, int i, int k)
+{
+    return postproc_corrected(p, x, p.rot[int64_t(k) * p.n_inputs + i], s, i, k);
 }
 
 /*! The ci8 output of corrected value \p v: dithered if asked, rounded and

@@ -8,7 +8,9 @@
 // section start and length, its outputs equal the filter's definition bit
 // for bit (the same fused multiply-adds in the same order), every spectrum
 // of the section is written once, and the column's blocks are read once
-// each, in order, from fir::first_block, unread before block 0.
+// each, in order, from fir::first_block, unread before block 0 and after
+// the section's last, each requested fir::lookahead spectra before it is
+// used (the loads in flight while a spectrum is computed).
 
 #include "fengine_fir.h"
 #include "kernels/common/packed10.h"
@@ -30,22 +32,41 @@ template <typename T>
 struct host_rows {
     const std::vector<T>* column; // block b's sample at [b]
     int block;                    // the next block
+    int last;                     // the section's last block
+    int lead;                     // blocks requested ahead of a store: lookahead + taps
     std::vector<int> read;        // blocks read, in order
     std::vector<T> out;
     std::vector<int> stored;
-    T next(bool present)
+    int calls_beyond = 0; // (the lookahead's, past the last block)
+    int decoded = 0;      // the next block value() must see
+    struct raw {
+        T v;
+        int block;
+    };
+    raw fetch(bool present)
     {
-        BOOST_REQUIRE_EQUAL(present, block >= 0); // unread exactly before block 0
-        T v = fir::zero_of(T());
+        // Unread exactly before block 0 and after the section's last.
+        BOOST_REQUIRE_EQUAL(present, block >= 0 && block <= last);
+        calls_beyond += block > last;
+        raw r{ fir::zero_of(T()), block };
         if (present) {
-            v = (*column)[std::size_t(block)];
+            r.v = (*column)[std::size_t(block)];
             read.push_back(block);
         }
         ++block;
-        return v;
+        return r;
+    }
+    T value(raw r)
+    {
+        // Once a block, in the order fetched (the 10-bit rows' phase cursor).
+        BOOST_REQUIRE_EQUAL(r.block, decoded);
+        ++decoded;
+        return r.v;
     }
     void store(int s, T y)
     {
+        // Spectrum s + lookahead's block requested before spectrum s is stored.
+        BOOST_REQUIRE_EQUAL(block, s + lead);
         out[std::size_t(s)] = y;
         ++stored[std::size_t(s)];
     }
@@ -78,10 +99,14 @@ void check_every_section(std::mt19937_64& rng)
             for (int s_end = s_begin + 1; s_end <= n_spectra; ++s_end) {
                 host_rows<T> rows{ &column,
                                    fir::first_block(s_begin, taps, MAXT),
+                                   s_end + taps - 2,
+                                   fir::lookahead<MAXT, T>() + taps,
                                    {},
                                    std::vector<T>(std::size_t(n_spectra)),
                                    std::vector<int>(std::size_t(n_spectra), 0) };
+                rows.decoded = rows.block;
                 fir::column_run<MAXT, T>(w, taps, s_begin, s_end, rows);
+                BOOST_REQUIRE_EQUAL(rows.decoded, rows.last + 1); // every block used
                 for (int s = 0; s < n_spectra; ++s) {
                     BOOST_REQUIRE_EQUAL(rows.stored[std::size_t(s)],
                                         s >= s_begin && s < s_end ? 1 : 0);
@@ -104,6 +129,8 @@ void check_every_section(std::mt19937_64& rng)
                                     std::size_t(s_end + taps - 1 - from));
                 for (std::size_t k = 0; k < rows.read.size(); ++k)
                     BOOST_REQUIRE_EQUAL(rows.read[k], from + int(k));
+                // The cursor runs at most the lookahead past the last block.
+                BOOST_REQUIRE_LE(rows.calls_beyond, (fir::lookahead<MAXT, T>()));
             }
     }
 }
@@ -112,6 +139,9 @@ void check_every_section(std::mt19937_64& rng)
 
 BOOST_AUTO_TEST_CASE(column_run_is_the_filter_for_every_section)
 {
+    // (8 floats or 4 complex values in flight at the widest window)
+    BOOST_CHECK_EQUAL((fir::lookahead<16, float>()), 8);
+    BOOST_CHECK_EQUAL((fir::lookahead<16, cf>()), 4);
     std::mt19937_64 rng(21);
     check_every_section<1, float>(rng);
     check_every_section<2, float>(rng);
@@ -120,6 +150,43 @@ BOOST_AUTO_TEST_CASE(column_run_is_the_filter_for_every_section)
     check_every_section<16, float>(rng);
     check_every_section<4, cf>(rng);
     check_every_section<16, cf>(rng);
+}
+
+// The 10-bit walk the FIR's rows use: every step-th sample's two bytes
+// fetched up to 8 samples ahead, decoded in order with the walk's own
+// phase, equal the indexed decode; the two bytes lie inside the stream.
+BOOST_AUTO_TEST_CASE(packed10_walk_decodes_ahead_fetched_bytes)
+{
+    std::mt19937_64 rng(23);
+    std::vector<uint8_t> bytes(1001);
+    for (auto& b : bytes)
+        b = uint8_t(rng());
+    const int64_t samples = int64_t(bytes.size()) * 8 / 10;
+    for (int step : { 1, 2, 3, 8, 2 * 257, 2048 })
+        for (int64_t first = 0; first < 8; ++first)
+            for (int ahead : { 1, 4, 8 }) {
+                auto walk = packed10_walk::from(first, step);
+                std::vector<std::pair<unsigned, unsigned>> fetched;
+                int64_t n_fetched = first, n_decoded = first;
+                auto fetch = [&] {
+                    const int64_t b = walk.next_byte();
+                    BOOST_REQUIRE_EQUAL(b, 10 * n_fetched / 8);
+                    BOOST_REQUIRE_LT(b + 1, int64_t(bytes.size()));
+                    fetched.emplace_back(bytes[std::size_t(b)],
+                                         bytes[std::size_t(b) + 1]);
+                    n_fetched += step;
+                };
+                for (int k = 0; k < ahead && n_fetched < samples; ++k)
+                    fetch();
+                for (std::size_t k = 0; k < fetched.size(); ++k) {
+                    BOOST_REQUIRE_EQUAL(walk.decode(fetched[k].first, fetched[k].second),
+                                        packed10_sample(bytes.data(), n_decoded));
+                    n_decoded += step;
+                    if (n_fetched < samples)
+                        fetch();
+                }
+                BOOST_REQUIRE_EQUAL(n_decoded, n_fetched);
+            }
 }
 
 // The packed cursor's decode (a bit offset advanced by 10 x step) equals

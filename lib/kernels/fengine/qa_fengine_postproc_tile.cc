@@ -27,6 +27,14 @@ BOOST_AUTO_TEST_CASE(every_value_once_and_warps_read_one_input)
             const auto t = fmath::postproc_tile_for(n_inputs);
             BOOST_REQUIRE(t.inputs >= 1 && t.inputs <= 32 && t.channels >= 32);
             BOOST_REQUIRE_EQUAL(t.inputs * t.channels, fmath::postproc_elems);
+            BOOST_REQUIRE_EQUAL(1 << t.inputs_log2, t.inputs);
+            BOOST_REQUIRE_EQUAL(1 << t.channels_log2, t.channels);
+            for (int e = 0; e < fmath::postproc_elems; ++e) { // the shifts divide
+                BOOST_REQUIRE_EQUAL(t.load_input(e), e / t.channels);
+                BOOST_REQUIRE_EQUAL(t.load_channel(e), e % t.channels);
+                BOOST_REQUIRE_EQUAL(t.store_channel(e), e / t.inputs);
+                BOOST_REQUIRE_EQUAL(t.store_input(e), e % t.inputs);
+            }
             BOOST_REQUIRE(t.inputs >= std::min(n_inputs, 32));
             std::vector<int> read(std::size_t(n_inputs) * n_channels, 0), written = read;
             const int gx = (n_channels + t.channels - 1) / t.channels;
