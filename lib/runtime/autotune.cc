@@ -282,11 +282,7 @@ public:
         if (!heuristic || !heuristic->unavailable.empty())
             throw std::logic_error(d_who + ": tuner: the heuristic candidate \"" +
                                    d_p.heuristic + "\" is not available");
-        try {
-            output_of(*heuristic, stream, d_expected); // throws
-        } catch (const candidate_unavailable& e) {
-            throw not_tuned(d_p.heuristic + ": " + e.what());
-        }
+        output_of(*heuristic, stream, d_expected); // throws
 
         std::vector<candidate_timing> timings;
         std::vector<const tune_candidate*> timed;
@@ -425,8 +421,12 @@ private:
                          stream.get(),
                          d_who);
         stream.synchronize();
-        if (d_p.host_timed && d_p.device_seconds && !(d_p.device_seconds() > 0))
+        if (d_p.host_timed && d_p.device_seconds && !(d_p.device_seconds() > 0)) {
+            // (the heuristic's own: nothing can be compared, the plan runs untuned)
+            if (c.id == d_p.heuristic)
+                throw not_tuned(c.id + "'s run reported no device time");
             throw candidate_unavailable("its run reported no device time");
+        }
     }
 
     std::string compare(const std::vector<char>& expected, const std::vector<char>& got)
@@ -460,7 +460,10 @@ private:
                 const std::size_t s = d_next++ % sets;
                 c.run(d_bufs.in[s]->get(), d_bufs.out[s]->get(), stream.get());
                 stream.synchronize();
-                device += d_p.device_seconds(); // (> 0: output_of checked)
+                const double one = d_p.device_seconds();
+                if (!(one > 0)) // (a later run: output_of checked the first)
+                    throw not_tuned(c.id + "'s run reported no device time");
+                device += one;
             }
             return device;
         }

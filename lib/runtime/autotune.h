@@ -79,12 +79,15 @@ struct tune_problem {
      *  batches are timed on the host clock, not by events on the tuner's
      *  stream. */
     bool host_timed = false;
-    /*! Optional, with host_timed: the device seconds of the run just made
-     *  (its kernels' busy time). Set, the tuner compares these instead of
-     *  the host clock: where every candidate shares the same host work (the
-     *  LDPC's staging of LLRs), the host clock hides what the candidates
-     *  change. A run that reports no time (<= 0) makes its candidate
-     *  unavailable. */
+    /*! Optional, with host_timed (ignored without it): the device seconds
+     *  of the run just made (its kernels' busy time). Set, the tuner
+     *  compares these instead of the host clock: where every candidate
+     *  shares the same host work (the LDPC's staging of LLRs), the host
+     *  clock hides what the candidates change. A candidate whose checked
+     *  run reports no time (<= 0) is unavailable; the heuristic's, or any
+     *  timed run's, leaves the problem untuned. Batches are still sized to
+     *  ~1 ms of device time, so a batch's wall time is that times the
+     *  host-to-device ratio (about 5 for the LDPC). */
     std::function<double()> device_seconds;
     /*! Called once before the first candidate runs, only when the tuner
      *  times (never for off, cached or shipped results): where a plan makes

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -689,6 +690,18 @@ BOOST_AUTO_TEST_CASE(host_timed_runs_compare_their_device_seconds)
     const tune_result h = autotune(p, ctx, "qa", o);
     BOOST_CHECK(h.source == tune_source::heuristic);
     BOOST_CHECK_EQUAL(h.chosen, "silent");
+
+    // So does a timed run reporting none after a checked one that did.
+    p.heuristic = "copy";
+    auto runs = std::make_shared<int>(0);
+    p.candidates[1].run = [run = p.candidates[1].run, last, runs](
+                              const void* in, void* out, stream_handle s) {
+        run(in, out, s);
+        *last = ++*runs == 1 ? 1e-4 : 0;
+    };
+    const tune_result late = autotune(p, ctx, "qa", o);
+    BOOST_CHECK(late.source == tune_source::heuristic);
+    BOOST_CHECK_EQUAL(late.chosen, "copy");
 }
 
 BOOST_AUTO_TEST_CASE(mode_from_the_environment)

@@ -121,8 +121,9 @@ NCU_METRICS = [
 # reason (the WarpStateStats section's metrics). Should this ncu not know
 # one of them, the job is profiled again with NCU_METRICS alone.
 NCU_STALLS = ["long_scoreboard", "short_scoreboard", "mio_throttle", "lg_throttle",
-              "barrier", "math_pipe_throttle", "wait", "not_selected", "membar",
-              "dispatch_stall", "no_instruction", "branch_resolving"]
+              "barrier", "math_pipe_throttle", "wait", "not_selected",
+              "membar", "dispatch_stall", "no_instruction", "branch_resolving", "drain",
+              "imc_miss", "tex_throttle", "sleeping", "misc"]
 NCU_DETAIL = [
     "smsp__issue_active.avg.pct_of_peak_sustained_active",
     "smsp__inst_executed.sum",
@@ -761,8 +762,11 @@ class suite:
             detail = True
             if not timed_out and unknown_metric(self.log_text(f"ncu/{job}.log")):
                 detail = False
-                rc, more, timed_out = profile(NCU_METRICS)
-                secs += more
+                if end - time.monotonic() < 5:
+                    timed_out = True  # (no time left to profile it again)
+                else:
+                    rc, more, timed_out = profile(NCU_METRICS)
+                    secs += more
             it = item(job, seconds=secs)
             rows, unreadable = [], ""
             if not timed_out and Path(str(rep) + ".ncu-rep").exists():

@@ -17,10 +17,11 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
+GPUDSP_HD int packed10_of_bytes(unsigned b0, unsigned b1, int phase);
+
 /*! The sample of a packed 10-bit stream that starts at bit \p bit (a
  *  multiple of 10): a caller stepping through a stream keeps the bit
  *  offset and adds to it, instead of multiplying an index each time. */
-GPUDSP_HD int packed10_of_bytes(unsigned b0, unsigned b1, int phase);
 GPUDSP_HD int packed10_at_bit(const uint8_t* p, int64_t bit)
 {
     return packed10_of_bytes(p[bit >> 3], p[(bit >> 3) + 1], int(bit & 7));

@@ -48,7 +48,8 @@ GPUDSP_HD int first_block(int s_begin, int taps, int maxt)
 
 /*! New blocks a column reads ahead of the spectrum it computes: loads in
  *  flight while it computes (a divisor of MAXT, so that every slot index
- *  stays a constant; 8 floats or 4 complex values, 8 registers). */
+ *  stays a constant): 8 real samples (8 registers; 16 for the 10-bit
+ *  rows' two fetched bytes) or 4 complex ones (8 registers). */
 template <int MAXT, typename T>
 constexpr int lookahead()
 {

@@ -41,14 +41,19 @@ struct postproc_params {
 };
 
 /*! Value \p x of channel \p k, input \p i, spectrum \p s (of the chunk)
- *  rotated by the input's gain and delay, and by its drift when the delay
- *  is tracked. */
-__device__ __forceinline__ cuFloatComplex postproc_corrected(
-    const postproc_params& p, cuFloatComplex x, cuFloatComplex rot, int s, int i, int k)
+ *  rotated by \p rot, the input's gain and delay (p.rot's entry), and by
+ *  its drift when the delay is tracked (\p r: p.drift[i], read by the
+ *  caller with its other loads; unused without p.drift). */
+__device__ __forceinline__ cuFloatComplex postproc_corrected(const postproc_params& p,
+                                                             cuFloatComplex x,
+                                                             cuFloatComplex rot,
+                                                             float2 r,
+                                                             int s,
+                                                             int i,
+                                                             int k)
 {
     cuFloatComplex v = cuCmulf(x, rot);
     if (p.drift) { // delay tracking: the drift since the reference spectrum
-        const float2 r = p.drift[i];
         float sn, cs;
         sincospif(fmath::drift_halfturns<float>(
                       r.x, r.y, float(p.drift_offset + s), k, p.n_channels, p.axis),
@@ -58,11 +63,17 @@ __device__ __forceinline__ cuFloatComplex postproc_corrected(
     }
     return v;
 }
-//! The same, reading the input's gain and delay rotation of channel \p k.
+//! The same, reading the rotation and drift of channel \p k, input \p i.
 __device__ __forceinline__ cuFloatComplex
 postproc_corrected(const postproc_params& p, cuFloatComplex x, int s, int i, int k)
 {
-    return postproc_corrected(p, x, p.rot[int64_t(k) * p.n_inputs + i], s, i, k);
+    return postproc_corrected(p,
+                              x,
+                              p.rot[int64_t(k) * p.n_inputs + i],
+                              p.drift ? p.drift[i] : make_float2(0.0f, 0.0f),
+                              s,
+                              i,
+                              k);
 }
 
 /*! The ci8 output of corrected value \p v: dithered if asked, rounded and

@@ -351,6 +351,7 @@ __global__ void __launch_bounds__(postproc_threads)
     // of the bytes in flight a memory-bound kernel needs (ncu, H200
     // 2026-11-27: 28% of DRAM peak at 89% occupancy).
     cuFloatComplex x[per_thread], rot[per_thread];
+    float2 drift[per_thread]; // (delay tracking only)
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
         const int e = threadIdx.x + j * postproc_threads;
@@ -358,6 +359,8 @@ __global__ void __launch_bounds__(postproc_threads)
         if (i < n_inputs && k < n_channels) {
             x[j] = spectra[fmath::scratch_index(s, i, n_inputs, n_channels + 1, k)];
             rot[j] = p.rot[int64_t(k) * n_inputs + i];
+            if (p.drift)
+                drift[j] = p.drift[i];
         }
     }
 #pragma unroll
@@ -367,7 +370,8 @@ __global__ void __launch_bounds__(postproc_threads)
         const int i = i0 + il, k = k0 + kl;
         bool clamped = false;
         if (i < n_inputs && k < n_channels) {
-            const cuFloatComplex v = postproc_corrected(p, x[j], rot[j], s, i, k);
+            const cuFloatComplex v =
+                postproc_corrected(p, x[j], rot[j], drift[j], s, i, k);
             if (CI8) {
                 tile_q[t.smem_index(il, kl)] = postproc_quantised(p, v, s, i, k, clamped);
             } else {

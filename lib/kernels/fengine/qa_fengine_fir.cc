@@ -148,8 +148,86 @@ BOOST_AUTO_TEST_CASE(column_run_is_the_filter_for_every_section)
     check_every_section<4, float>(rng);
     check_every_section<8, float>(rng);
     check_every_section<16, float>(rng);
+    check_every_section<1, cf>(rng);
+    check_every_section<2, cf>(rng);
     check_every_section<4, cf>(rng);
+    check_every_section<8, cf>(rng);
     check_every_section<16, cf>(rng);
+}
+
+namespace {
+
+// The kernel's 10-bit rows (fir_rows<packed10> in pfb_fengine_cuda.cu) on
+// the host: a packed10_walk over the stream, two bytes fetched a block,
+// decoded on use; a fetch that is not present (before the stream, after
+// the section) loads nothing but moves the walk on.
+struct host_packed10_rows {
+    const std::vector<uint8_t>* bytes;
+    packed10_walk walk;
+    int64_t n, step; // the next block's sample; samples a block
+    std::vector<float> out;
+    struct raw {
+        unsigned b0, b1;
+    };
+    raw fetch(bool present)
+    {
+        raw r{ 0u, 0u };
+        const int64_t b = walk.next_byte();
+        if (present) {
+            BOOST_REQUIRE(n >= 0 && b + 1 < int64_t(bytes->size()));
+            r = { (*bytes)[std::size_t(b)], (*bytes)[std::size_t(b) + 1] };
+        }
+        n += step;
+        return r;
+    }
+    float value(raw r) { return float(walk.decode(r.b0, r.b1)); }
+    void store(int s, float y) { out[std::size_t(s)] = y; }
+};
+
+} // namespace
+
+// The 10-bit rows through column_run, as the kernel builds them (rows_at:
+// the walk from the column's first block, before the stream in a first
+// section), equal the filter over the indexed decode bit for bit.
+BOOST_AUTO_TEST_CASE(packed10_rows_through_column_run)
+{
+    constexpr int MAXT = 16;
+    std::mt19937_64 rng(24);
+    for (int step : { 8, 6, 2048, 3 }) // (odd: the bit phase moves each block)
+        for (int taps : { 1, 5, 16 }) {
+            float w[MAXT];
+            for (int t = 0; t < MAXT; ++t)
+                w[t] = t < MAXT - taps ? 0.0f : random_value(rng, 0.0f) / 100;
+            const int n_spectra = 2 * MAXT + 7;
+            const int64_t samples = int64_t(n_spectra + taps) * step + 8;
+            std::vector<uint8_t> bytes(std::size_t((10 * samples + 7) / 8 + 1));
+            for (auto& b : bytes)
+                b = uint8_t(rng());
+            for (int j : { 0, 1, 5 })
+                for (int s_begin : { 0, 3, MAXT + 1 }) {
+                    const int s_end = n_spectra;
+                    const int64_t n0 =
+                        j + int64_t(fir::first_block(s_begin, taps, MAXT)) * step;
+                    host_packed10_rows rows{ &bytes,
+                                             packed10_walk::from(n0, step),
+                                             n0,
+                                             step,
+                                             std::vector<float>(std::size_t(n_spectra)) };
+                    fir::column_run<MAXT, float>(w, taps, s_begin, s_end, rows);
+                    for (int s = s_begin; s < s_end; ++s) {
+                        float want = 0;
+                        for (int t = 0; t < MAXT; ++t) {
+                            const int64_t blk = s + taps - MAXT + t;
+                            const float x =
+                                blk >= 0
+                                    ? float(packed10_sample(bytes.data(), j + blk * step))
+                                    : 0.0f;
+                            want = fmaf(w[t], x, want);
+                        }
+                        BOOST_REQUIRE_EQUAL(rows.out[std::size_t(s)], want);
+                    }
+                }
+        }
 }
 
 // The 10-bit walk the FIR's rows use: every step-th sample's two bytes

@@ -229,12 +229,13 @@ void ldpc5g_decoder_plan::tune()
     p.shape = shape + " batch=" + std::to_string(batch);
     p.unit = "codeword";
     p.host_timed = true; // decode() takes host LLRs and waits for its bits
-    // Compared on the kernels' time, not host to host: the H200 re-run of
-    // 2026-11-28 found every configuration within 1.3x host to host (the
+    // Compared on the kernels' busy time, not host to host: the H200 re-run
+    // of 2026-11-28 found every configuration within 1.3x host to host (the
     // host's staging of the LLRs, the same for all, dominates), and that
     // sweep chose a chunk and kernel 5x slower on the GPU (3.7 Gb/s against
-    // 18.9). The configurations differ only in the kernels and in how the
-    // chunks' uploads overlap them, which the kernels' busy time shows.
+    // 18.9). The uploads are not in that time, so how a chunk size overlaps
+    // them with the kernels is not ranked (the bench's host-to-host rows
+    // show it); the kernel and its launch size are.
     p.device_seconds = [this] { return d_impl->last_kernel_seconds(); };
     p.input_bytes = 1;   // (the LLRs are the plan's own host array)
     p.output_bytes = bits_bytes + batch;
