@@ -48,6 +48,7 @@
 #endif
 #include <cuda_runtime.h>
 #include <mma.h>
+#include <type_traits>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -68,15 +69,21 @@ __device__ __forceinline__ long long tri(int a, int b)
     return (long long)a * (a + 1) / 2 + b;
 }
 
+// A value as loaded (ci8: the two bytes, converted only when stored to
+// shared memory: a conversion waits for its load) and as the arithmetic
+// takes it.
 template <bool CI8>
-__device__ __forceinline__ float2 load_value(const void* x, long long index)
+using raw_value = std::conditional_t<CI8, char2, float2>;
+template <bool CI8>
+__device__ __forceinline__ raw_value<CI8> load_raw(const void* x, long long index)
 {
-    if (CI8) {
-        const char2 v = static_cast<const char2*>(x)[index];
-        return make_float2(float(v.x), float(v.y));
-    }
-    return static_cast<const float2*>(x)[index];
+    return static_cast<const raw_value<CI8>*>(x)[index];
 }
+__device__ __forceinline__ float2 as_float2(char2 v)
+{
+    return make_float2(float(v.x), float(v.y));
+}
+__device__ __forceinline__ float2 as_float2(float2 v) { return v; }
 
 // ---------------------------------------------------------------------------
 // FP32 kernel (xengine_tile.h: xfp_*). A block of 16 x 16 threads owns a
@@ -162,7 +169,11 @@ __global__ void __launch_bounds__(xfp_threads, 2)
             }
         }
     };
-    float2 next[xfp_loads];
+    // The next stage's values, as loaded: converted in store(), after the
+    // stage's arithmetic. (Converted here, as until 2026-11-28, each ci8
+    // stage waited for its loads before its arithmetic began: sm_90 SASS,
+    // I2F.S8 straight after the LDG.)
+    raw_value<CI8> next[xfp_loads];
     auto fetch = [&](int t0) {
 #pragma unroll
         for (int k = 0; k < xfp_loads; ++k) {
@@ -170,15 +181,15 @@ __global__ void __launch_bounds__(xfp_threads, 2)
             const int t = t0 + l.t, a = (l.side ? J : I) * xfp_tile + l.col;
             next[k] =
                 (t < n_time && a < n_inputs)
-                    ? load_value<CI8>(x, ((long long)t * n_channels + c) * n_inputs + a)
-                    : make_float2(0.0f, 0.0f);
+                    ? load_raw<CI8>(x, ((long long)t * n_channels + c) * n_inputs + a)
+                    : raw_value<CI8>{ 0, 0 };
         }
     };
     auto store = [&](int buffer) {
 #pragma unroll
         for (int k = 0; k < xfp_loads; ++k) {
             const xfp_load l = xfp_load_of(tid, k);
-            xs[buffer][l.side][l.t][l.col] = next[k];
+            xs[buffer][l.side][l.t][l.col] = as_float2(next[k]);
         }
     };
 
