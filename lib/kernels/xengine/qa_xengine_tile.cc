@@ -78,6 +78,45 @@ BOOST_AUTO_TEST_CASE(fp32_ci8_flushes_add_every_spectrum_once_and_stay_exact)
     }
 }
 
+// The kernel's fetch plan (a base a side advanced by stages) gives every
+// load of every stage the element and presence of the indexed definition.
+BOOST_AUTO_TEST_CASE(fp32_fetch_plan_is_the_indexed_load)
+{
+    for (int n_inputs : { 1, 63, 64, 65, 130, 1000 })
+        for (int n_channels : { 1, 3, 1024 })
+            for (int n_time : { 1, 15, 16, 17, 100 }) {
+                const int tiles = (n_inputs + xfp_tile - 1) / xfp_tile;
+                for (int I = 0; I < tiles; ++I)
+                    for (int J = 0; J <= I; J += (I > 2 ? I : 1))
+                        for (int c : { 0, n_channels - 1 })
+                            for (int tid = 0; tid < xfp_threads; tid += 7) {
+                                const xfp_fetch_plan f =
+                                    xfp_fetch_plan_of(tid, I, J, c, n_channels, n_inputs);
+                                for (int t0 = 0; t0 < n_time; t0 += xfp_stage)
+                                    for (int k = 0; k < xfp_loads; ++k) {
+                                        const xfp_load l = xfp_load_of(tid, k);
+                                        const int t = t0 + l.t,
+                                                  a = (l.side ? J : I) * xfp_tile + l.col;
+                                        const int side = k / 4, m = k % 4;
+                                        const bool present =
+                                            f.present[side] &&
+                                            t0 + f.t_first + 4 * m < n_time;
+                                        BOOST_REQUIRE_EQUAL(present,
+                                                            t < n_time && a < n_inputs);
+                                        if (present)
+                                            BOOST_REQUIRE_EQUAL(
+                                                f.base[side] +
+                                                    (long long)t0 * n_channels *
+                                                        n_inputs +
+                                                    m * f.step4,
+                                                ((long long)t * n_channels + c) *
+                                                        n_inputs +
+                                                    a);
+                                    }
+                            }
+            }
+}
+
 BOOST_AUTO_TEST_CASE(fp32_stage_loads_cover_both_tiles_once_coalesced)
 {
     std::vector<int> seen(2 * xfp_stage * xfp_tile, 0);

@@ -74,11 +74,6 @@ __device__ __forceinline__ long long tri(int a, int b)
 // takes it.
 template <bool CI8>
 using raw_value = std::conditional_t<CI8, char2, float2>;
-template <bool CI8>
-__device__ __forceinline__ raw_value<CI8> load_raw(const void* x, long long index)
-{
-    return static_cast<const raw_value<CI8>*>(x)[index];
-}
 __device__ __forceinline__ float2 as_float2(char2 v)
 {
     return make_float2(float(v.x), float(v.y));
@@ -174,15 +169,18 @@ __global__ void __launch_bounds__(xfp_threads, 2)
     // stage waited for its loads before its arithmetic began: sm_90 SASS,
     // I2F.S8 straight after the LDG.)
     raw_value<CI8> next[xfp_loads];
-    auto fetch = [&](int t0) {
+    // One pointer a side, advanced a stage at a time (xfp_fetch_plan).
+    const xfp_fetch_plan plan = xfp_fetch_plan_of(tid, I, J, c, n_channels, n_inputs);
+    const auto* xv = static_cast<const raw_value<CI8>*>(x);
+    const raw_value<CI8>* side_at[2] = { xv + plan.base[0], xv + plan.base[1] };
+    const long long stage_step = (long long)xfp_stage * n_channels * n_inputs;
+    auto fetch = [&](int t0) { // (t0: the stage side_at points at)
 #pragma unroll
         for (int k = 0; k < xfp_loads; ++k) {
-            const xfp_load l = xfp_load_of(tid, k);
-            const int t = t0 + l.t, a = (l.side ? J : I) * xfp_tile + l.col;
-            next[k] =
-                (t < n_time && a < n_inputs)
-                    ? load_raw<CI8>(x, ((long long)t * n_channels + c) * n_inputs + a)
-                    : raw_value<CI8>{ 0, 0 };
+            const int side = k / 4, m = k % 4;
+            next[k] = plan.present[side] && t0 + plan.t_first + 4 * m < n_time
+                          ? side_at[side][m * plan.step4]
+                          : raw_value<CI8>{ 0, 0 };
         }
     };
     auto store = [&](int buffer) {
@@ -198,8 +196,11 @@ __global__ void __launch_bounds__(xfp_threads, 2)
     __syncthreads();
     for (int t0 = 0, buffer = 0; t0 < n_time; t0 += xfp_stage, buffer ^= 1) {
         const bool more = t0 + xfp_stage < n_time;
-        if (more)
+        if (more) {
+            side_at[0] += stage_step;
+            side_at[1] += stage_step;
             fetch(t0 + xfp_stage); // in flight during the arithmetic
+        }
 #pragma unroll 4
         for (int tt = 0; tt < xfp_stage; ++tt) {
             const float4* ra =

@@ -110,6 +110,39 @@ GPUDSP_HD xfp_load xfp_load_of(int tid, int k)
     return { k / per_side, e / xfp_tile, e % xfp_tile };
 }
 
+/*! Where thread \p tid's loads of every stage are, without index
+ *  arithmetic per load: x is [spectrum][channel][input], so load k = 4 side
+ *  + m (xfp_load_of: spectrum t_first + 4 m of the stage, column col of the
+ *  side's tile) of the stage from spectrum t0 is element
+ *  base[side] + t0 S + m step4 (S = n_channels n_inputs elements a
+ *  spectrum, step4 = 4 S), present where its input exists (a side's
+ *  column, fixed for the thread) and t0 + t_first + 4 m < n_time. The
+ *  kernel advances one pointer a side by xfp_stage S a stage (the 64-bit
+ *  multiply per load and stage, and its constant reloads, were ~190 of a
+ *  stage's ~1355 instructions: sm_90 SASS, 2026-11-28). */
+struct xfp_fetch_plan {
+    long long base[2]; //!< load (side, m = 0)'s element at t0 = 0
+    long long step4;   //!< elements from load m to m + 1: 4 spectra
+    int t_first;       //!< load m = 0's spectrum in a stage
+    bool present[2];   //!< the side's input exists
+};
+static_assert(xfp_loads == 8 && xfp_threads == 4 * xfp_tile,
+              "xfp_fetch_plan: 4 loads a side, 4 spectra apart");
+GPUDSP_HD xfp_fetch_plan
+xfp_fetch_plan_of(int tid, int I, int J, int c, int n_channels, int n_inputs)
+{
+    xfp_fetch_plan f;
+    const long long S = (long long)n_channels * n_inputs;
+    f.t_first = tid / xfp_tile;
+    f.step4 = 4 * S;
+    for (int side = 0; side < 2; ++side) {
+        const int a = (side ? J : I) * xfp_tile + tid % xfp_tile;
+        f.present[side] = a < n_inputs;
+        f.base[side] = f.t_first * S + (long long)c * n_inputs + a;
+    }
+    return f;
+}
+
 // ---------------------------------------------------------------------------
 // Tensor kernel (sm_80+): a block of 16 warps owns a 128 x 128 tile of input
 // pairs (64 x 64 dual-pol baselines); warp w owns rows 32 (w / 4) and
