@@ -61,6 +61,13 @@ def jobs_of_files(paths):
     return touched
 
 
+def own_jobs_of_files(paths):
+    """The jobs whose own sources (not shared code) a list of changed files
+    touches: the kernels a profile should look at first."""
+    return {n for n, j in JOBS.items()
+            for p in paths if any(p.startswith(s) for s in j["sources"])}
+
+
 def tests_of_jobs(tests, names):
     """The tests (names) belonging to any of the named jobs."""
     if not names:

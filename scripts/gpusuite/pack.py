@@ -164,6 +164,18 @@ def changed_tests(src, tests):
     return list(tests), "no earlier GPU run found in this checkout"
 
 
+def changed_kernel_jobs(src):
+    """The jobs whose own sources changed since the last GPU run (none when
+    that run's commit is unknown here): ncu profiles them first."""
+    commit, _ = last_gpu_run(src)
+    if commit:
+        r = subprocess.run(["git", "diff", "--name-only", commit, "--"], cwd=src,
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            return sorted(gpu_jobs.own_jobs_of_files(r.stdout.split()))
+    return []
+
+
 def last_profiled(src):
     """{job: date} of the newest ncu table in docs/gpu-runs/ holding a row of
     that job (files named DATE-...-ncu.csv, first column the job), so that
@@ -325,6 +337,7 @@ def main():
     }
     manifest["changed_tests"], manifest["changed_since"] = changed_tests(src, cpp)
     manifest["last_profiled"] = last_profiled(src)
+    manifest["changed_kernel_jobs"] = changed_kernel_jobs(src)
     manifest["glibc"] = glibc_needed(root)
     (suite / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     log(f"staged {size_of(root) / 2**20:.1f} MiB; compressing")

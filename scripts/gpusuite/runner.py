@@ -723,7 +723,8 @@ class suite:
         missed = {r["job"] for r in self.bench_rows
                   for _, met in targets.evaluate(r, self.bench_rows) if met is False}
         jobs = ncu_order([j for j in self.chosen("bench", list(NCU)) if j in missed],
-                         self.manifest.get("last_profiled", {}))
+                         self.manifest.get("last_profiled", {}),
+                         self.manifest.get("changed_kernel_jobs", []))
         if self.quick:
             s.status = "skipped (--quick)"
             return s
@@ -1068,13 +1069,14 @@ def boost_progress(text):
     return note
 
 
-def ncu_order(jobs, last_profiled):
-    """The jobs to profile, those longest without a profile in
-    docs/gpu-runs/ first (never: first of all), else in their given order:
-    the step rarely reaches past its second job, and in name order unpack10
-    took it three runs in four while the DDC's and LDPC's current kernels
-    had never been profiled."""
-    return sorted(jobs, key=lambda j: last_profiled.get(j, ""))
+def ncu_order(jobs, last_profiled, changed=()):
+    """The jobs to profile: those whose own kernels changed since the last
+    GPU run first (a profile checks what the change predicted), then those
+    longest without a profile in docs/gpu-runs/ (never: first of all), else
+    in their given order: the step rarely reaches past its second job, and
+    in name order unpack10 took it three runs in four while the DDC's and
+    LDPC's current kernels had never been profiled."""
+    return sorted(jobs, key=lambda j: (j not in changed, last_profiled.get(j, "")))
 
 
 def test_counts(text):

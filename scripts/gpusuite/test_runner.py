@@ -196,6 +196,17 @@ class ncu_rotation(unittest.TestCase):
         self.assertEqual(runner.ncu_order(["unpack10", "fengine", "xengine", "ddc", "gnss"],
                                           last),
                          ["gnss", "ddc", "fengine", "xengine", "unpack10"])
+        # jobs whose own kernels changed since the last GPU run come first
+        self.assertEqual(runner.ncu_order(["unpack10", "fengine", "xengine", "ddc", "gnss"],
+                                          last, ["xengine", "unpack10"]),
+                         ["xengine", "unpack10", "gnss", "ddc", "fengine"])
+
+    def test_own_sources_only(self):
+        jobs = runner.gpu_jobs
+        self.assertEqual(jobs.own_jobs_of_files(["lib/kernels/fengine/fengine_fir.h",
+                                                 "lib/kernels/common/packed10.h",
+                                                 "lib/runtime/autotune.cc", "docs/x.md"]),
+                         {"fengine", "buffer"})  # (lib/runtime/ is the buffer job's own)
 
     def test_dates_from_the_committed_tables(self):
         import tempfile
