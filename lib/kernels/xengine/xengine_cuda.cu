@@ -69,14 +69,18 @@ __device__ __forceinline__ long long tri(int a, int b)
     return (long long)a * (a + 1) / 2 + b;
 }
 
-// A value as loaded (ci8: the two bytes, converted only when stored to
-// shared memory: a conversion waits for its load) and as the arithmetic
-// takes it.
+// A value as loaded (ci8: its two bytes as one 16-bit integer, converted
+// only when stored to shared memory: a conversion waits for its load) and
+// as the arithmetic takes it. (A char2 struct chosen against a zero one
+// was assembled byte by byte, each PRMT waiting for its load: 5 round
+// trips a stage in the sm_90 SASS.)
 template <bool CI8>
-using raw_value = std::conditional_t<CI8, char2, float2>;
-__device__ __forceinline__ float2 as_float2(char2 v)
+using raw_value = std::conditional_t<CI8, unsigned short, float2>;
+__device__ __forceinline__ float2 as_float2(unsigned short v)
 {
-    return make_float2(float(v.x), float(v.y));
+    float2 f;
+    xfp_ci8_parts(v, f.x, f.y);
+    return f;
 }
 __device__ __forceinline__ float2 as_float2(float2 v) { return v; }
 
@@ -173,15 +177,12 @@ __global__ void __launch_bounds__(xfp_threads, 2)
     const xfp_fetch_plan plan = xfp_fetch_plan_of(tid, I, J, c, n_channels, n_inputs);
     const auto* xv = static_cast<const raw_value<CI8>*>(x);
     const raw_value<CI8>* side_at[2] = { xv + plan.base[0], xv + plan.base[1] };
-    const long long stage_step = (long long)xfp_stage * n_channels * n_inputs;
     auto fetch = [&](int t0) { // (t0: the stage side_at points at)
 #pragma unroll
-        for (int k = 0; k < xfp_loads; ++k) {
-            const int side = k / 4, m = k % 4;
-            next[k] = plan.present[side] && t0 + plan.t_first + 4 * m < n_time
-                          ? side_at[side][m * plan.step4]
-                          : raw_value<CI8>{ 0, 0 };
-        }
+        for (int k = 0; k < xfp_loads; ++k)
+            next[k] = plan.present(k, t0, n_time)
+                          ? side_at[xfp_fetch_plan::side_of(k)][plan.offset(k)]
+                          : raw_value<CI8>{};
     };
     auto store = [&](int buffer) {
 #pragma unroll
@@ -197,8 +198,8 @@ __global__ void __launch_bounds__(xfp_threads, 2)
     for (int t0 = 0, buffer = 0; t0 < n_time; t0 += xfp_stage, buffer ^= 1) {
         const bool more = t0 + xfp_stage < n_time;
         if (more) {
-            side_at[0] += stage_step;
-            side_at[1] += stage_step;
+            side_at[0] += plan.stage;
+            side_at[1] += plan.stage;
             fetch(t0 + xfp_stage); // in flight during the arithmetic
         }
 #pragma unroll 4

@@ -110,21 +110,37 @@ GPUDSP_HD xfp_load xfp_load_of(int tid, int k)
     return { k / per_side, e / xfp_tile, e % xfp_tile };
 }
 
+/*! A ci8 value (re, im: two int8, re first in memory) from its two bytes
+ *  loaded as one little-endian 16-bit integer, as the FP32 kernel keeps
+ *  it until the stage's arithmetic is done. */
+GPUDSP_HD void xfp_ci8_parts(unsigned short v, float& re, float& im)
+{
+    re = float(static_cast<signed char>(v & 0xff));
+    im = float(static_cast<signed char>(v >> 8));
+}
+
 /*! Where thread \p tid's loads of every stage are, without index
  *  arithmetic per load: x is [spectrum][channel][input], so load k = 4 side
  *  + m (xfp_load_of: spectrum t_first + 4 m of the stage, column col of the
- *  side's tile) of the stage from spectrum t0 is element
- *  base[side] + t0 S + m step4 (S = n_channels n_inputs elements a
- *  spectrum, step4 = 4 S), present where its input exists (a side's
- *  column, fixed for the thread) and t0 + t_first + 4 m < n_time. The
- *  kernel advances one pointer a side by xfp_stage S a stage (the 64-bit
- *  multiply per load and stage, and its constant reloads, were ~190 of a
- *  stage's ~1355 instructions: sm_90 SASS, 2026-11-28). */
+ *  side's tile) of the stage from spectrum t0 is element offset(k) from
+ *  the side's cursor, which starts at base[side] and moves by `stage`
+ *  elements a stage; present(k, t0, n_time) where its input exists (a
+ *  side's column, fixed for the thread) and its spectrum does. The kernel
+ *  keeps one pointer a side: the 64-bit index product per load and stage
+ *  and the constants it reloaded were ~55 of a stage's ~1355 instructions
+ *  (sm_90 SASS, 2026-11-28). */
 struct xfp_fetch_plan {
-    long long base[2]; //!< load (side, m = 0)'s element at t0 = 0
+    long long base[2]; //!< the side's cursor at t0 = 0: load (side, m = 0)'s element
     long long step4;   //!< elements from load m to m + 1: 4 spectra
+    long long stage;   //!< elements a stage: xfp_stage spectra
     int t_first;       //!< load m = 0's spectrum in a stage
-    bool present[2];   //!< the side's input exists
+    bool exists[2];    //!< the side's input exists
+    GPUDSP_HD static int side_of(int k) { return k / 4; }
+    GPUDSP_HD long long offset(int k) const { return (k % 4) * step4; }
+    GPUDSP_HD bool present(int k, int t0, int n_time) const
+    {
+        return exists[side_of(k)] && t0 + t_first + 4 * (k % 4) < n_time;
+    }
 };
 static_assert(xfp_loads == 8 && xfp_threads == 4 * xfp_tile,
               "xfp_fetch_plan: 4 loads a side, 4 spectra apart");
@@ -135,9 +151,10 @@ xfp_fetch_plan_of(int tid, int I, int J, int c, int n_channels, int n_inputs)
     const long long S = (long long)n_channels * n_inputs;
     f.t_first = tid / xfp_tile;
     f.step4 = 4 * S;
+    f.stage = xfp_stage * S;
     for (int side = 0; side < 2; ++side) {
         const int a = (side ? J : I) * xfp_tile + tid % xfp_tile;
-        f.present[side] = a < n_inputs;
+        f.exists[side] = a < n_inputs;
         f.base[side] = f.t_first * S + (long long)c * n_inputs + a;
     }
     return f;
