@@ -351,7 +351,7 @@ __global__ void __launch_bounds__(postproc_threads)
     // of the bytes in flight a memory-bound kernel needs (ncu, H200
     // 2026-11-27: 28% of DRAM peak at 89% occupancy).
     cuFloatComplex x[per_thread], rot[per_thread];
-    float2 drift[per_thread]; // (delay tracking only)
+    float2 drift[per_thread] = {}; // (delay tracking only; else unused)
 #pragma unroll
     for (int j = 0; j < per_thread; ++j) {
         const int e = threadIdx.x + j * postproc_threads;
