@@ -158,18 +158,46 @@ GPUDSP_HD void dft_r(cpx* v)
         dft2(v);
 }
 
-/*! One butterfly's work between its loads and its stores: twiddles (the
- *  table's entry for each input but the first, whose is 1), then the DFT. */
+/*! The twiddles of butterfly \p bf's inputs 1 .. R-1 into w[1 .. R): the
+ *  table's entries e q1 with q1 = twiddle(1) (twiddle(e) = e q1: the index
+ *  arithmetic is linear in e). False, and nothing loaded, where q1 = 0: then
+ *  every input's twiddle is 1. A kernel calls this before it loads the
+ *  butterfly's values, so that the R - 1 loads, from one base and under
+ *  one condition, are in flight together (SASS of 2026-11-28: loaded one
+ *  at a time, each under its own test of q, each just before its product,
+ *  every butterfly waited for R - 1 table loads in turn). */
+template <int R>
+GPUDSP_HD bool load_twiddles(const butterfly& bf, const cpx* table, cpx* w)
+{
+    const int q1 = bf.twiddle(1);
+    if (q1 == 0)
+        return false;
+    GPUDSP_UNROLL
+    for (int e = 1; e < R; ++e)
+        w[e] = table[e * q1];
+    return true;
+}
+
+/*! One butterfly's work between its loads and its stores: inputs 1 .. R-1
+ *  times their twiddles (when \p twiddled; load_twiddles), then the DFT. */
+template <int R>
+GPUDSP_HD void twiddle_and_dft(cpx* v, const cpx* w, bool twiddled)
+{
+    if (twiddled) {
+        GPUDSP_UNROLL
+        for (int e = 1; e < R; ++e)
+            v[e] = mul(v[e], w[e]);
+    }
+    dft_r<R>(v);
+}
+
+/*! Both: the host's form (fft_host). */
 template <int R>
 GPUDSP_HD void butterfly_compute(const butterfly& bf, cpx* v, const cpx* table)
 {
-    GPUDSP_UNROLL
-    for (int e = 1; e < R; ++e) {
-        const int q = bf.twiddle(e);
-        if (q)
-            v[e] = mul(v[e], table[q]);
-    }
-    dft_r<R>(v);
+    cpx w[R];
+    const bool twiddled = load_twiddles<R>(bf, table, w);
+    twiddle_and_dft<R>(v, w, twiddled);
 }
 
 /*! exp(-2 pi i q / n) for q = 0 .. n-1, each computed in float64 from the

@@ -21,6 +21,44 @@ namespace kernels {
 
 namespace {
 
+// One FFT pass of radix 2^LR by the whole CTA: every thread's butterflies
+// loaded and computed, a barrier, stored in place, a barrier.
+template <int LR>
+__device__ __forceinline__ void fft_pass(const onepass::geometry& g,
+                                         int pass,
+                                         int t,
+                                         fft::cpx* buf,
+                                         const fft::cpx* __restrict__ twiddles)
+{
+    // t through an empty asm: what depends on it is new each pass, so the
+    // compiler does not keep the butterflies' shared-memory addresses (the
+    // same every pass of a radix) in registers across passes, which at 64
+    // registers it spilled; recomputing them costs a few integer
+    // instructions a pass.
+    asm volatile("" : "+r"(t));
+    fft::cpx v[onepass::max_values];
+    const int lns = g.radices.stride_bits(pass);
+    onepass::fft_pass_compute<LR>(g, lns, t, buf, 0, twiddles, v);
+    __syncthreads();
+    onepass::fft_pass_store<LR>(g, lns, t, buf, 0, v);
+    __syncthreads();
+}
+
+__device__ __forceinline__ void fft_pass_any(const onepass::geometry& g,
+                                             int pass,
+                                             int t,
+                                             fft::cpx* buf,
+                                             const fft::cpx* __restrict__ twiddles)
+{
+    const int lr = g.radices.radix_bits(pass);
+    if (lr == 3)
+        fft_pass<3>(g, pass, t, buf, twiddles);
+    else if (lr == 2)
+        fft_pass<2>(g, pass, t, buf, twiddles);
+    else
+        fft_pass<1>(g, pass, t, buf, twiddles);
+}
+
 // CTA (x, y): inputs [x rows, x rows + rows) of spectrum y.
 // Two CTAs of the largest size an SM at least, i.e. 64 registers: with the
 // bound at one CTA ptxas used 128 and the H200 of 2026-11-27 ran it at 25%
@@ -52,47 +90,77 @@ __global__ void __launch_bounds__(fftpost::max_threads, 2)
     }
     __syncthreads();
 
-    for (int pass = 0; pass < g.radices.passes; ++pass) {
-        fft::cpx v[onepass::max_values];
-        onepass::fft_pass_compute_at(g, pass, t, buf, 0, twiddles, v);
-        __syncthreads();
-        onepass::fft_pass_store_at(g, pass, t, buf, 0, v);
-        __syncthreads();
-    }
+    // Pass 0 is of radix 2 or 4 where log2 N is not a multiple of 3; the
+    // others are of the geometry's largest radix, 8 but where rows N < 512.
+    // Pass 0 runs before the loop, so that the radix-8 loop holds nothing of
+    // the smaller radices (4-8 butterflies a thread, whose indices ptxas
+    // kept across the whole loop and spilled at 64 registers).
+    fft_pass_any(g, 0, t, buf, twiddles);
+    if (g.radices.log2r == 3)
+        for (int pass = 1; pass < g.radices.passes; ++pass)
+            fft_pass<3>(g, pass, t, buf, twiddles);
+    else
+        for (int pass = 1; pass < g.radices.passes; ++pass)
+            fft_pass_any(g, pass, t, buf, twiddles);
 
     // Fold, correct, quantise, write: consecutive threads take a channel's
     // rows side by side (the output's input order). A warp's lanes of row r
     // are the lanes l with l mod rows = r (P is a multiple of 32): their
     // clamped values are added by shuffles and lane r adds them once.
-    const int mask = N - 1;
-    for (int vv = 0; vv < sh.values_per_thread(); ++vv) {
-        const int idx = sh.value(t, vv), r = sh.row_of(idx), k = sh.channel_of(idx);
-        const int base = r << g.log2n;
-        const fft::cpx X =
-            fft::real_fold(buf[onepass::geometry::phys(base + k)],
-                           buf[onepass::geometry::phys(base + ((N - k) & mask))],
-                           fold[k]);
-        const int input = i0 + r;
-        unsigned clamped_values = 0;
-        if (r < rows_here) {
-            const cuFloatComplex val =
-                postproc_corrected(p, make_cuFloatComplex(X.re, X.im), s, input, k);
-            const int64_t o = (int64_t(s) * N + k) * I + input;
-            if constexpr (CI8) {
-                bool clamped = false;
-                static_cast<char2*>(p.out)[o] =
-                    postproc_quantised(p, val, s, input, k, clamped);
-                clamped_values = clamped ? 1u : 0u;
-            } else {
-                static_cast<float2*>(p.out)[o] =
-                    make_float2(cuCrealf(val), cuCimagf(val));
+    // Values go in groups whose loads (two points, fold factor, rotation,
+    // drift) are all issued before the first is used: one value at a time,
+    // each value's loads waited behind the previous one's store and atomic
+    // (SASS of 2026-11-28, as in the post-processing kernel).
+    const int mask = N - 1, values = sh.values_per_thread();
+    for (int v0 = 0; v0 < values; v0 += fftpost::epilogue_group) {
+        fft::cpx zk[fftpost::epilogue_group], znk[fftpost::epilogue_group];
+        fft::cpx w[fftpost::epilogue_group];
+        cuFloatComplex rot[fftpost::epilogue_group];
+        float2 drift[fftpost::epilogue_group] = {}; // (delay tracking only)
+#pragma unroll
+        for (int j = 0; j < fftpost::epilogue_group; ++j) {
+            if (v0 + j >= values) // values_per_thread() < the group at small N
+                break;
+            const int idx = sh.value(t, v0 + j), r = sh.row_of(idx);
+            const int k = sh.channel_of(idx), base = r << g.log2n;
+            zk[j] = buf[onepass::geometry::phys(base + k)];
+            znk[j] = buf[onepass::geometry::phys(base + ((N - k) & mask))];
+            w[j] = fold[k];
+            rot[j] = make_cuFloatComplex(0.0f, 0.0f);
+            if (r < rows_here) {
+                rot[j] = p.rot[int64_t(k) * I + i0 + r];
+                if (p.drift)
+                    drift[j] = p.drift[i0 + r];
             }
         }
-        if (CI8 && p.sat) {
-            for (int o = sh.rows; o < 32; o *= 2)
-                clamped_values += __shfl_xor_sync(0xffffffffu, clamped_values, o);
-            if ((t & 31) < sh.rows && r < rows_here && clamped_values)
-                atomicAdd(p.sat + int64_t(s) * I + input, clamped_values);
+#pragma unroll
+        for (int j = 0; j < fftpost::epilogue_group; ++j) {
+            if (v0 + j >= values)
+                break;
+            const int idx = sh.value(t, v0 + j), r = sh.row_of(idx);
+            const int k = sh.channel_of(idx), input = i0 + r;
+            const fft::cpx X = fft::real_fold(zk[j], znk[j], w[j]);
+            unsigned clamped_values = 0;
+            if (r < rows_here) {
+                const cuFloatComplex val = postproc_corrected(
+                    p, make_cuFloatComplex(X.re, X.im), rot[j], drift[j], s, input, k);
+                const int64_t o = (int64_t(s) * N + k) * I + input;
+                if constexpr (CI8) {
+                    bool clamped = false;
+                    static_cast<char2*>(p.out)[o] =
+                        postproc_quantised(p, val, s, input, k, clamped);
+                    clamped_values = clamped ? 1u : 0u;
+                } else {
+                    static_cast<float2*>(p.out)[o] =
+                        make_float2(cuCrealf(val), cuCimagf(val));
+                }
+            }
+            if (CI8 && p.sat) {
+                for (int o = sh.rows; o < 32; o *= 2)
+                    clamped_values += __shfl_xor_sync(0xffffffffu, clamped_values, o);
+                if ((t & 31) < sh.rows && r < rows_here && clamped_values)
+                    atomicAdd(p.sat + int64_t(s) * I + input, clamped_values);
+            }
         }
     }
 }

@@ -30,6 +30,9 @@ namespace fftpost {
 constexpr int min_channels = 64;
 constexpr int max_points = 8192; //!< rows x N a CTA transforms (16 per thread at 512)
 constexpr int max_threads = 512;
+//! Values whose epilogue loads a thread issues together (the kernel's
+//! registers hold 4 of them within its 64).
+constexpr int epilogue_group = 4;
 
 struct shape {
     onepass::geometry fft; //!< the FFT passes' geometry: `rows` transforms of N points

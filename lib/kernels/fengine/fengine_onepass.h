@@ -271,10 +271,12 @@ GPUDSP_HD void fft_pass_compute(const geometry& g,
     constexpr int R = 1 << LR;
     for_my_butterflies<LR>(g, lns, t, [&](int k, int slot, const fft::butterfly& bf) {
         const int base = lbase + (slot << g.log2n);
+        fft::cpx w[R]; // the twiddles first: in flight with the values' loads
+        const bool twiddled = fft::load_twiddles<R>(bf, table, w);
         GPUDSP_UNROLL
         for (int e = 0; e < R; ++e)
             v[k * R + e] = buf[geometry::phys(base + bf.in(e))];
-        fft::butterfly_compute<R>(bf, v + k * R, table);
+        fft::twiddle_and_dft<R>(v + k * R, w, twiddled);
     });
 }
 
