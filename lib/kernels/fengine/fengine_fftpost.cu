@@ -63,7 +63,8 @@ __device__ __forceinline__ void fft_pass_any(const onepass::geometry& g,
 // Two CTAs of the largest size an SM at least, i.e. 64 registers: with the
 // bound at one CTA ptxas used 128 and the H200 of 2026-11-27 ran it at 25%
 // occupancy, latency-bound (ncu: 7% of DRAM peak, 72.6 GS/s at N = 1024
-// against a 384 GS/s memory roofline); at 64 it needs 56-63, no spills.
+// against a 384 GS/s memory roofline); at 64 it fits without spills (all
+// 64 since a butterfly's twiddles load together, below).
 template <bool CI8>
 __global__ void __launch_bounds__(fftpost::max_threads, 2)
     fftpost_kernel(const fftpost::shape sh,
@@ -91,10 +92,10 @@ __global__ void __launch_bounds__(fftpost::max_threads, 2)
     __syncthreads();
 
     // Pass 0 is of radix 2 or 4 where log2 N is not a multiple of 3; the
-    // others are of the geometry's largest radix, 8 but where rows N < 512.
-    // Pass 0 runs before the loop, so that the radix-8 loop holds nothing of
-    // the smaller radices (4-8 butterflies a thread, whose indices ptxas
-    // kept across the whole loop and spilled at 64 registers).
+    // others are of the geometry's largest radix, 8 but where rows N < 256.
+    // Pass 0 (whatever its radix) runs before the loop, so that the radix-8 loop holds
+    // nothing of the smaller radices (4-8 butterflies a thread, whose indices ptxas kept
+    // across the whole loop and spilled at 64 registers).
     fft_pass_any(g, 0, t, buf, twiddles);
     if (g.radices.log2r == 3)
         for (int pass = 1; pass < g.radices.passes; ++pass)
