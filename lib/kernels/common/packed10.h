@@ -119,6 +119,25 @@ GPUDSP_HD uint32_t packed10_byte_swap(uint32_t x)
 #endif
 }
 
+/*! Samples 4j .. 4j + 3 of a packed 10-bit stream (its bytes 5j .. 5j + 4:
+ *  a group of 40 bits, which starts on a byte) from the two aligned
+ *  little-endian words \p w0, \p w1 that hold them, starting \p o bytes
+ *  (0 .. 3) into w0: both words swapped to big-endian (a byte permute
+ *  each), the group brought to the top of 64 bits (a funnel shift and a
+ *  shift), then each sample one shift or funnel shift and one arithmetic
+ *  shift (its sign extended). unpack10's group kernel decodes every whole
+ *  group this way. */
+GPUDSP_HD void packed10_group(uint32_t w0, uint32_t w1, int o, int (&out)[4])
+{
+    const uint32_t hi = packed10_byte_swap(w0), lo = packed10_byte_swap(w1);
+    const uint32_t top = packed10_funnel_l(lo, hi, 8 * o); // the group's bits 0 .. 31
+    const uint32_t low = lo << (8 * o);                    // its bits 32 .. 39 on top
+    out[0] = int32_t(top) >> 22;
+    out[1] = int32_t(top << 10) >> 22;
+    out[2] = int32_t(top << 20) >> 22;
+    out[3] = int32_t(packed10_funnel_l(low, top, 30)) >> 22;
+}
+
 /*! Samples 16k .. 16k + 15 of a packed 10-bit stream (its bytes 20k ..
  *  20k + 19) from the aligned little-endian words \p w that hold them,
  *  starting \p mis bytes (0 .. 3) into w[0] (w[5] only read where mis > 0):

@@ -34,6 +34,21 @@ inline unsigned unpack10_blocks(std::size_t n_samples, int per_thread)
     return unsigned(wanted < 65536 ? wanted : 65536);
 }
 
+/*! Groups of 4 samples each thread of the group kernel takes per round
+ *  (unpack10_groups.h, docs/formats.md): the kernels compiled, which the
+ *  tuner times beside unpack10_per_thread_options. */
+constexpr int unpack10_group_options[] = { 1, 2, 4 };
+
+/*! Blocks of the group kernel a launch over n samples at \p groups groups a
+ *  thread and round (one round of the grid up to 65536 blocks; at least
+ *  one, which also writes the last n mod 4 samples). */
+inline unsigned unpack10_group_blocks(std::size_t n_samples, int groups)
+{
+    const std::size_t per_block = std::size_t(unpack10_threads) * groups;
+    const std::size_t wanted = (n_samples / 4 + per_block - 1) / per_block;
+    return unsigned(wanted < 1 ? 1 : (wanted < 65536 ? wanted : 65536));
+}
+
 /*! Those blocks over the SMs times the blocks of the kernel one SM holds
  *  (the CUDA runtime's occupancy), on the current device. */
 double unpack10_waves(std::size_t n_samples, int per_thread, bool float_out);
@@ -42,6 +57,10 @@ void launch_unpack10(
     const uint8_t* in, float* out, std::size_t n_samples, int per_thread, void* stream);
 void launch_unpack10(
     const uint8_t* in, int16_t* out, std::size_t n_samples, int per_thread, void* stream);
+void launch_unpack10_groups(
+    const uint8_t* in, float* out, std::size_t n_samples, int groups, void* stream);
+void launch_unpack10_groups(
+    const uint8_t* in, int16_t* out, std::size_t n_samples, int groups, void* stream);
 
 } // namespace cuda
 } // namespace kernels

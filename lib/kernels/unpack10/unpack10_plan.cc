@@ -8,6 +8,7 @@
 #ifdef GPUDSP_HAVE_CUDA
 #include "unpack10_cuda.h"
 #include <cstdio>
+#include <cstdlib>
 #endif
 #include <stdexcept>
 
@@ -34,15 +35,39 @@ unpack10_plan::unpack10_plan(sample_format format,
 }
 
 #ifdef GPUDSP_HAVE_CUDA
-// Samples per thread, timed on calls of 2^24 samples (64 waves of an H100
-// at 8 a thread): the choice does not depend on the call's size once the
-// GPU is full, and smaller calls are launch-bound whatever it is.
+namespace {
+
+// $GPUDSP_UNPACK10_CONFIG: one of the candidates' ids (a test, or a user
+// pinning the configuration), else empty; another name is refused with
+// the list.
+std::string configuration_named(const std::vector<runtime::tune_candidate>& candidates,
+                                const std::string& who)
+{
+    const char* env = std::getenv("GPUDSP_UNPACK10_CONFIG");
+    if (!env || !*env)
+        return "";
+    std::string known;
+    for (const auto& c : candidates) {
+        if (c.id == env)
+            return env;
+        known += (known.empty() ? "\"" : ", \"") + c.id + "\"";
+    }
+    throw std::invalid_argument(who + ": GPUDSP_UNPACK10_CONFIG=\"" + env +
+                                "\" is not an unpack10 configuration (" + known + ")");
+}
+
+} // namespace
+
+// Samples per thread of the per-sample kernel, or groups per thread of the
+// group kernel, timed on calls of 2^24 samples (64 waves of an H100 at 8 a
+// thread): the choice does not depend on the call's size once the GPU is
+// full, and smaller calls are launch-bound whatever it is.
 void unpack10_plan::tune()
 {
     constexpr std::size_t n = std::size_t(1) << 24;
     runtime::tune_problem p;
     p.kernel = "unpack10";
-    p.version = 1;
+    p.version = 2; // 2: the group kernel's candidates
     p.shape = d_tuning.shape + " n=2^24";
     p.unit = "sample";
     p.input_bytes = packed10_bytes(n);
@@ -53,22 +78,43 @@ void unpack10_plan::tune()
               "",
               double(n),
               [this, pt](const void* in, void* out, runtime::stream_handle s) {
-                  launch(static_cast<const uint8_t*>(in), out, n, pt, s);
+                  launch(static_cast<const uint8_t*>(in), out, n, pt, 0, s);
+              } });
+    for (const int g : cuda::unpack10_group_options)
+        p.candidates.push_back(
+            { "groups=" + std::to_string(g),
+              "",
+              double(n),
+              [this, g](const void* in, void* out, runtime::stream_handle s) {
+                  launch(static_cast<const uint8_t*>(in), out, n, 0, g, s);
               } });
     p.heuristic = "per_thread=" + std::to_string(cuda::unpack10_per_thread_default);
+    p.forced = configuration_named(p.candidates, d_who);
     d_tuning = runtime::autotune(p, d_ctx, d_who);
     for (const int pt : cuda::unpack10_per_thread_options)
-        if (d_tuning.chosen == "per_thread=" + std::to_string(pt))
+        if (d_tuning.chosen == "per_thread=" + std::to_string(pt)) {
             d_per_thread = pt;
+            d_groups = 0;
+        }
+    for (const int g : cuda::unpack10_group_options)
+        if (d_tuning.chosen == "groups=" + std::to_string(g))
+            d_groups = g;
 }
 
 void unpack10_plan::launch(const uint8_t* in,
                            void* out,
                            std::size_t n_samples,
                            int per_thread,
+                           int groups,
                            runtime::stream_handle s)
 {
-    if (d_format == sample_format::float32)
+    const bool f = d_format == sample_format::float32;
+    if (groups && f)
+        cuda::launch_unpack10_groups(in, static_cast<float*>(out), n_samples, groups, s);
+    else if (groups)
+        cuda::launch_unpack10_groups(
+            in, static_cast<int16_t*>(out), n_samples, groups, s);
+    else if (f)
         cuda::launch_unpack10(in, static_cast<float*>(out), n_samples, per_thread, s);
     else
         cuda::launch_unpack10(in, static_cast<int16_t*>(out), n_samples, per_thread, s);
@@ -81,15 +127,25 @@ std::string unpack10_plan::launch_shape(std::size_t n_samples) const
 #ifdef GPUDSP_HAVE_CUDA
     if (d_where.kind == backend_kind::cuda) {
         d_ctx->make_current();
-        char text[128];
-        std::snprintf(text,
-                      sizeof text,
-                      "%u blocks of %d threads a launch, %d samples a thread, %.1f waves",
-                      cuda::unpack10_blocks(n_samples, d_per_thread),
-                      cuda::unpack10_threads,
-                      d_per_thread,
-                      cuda::unpack10_waves(
-                          n_samples, d_per_thread, d_format == sample_format::float32));
+        char text[160];
+        if (d_groups)
+            std::snprintf(text,
+                          sizeof text,
+                          "%u blocks of %d threads a launch, %d groups of 4 samples a "
+                          "thread (the group kernel)",
+                          cuda::unpack10_group_blocks(n_samples, d_groups),
+                          cuda::unpack10_threads,
+                          d_groups);
+        else
+            std::snprintf(
+                text,
+                sizeof text,
+                "%u blocks of %d threads a launch, %d samples a thread, %.1f waves",
+                cuda::unpack10_blocks(n_samples, d_per_thread),
+                cuda::unpack10_threads,
+                d_per_thread,
+                cuda::unpack10_waves(
+                    n_samples, d_per_thread, d_format == sample_format::float32));
         return text;
     }
 #endif
@@ -105,7 +161,7 @@ void unpack10_plan::execute(const void* in,
     const auto* bytes = static_cast<const uint8_t*>(in);
     if (d_where.kind == backend_kind::cuda) {
 #ifdef GPUDSP_HAVE_CUDA
-        launch(bytes, out, n_samples, d_per_thread, stream);
+        launch(bytes, out, n_samples, d_per_thread, d_groups, stream);
         return;
 #endif
     }

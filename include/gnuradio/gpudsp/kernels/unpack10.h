@@ -62,7 +62,8 @@ public:
     {
         return d_format == sample_format::float32 ? sizeof(float) : sizeof(int16_t);
     }
-    /*! \brief The configuration that runs (CUDA: samples per thread) and
+    /*! \brief The configuration that runs (CUDA: samples per thread, or
+     *  4-sample groups per thread of the group kernel) and
      *  where it came from: tuned when the plan was built, cached, shipped,
      *  or the heuristic (docs/gpu.md, "Tuning"). */
     const runtime::tune_result& tuning() const { return d_tuning; }
@@ -77,6 +78,7 @@ private:
                 void* out,
                 std::size_t n_samples,
                 int per_thread,
+                int groups,
                 runtime::stream_handle stream);
 
     sample_format d_format;
@@ -84,6 +86,7 @@ private:
     std::string d_who;
     runtime::device_context::sptr d_ctx; // null for the CPU backend
     int d_per_thread = 8;                // CUDA: samples per thread and round
+    int d_groups = 0; // CUDA: the group kernel's 4-sample groups a thread (0: not it)
     runtime::tune_result d_tuning;
 };
 
