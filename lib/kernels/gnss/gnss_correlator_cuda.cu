@@ -36,6 +36,10 @@ namespace kernels {
 namespace {
 
 constexpr int threads = gnss_cuda_threads;
+// Loads of a code row a thread: the longest row (L5 and E5a, 10230 chips:
+// 20464 bytes) in 16-byte words over the block's threads.
+constexpr int code_row_loads =
+    int((gnss_code_row_bytes(10230) / 16 + threads - 1) / threads);
 
 struct code_tables {
     const unsigned char* chips[gnss_n_systems]; // [prn][gnss_code_row_bytes(L)]
@@ -99,9 +103,19 @@ struct sample_loop {
 // code twice, so its chip needs no wrap, and its sub-phase takes only the
 // fractional bits, which a wrap would not change.
 template <gnss_input I, int GA, int TG, bool BOC, bool FULL>
-__device__ __forceinline__ void accumulate(sample_loop<GA, TG> l, float2 (&acc)[GA][TG])
+__device__ __forceinline__ void
+accumulate(sample_loop<GA, TG> l, float2 (&x)[GA], float2 (&acc)[GA][TG])
 {
+    // x: the current sample of each antenna, loaded one sample ahead (the
+    // caller loads the first): its latency hides behind a sample's work
+    // instead of starting each one.
     for (int k = 0; k < l.n; ++k, l.i += threads) {
+        float2 next[GA];
+#pragma unroll
+        for (int a = 0; a < GA; ++a)
+            if (FULL || a < l.na)
+                next[a] = k + 1 < l.n ? load_sample<I>(l.in[a], l.i + threads)
+                                      : make_float2(0.f, 0.f);
         // exp(-2j pi phase), the phase in [-0.5, 0.5) cycles (its top 32
         // bits: 2^-32 cycle, far below float's resolution of the result).
         float s, c;
@@ -109,10 +123,8 @@ __device__ __forceinline__ void accumulate(sample_loop<GA, TG> l, float2 (&acc)[
         float2 w[GA];
 #pragma unroll
         for (int a = 0; a < GA; ++a)
-            if (FULL || a < l.na) {
-                const float2 x = load_sample<I>(l.in[a], l.i);
-                w[a] = make_float2(x.x * c - x.y * s, x.x * s + x.y * c);
-            }
+            if (FULL || a < l.na)
+                w[a] = make_float2(x[a].x * c - x[a].y * s, x[a].x * s + x[a].y * c);
 #pragma unroll
         for (int t = 0; t < TG; ++t)
             if (FULL || t < l.nt) {
@@ -132,6 +144,10 @@ __device__ __forceinline__ void accumulate(sample_loop<GA, TG> l, float2 (&acc)[
         if (l.q >= l.mod)
             l.q -= l.mod;
         l.p += l.p_adv;
+#pragma unroll
+        for (int a = 0; a < GA; ++a)
+            if (FULL || a < l.na)
+                x[a] = next[a];
     }
 }
 
@@ -164,18 +180,21 @@ __global__ void __launch_bounds__(threads)
     // The tables through the read-only path (a kernel parameter indexed by
     // the job's system would be copied to local memory), the code and the
     // subcarrier into shared memory.
+    // Every load that depends only on the job's system, the block's
+    // antennas and its taps is issued here, together, and the code row in
+    // one round of loads before its stores: the sm_90 SASS (2026-11-28)
+    // showed 7-8 dependent round trips before the first multiply-add (the
+    // row copied in two load-store rounds; the taps, antenna pointers and
+    // 1 / L only after the barrier, which no load crosses), in a launch of
+    // one wave and ~10 samples a thread, where each round trip adds to the
+    // kernel's time.
     const int sys = job.system;
     const int L = __ldg(&tables->length[sys]);
     const int S = __ldg(&tables->sub_phases[sys]);
-    const int words = int(gnss_code_row_bytes(L)) / 16;
-    const int4* chips = reinterpret_cast<const int4*>(tables->chips[sys]) +
-                        (long long)(job.prn - 1) * words;
-    for (int c = threadIdx.x; c < words; c += threads) // (at most five a thread)
-        code_words[c] = __ldg(chips + c);
-    if (threadIdx.x < 12)
-        sub_bits[threadIdx.x] = __float_as_uint(__ldg(&tables->sub[sys][threadIdx.x]));
-    __syncthreads();
-
+    const double inv_length = __ldg(&tables->inv_length[sys]);
+    const unsigned char* chip_rows = tables->chips[sys];
+    const unsigned sub =
+        threadIdx.x < 12 ? __float_as_uint(__ldg(&tables->sub[sys][threadIdx.x])) : 0u;
     sample_loop<GA, TG> l;
     l.S = unsigned(S);
     l.F = job.code_frac_bits;
@@ -184,7 +203,7 @@ __global__ void __launch_bounds__(threads)
     l.mod = job.code_modulus;
 #pragma unroll
     for (int t = 0; t < TG; ++t) {
-        const long long d = t < nt ? taps[sys * shape.n_taps + t0 + t] : 0;
+        const long long d = t < nt ? __ldg(&taps[sys * shape.n_taps + t0 + t]) : 0;
         l.toff[t] = d < 0 ? l.mod - (unsigned long long)(-d) : (unsigned long long)d;
     }
 #pragma unroll
@@ -194,14 +213,36 @@ __global__ void __launch_bounds__(threads)
                     end = min((long long)(first + shape.chunk), (long long)job.length);
     l.i = job.start + i;
     l.n = i < end ? int((end - i + threads - 1) / threads) : 0;
+    // The first sample of every antenna, in flight with the code row.
+    float2 x0[GA];
+#pragma unroll
+    for (int a = 0; a < GA; ++a)
+        x0[a] = a < na && l.n > 0 ? load_sample<I>(l.in[a], l.i) : make_float2(0.f, 0.f);
+    // The code and the subcarrier into shared memory: every word of the row
+    // loaded (at most code_row_loads a thread), then stored.
+    const int words = int(gnss_code_row_bytes(L)) / 16;
+    const int4* chips =
+        reinterpret_cast<const int4*>(chip_rows) + (long long)(job.prn - 1) * words;
+    int4 row[code_row_loads];
+#pragma unroll
+    for (int k = 0; k < code_row_loads; ++k) {
+        const int c = int(threadIdx.x) + k * threads;
+        row[k] = c < words ? __ldg(chips + c) : make_int4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int k = 0; k < code_row_loads; ++k) {
+        const int c = int(threadIdx.x) + k * threads;
+        if (c < words)
+            code_words[c] = row[k];
+    }
+    if (threadIdx.x < 12)
+        sub_bits[threadIdx.x] = sub;
+    __syncthreads();
+
     // (i < 2^31 + 256 < 2^32: the plan limits integrations to 2^31 - 1
     // samples, and a thread past its job's end starts one round past it)
-    l.q = gnss_code_phase_near(job.code_phase,
-                               job.code_step,
-                               l.F,
-                               unsigned(L),
-                               __ldg(&tables->inv_length[sys]),
-                               unsigned(i));
+    l.q = gnss_code_phase_near(
+        job.code_phase, job.code_step, l.F, unsigned(L), inv_length, unsigned(i));
     // (threads x step <= 256 chips, less than a code period: checked by the
     // plan; one conditional subtraction per advance)
     l.q_adv = job.code_step * threads;
@@ -217,14 +258,14 @@ __global__ void __launch_bounds__(threads)
     const bool full = na == GA && nt == TG;
     if (S > 1) {
         if (full)
-            accumulate<I, GA, TG, true, true>(l, acc);
+            accumulate<I, GA, TG, true, true>(l, x0, acc);
         else
-            accumulate<I, GA, TG, true, false>(l, acc);
+            accumulate<I, GA, TG, true, false>(l, x0, acc);
     } else {
         if (full)
-            accumulate<I, GA, TG, false, true>(l, acc);
+            accumulate<I, GA, TG, false, true>(l, x0, acc);
         else
-            accumulate<I, GA, TG, false, false>(l, acc);
+            accumulate<I, GA, TG, false, false>(l, x0, acc);
     }
 
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -356,6 +397,13 @@ public:
                 throw std::logic_error(who + ": the kernel advances a thread's code "
                                              "phase by under one period: " +
                                        gnss_signal(gnss_system(s)).name + " is too short");
+            else if (gnss_code_row_bytes(
+                         uint32_t(gnss_signal(gnss_system(s)).code_length)) >
+                     16u * code_row_loads * threads)
+                throw std::logic_error(who + ": the kernel copies a code row in " +
+                                       std::to_string(code_row_loads) +
+                                       " loads a thread: " +
+                                       gnss_signal(gnss_system(s)).name + "'s is longer");
         std::vector<std::vector<uint8_t>> rows(gnss_n_systems); // (until synchronised)
         for (int s = 0; s < gnss_n_systems; ++s) {
             const auto sys = gnss_system(s);
