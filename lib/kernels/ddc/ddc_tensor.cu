@@ -178,9 +178,9 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
         } else { // one output, one cursor, pipelined
             // Pipelined by one chunk: chunk c + 1's A fragments (shared
             // memory) and B fragments (the taps image) are loaded before
-            // chunk c's MMAs, in source order, which the volatile loads
-            // and MMAs keep: the sm_90 SASS of 2026-11-28 had each chunk's
-            // B load reach its HMMA 16-24 instructions later and its A
+            // chunk c's MMAs, in source order, which the volatile A
+            // loads and MMAs keep (the SASS shows it held): the sm_90 SASS of 2026-11-28
+            // had each chunk's B load reach its HMMA 16-24 instructions later and its A
             // loads 4-12, the next chunk's loads waiting for registers.
             // The same MMAs in the same order: the same sums. (Not for a
             // bank: its B fragments for 8 outputs would take ~50 more
