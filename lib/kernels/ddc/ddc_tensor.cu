@@ -156,38 +156,11 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                 }
                 mma_chunk(chunk, a);
             }
-        } else if constexpr (BANK > 1) { // one cursor (ddc_tensor::a_walker)
+        } else { // one cursor for the four pairs (ddc_tensor::a_walker)
             const uint32_t base = uint32_t(__cvta_generic_to_shared(tile));
             ddc_tensor::a_walker wk;
             wk.start(sh, wo + ddc_tensor::a_sample(sh, lane, 0, 0));
-            for (int chunk = 0; chunk < sh.chunks; ++chunk) {
-                // a_walker::place, in bytes from the two cursors' addresses
-                // (the row offsets are loop-invariant).
-                const uint32_t a0 = base + 2u * uint32_t(wk.at),
-                               a2 = base + 2u * uint32_t(wk.at2(sh));
-                uint32_t a[MT][4];
-#pragma unroll
-                for (int rt = 0; rt < MT; ++rt)
-#pragma unroll
-                    for (int q = 0; q < 4; ++q)
-                        a[rt][q] = lds32(((q >> 1) ? a2 : a0) +
-                                         2u * uint32_t(wk.row_offset(q, rt)));
-                wk.advance(sh);
-                mma_chunk(chunk, a);
-            }
-        } else { // one output, one cursor, pipelined
-            // Pipelined by one chunk: chunk c + 1's A fragments (shared
-            // memory) and B fragments (the taps image) are loaded before
-            // chunk c's MMAs, in source order, which the volatile A
-            // loads and MMAs keep (the SASS shows it held): the sm_90 SASS of 2026-11-28
-            // had each chunk's B load reach its HMMA 16-24 instructions later and its A
-            // loads 4-12, the next chunk's loads waiting for registers.
-            // The same MMAs in the same order: the same sums. (Not for a
-            // bank: its B fragments for 8 outputs would take ~50 more
-            // registers and halve its blocks an SM.)
-            const uint32_t base = uint32_t(__cvta_generic_to_shared(tile));
-            ddc_tensor::a_walker wk;
-            wk.start(sh, wo + ddc_tensor::a_sample(sh, lane, 0, 0));
+            // A chunk's A fragments, the walker moved on to the next chunk.
             auto load_a = [&](uint32_t(&a)[MT][4]) {
                 // a_walker::place, in bytes from the two cursors' addresses
                 // (the row offsets are loop-invariant).
@@ -201,50 +174,58 @@ __global__ void __launch_bounds__(ddc_tensor::max_warps * 32)
                                          2u * uint32_t(wk.row_offset(q, rt)));
                 wk.advance(sh);
             };
-            auto load_b = [&](int chunk, uint4(&b)[BANK][NT]) {
-                const int at = skip + chunk * NT * 32 + lane;
-#pragma unroll
-                for (int o = 0; o < BANK; ++o)
+            if constexpr (BANK > 1) {
+                for (int chunk = 0; chunk < sh.chunks; ++chunk) {
+                    uint32_t a[MT][4];
+                    load_a(a);
+                    mma_chunk(chunk, a);
+                }
+            } else {
+                // One output, pipelined by one chunk: chunk c + 1's A
+                // fragments (shared memory) and B fragments (the taps
+                // image) are loaded before chunk c's MMAs, in source order,
+                // which the volatile A loads and MMAs keep (the SASS shows
+                // it held): the sm_90 SASS of 2026-11-28 had each chunk's B
+                // load reach its HMMA 16-24 instructions later and its A
+                // loads 4-12, the next chunk's loads waiting for registers.
+                // The same MMAs in the same order: the same sums. (Not for
+                // a bank: its B fragments for 8 outputs would take ~50 more
+                // registers and halve its blocks an SM.)
+                auto load_b = [&](int chunk, uint4(&b)[NT]) {
+                    const int at = skip + chunk * NT * 32 + lane;
 #pragma unroll
                     for (int n = 0; n < NT; ++n)
-                        b[o][n] = (BANK == 1 || o < bank.count)
-                                      ? __ldg(bank.taps[o] + at + n * 32)
-                                      : make_uint4(0u, 0u, 0u, 0u);
-            };
-            uint32_t a[MT][4];
-            uint4 b[BANK][NT];
-            load_a(a);
-            load_b(0, b);
-            for (int chunk = 0; chunk < sh.chunks; ++chunk) {
-                uint32_t a_next[MT][4];
-                uint4 b_next[BANK][NT];
-                const bool more = chunk + 1 < sh.chunks;
-                if (more) {
-                    load_a(a_next);
-                    load_b(chunk + 1, b_next);
-                }
-#pragma unroll
-                for (int o = 0; o < BANK; ++o)
-                    if (BANK == 1 || o < bank.count) {
-#pragma unroll
-                        for (int n = 0; n < NT; ++n)
-#pragma unroll
-                            for (int rt = 0; rt < MT; ++rt) {
-                                mma_f16(hi[o][rt][n], a[rt], b[o][n].x, b[o][n].y);
-                                mma_f16(lo[o][rt][n], a[rt], b[o][n].z, b[o][n].w);
-                            }
+                        b[n] = __ldg(bank.taps[0] + at + n * 32);
+                };
+                uint32_t a[MT][4];
+                uint4 b[NT];
+                load_a(a);
+                load_b(0, b);
+                for (int chunk = 0; chunk < sh.chunks; ++chunk) {
+                    uint32_t a_next[MT][4];
+                    uint4 b_next[NT];
+                    const bool more = chunk + 1 < sh.chunks;
+                    if (more) {
+                        load_a(a_next);
+                        load_b(chunk + 1, b_next);
                     }
-                if (more) {
 #pragma unroll
-                    for (int rt = 0; rt < MT; ++rt)
+                    for (int n = 0; n < NT; ++n)
 #pragma unroll
-                        for (int q = 0; q < 4; ++q)
-                            a[rt][q] = a_next[rt][q];
+                        for (int rt = 0; rt < MT; ++rt) {
+                            mma_f16(hi[0][rt][n], a[rt], b[n].x, b[n].y);
+                            mma_f16(lo[0][rt][n], a[rt], b[n].z, b[n].w);
+                        }
+                    if (more) {
 #pragma unroll
-                    for (int o = 0; o < BANK; ++o)
+                        for (int rt = 0; rt < MT; ++rt)
+#pragma unroll
+                            for (int q = 0; q < 4; ++q)
+                                a[rt][q] = a_next[rt][q];
 #pragma unroll
                         for (int n = 0; n < NT; ++n)
-                            b[o][n] = b_next[o][n];
+                            b[n] = b_next[n];
+                    }
                 }
             }
         }
