@@ -998,6 +998,23 @@ autotune(const tune_problem& p, const device_context::sptr& ctx, const std::stri
     return autotune(p, ctx, who, tune_options::from_environment());
 }
 
+std::string configuration_from_environment(const char* variable,
+                                           const std::vector<std::string>& ids,
+                                           const std::string& who)
+{
+    const char* env = std::getenv(variable);
+    if (!env || !*env)
+        return "";
+    if (std::find(ids.begin(), ids.end(), env) != ids.end())
+        return env;
+    std::string known;
+    for (const auto& id : ids)
+        known += (known.empty() ? "\"" : ", \"") + id + "\"";
+    throw std::invalid_argument(
+        who + ": " + variable + "=\"" + env + "\" is not a configuration of this plan (" +
+        (known.empty() ? "it has none to choose from" : known) + ")");
+}
+
 } // namespace runtime
 } // namespace gpudsp
 } // namespace gr

@@ -212,6 +212,15 @@ GPUDSP_API tune_result untuned(const std::string& kernel,
                                const std::string& shape,
                                const std::string& chosen);
 
+/*! \brief The configuration an environment variable names (a test, or a
+ *  user pinning a plan's configuration): \p variable's value when it is one
+ *  of \p ids, empty when it is unset or empty; any other value throws
+ *  std::invalid_argument naming the variable and listing \p ids (for
+ *  tune_problem::forced: GPUDSP_DDC_CONFIG, GPUDSP_UNPACK10_CONFIG). */
+GPUDSP_API std::string configuration_from_environment(const char* variable,
+                                                      const std::vector<std::string>& ids,
+                                                      const std::string& who);
+
 /*! \brief The same with tune_options::from_environment(). */
 GPUDSP_API tune_result autotune(const tune_problem& problem,
                                 const device_context::sptr& ctx,

@@ -375,18 +375,9 @@ std::vector<std::string> ddc_plan::configurations() const
 // GPUDSP_CPU_SIMD instead.
 std::string ddc_plan::configuration_named(const std::vector<std::string>& ids) const
 {
-    const char* env = std::getenv("GPUDSP_DDC_CONFIG");
-    if (!env || !*env || d_where.kind == backend_kind::cpu)
+    if (d_where.kind == backend_kind::cpu)
         return "";
-    if (std::find(ids.begin(), ids.end(), env) != ids.end())
-        return env;
-    std::string known;
-    for (const auto& id : ids)
-        known += (known.empty() ? "\"" : ", \"") + id + "\"";
-    throw std::invalid_argument(d_who + ": GPUDSP_DDC_CONFIG=\"" + env +
-                                "\" is not a configuration of this plan (" +
-                                (known.empty() ? "it has none to choose from" : known) +
-                                ")");
+    return runtime::configuration_from_environment("GPUDSP_DDC_CONFIG", ids, d_who);
 }
 
 ddc_plan::~ddc_plan() = default;

@@ -8,7 +8,6 @@
 #ifdef GPUDSP_HAVE_CUDA
 #include "unpack10_cuda.h"
 #include <cstdio>
-#include <cstdlib>
 #endif
 #include <stdexcept>
 
@@ -35,29 +34,6 @@ unpack10_plan::unpack10_plan(sample_format format,
 }
 
 #ifdef GPUDSP_HAVE_CUDA
-namespace {
-
-// $GPUDSP_UNPACK10_CONFIG: one of the candidates' ids (a test, or a user
-// pinning the configuration), else empty; another name is refused with
-// the list.
-std::string configuration_named(const std::vector<runtime::tune_candidate>& candidates,
-                                const std::string& who)
-{
-    const char* env = std::getenv("GPUDSP_UNPACK10_CONFIG");
-    if (!env || !*env)
-        return "";
-    std::string known;
-    for (const auto& c : candidates) {
-        if (c.id == env)
-            return env;
-        known += (known.empty() ? "\"" : ", \"") + c.id + "\"";
-    }
-    throw std::invalid_argument(who + ": GPUDSP_UNPACK10_CONFIG=\"" + env +
-                                "\" is not an unpack10 configuration (" + known + ")");
-}
-
-} // namespace
-
 // Samples per thread of the per-sample kernel, or groups per thread of the
 // group kernel, timed on calls of 2^24 samples (64 waves of an H100 at 8 a
 // thread): the choice does not depend on the call's size once the GPU is
@@ -72,33 +48,37 @@ void unpack10_plan::tune()
     p.unit = "sample";
     p.input_bytes = packed10_bytes(n);
     p.output_bytes = n * sample_size();
+    // Every configuration: (samples a thread, 0) or (0, groups a thread).
+    struct config {
+        std::string id;
+        int per_thread, groups;
+    };
+    std::vector<config> configs;
     for (const int pt : cuda::unpack10_per_thread_options)
-        p.candidates.push_back(
-            { "per_thread=" + std::to_string(pt),
-              "",
-              double(n),
-              [this, pt](const void* in, void* out, runtime::stream_handle s) {
-                  launch(static_cast<const uint8_t*>(in), out, n, pt, 0, s);
-              } });
+        configs.push_back({ "per_thread=" + std::to_string(pt), pt, 0 });
     for (const int g : cuda::unpack10_group_options)
+        configs.push_back({ "groups=" + std::to_string(g), 0, g });
+    std::vector<std::string> ids;
+    for (const auto& c : configs) {
+        ids.push_back(c.id);
         p.candidates.push_back(
-            { "groups=" + std::to_string(g),
+            { c.id,
               "",
               double(n),
-              [this, g](const void* in, void* out, runtime::stream_handle s) {
-                  launch(static_cast<const uint8_t*>(in), out, n, 0, g, s);
+              [this, c](const void* in, void* out, runtime::stream_handle s) {
+                  launch(
+                      static_cast<const uint8_t*>(in), out, n, c.per_thread, c.groups, s);
               } });
+    }
     p.heuristic = "per_thread=" + std::to_string(cuda::unpack10_per_thread_default);
-    p.forced = configuration_named(p.candidates, d_who);
+    p.forced =
+        runtime::configuration_from_environment("GPUDSP_UNPACK10_CONFIG", ids, d_who);
     d_tuning = runtime::autotune(p, d_ctx, d_who);
-    for (const int pt : cuda::unpack10_per_thread_options)
-        if (d_tuning.chosen == "per_thread=" + std::to_string(pt)) {
-            d_per_thread = pt;
-            d_groups = 0;
+    for (const auto& c : configs)
+        if (d_tuning.chosen == c.id) {
+            d_per_thread = c.per_thread;
+            d_groups = c.groups;
         }
-    for (const int g : cuda::unpack10_group_options)
-        if (d_tuning.chosen == "groups=" + std::to_string(g))
-            d_groups = g;
 }
 
 void unpack10_plan::launch(const uint8_t* in,
