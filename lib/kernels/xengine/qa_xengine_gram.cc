@@ -327,6 +327,10 @@ void run_ws_launch(const std::vector<int8_t>& x,
             ++tile_runs[std::size_t(t)];
             int b_boxes;
             const int tx = xws_stage_tx(w, BN, R, b_boxes);
+            // The direct kernel transposes the A box (unless inner) and
+            // one B box: BN = 128, and B starts at or below the A rows.
+            if (DIRECT)
+                BOOST_REQUIRE_EQUAL(b_boxes, 1);
             std::vector<int32_t> acc(std::size_t(2) * 64 * BN, 0x7b7b7b7b);
             for (int kb = 0; kb < k_blocks; ++kb) {
                 // What no box writes holds garbage (a box past the rows is
@@ -345,33 +349,43 @@ void run_ws_launch(const std::vector<int8_t>& x,
                     // TMA: the raw box (spectra kb * 128 .., bytes row0 ..)
                     // into a poisoned slot; then the producer threads'
                     // blocks, each 8 x 8 bytes once.
-                    std::vector<uint8_t> raw(xws_box_rows * xws_bk, 0x96);
+                    constexpr int box_bytes = xws_box_rows * xws_bk;
+                    std::vector<uint8_t> raw(box_bytes, 0x96);
                     for (int t = 0; t < xws_bk; ++t)
                         for (int b = 0; b < 128; ++b)
                             raw[std::size_t(xwd_raw_offset(t, b))] = uint8_t(
                                 x_at(c0 + w.lc, (long long)kb * xws_bk + t, row0 + b));
-                    std::vector<int> done(256, 0);
-                    for (int ptid = 0; ptid < 128; ++ptid)
-                        for (int u = ptid; u < 256; u += 128) {
-                            int tb, rb;
-                            xwd_block(u, tb, rb);
-                            ++done[std::size_t(tb * 16 + rb)];
-                            uint32_t in[16], out[16];
+                    // Each thread's two blocks from its offsets (as the
+                    // kernel: all 16 loads, then the transposes and stores);
+                    // every byte of the box read once and written once.
+                    std::vector<int> read(box_bytes, 0), written(box_bytes, 0);
+                    for (int ptid = 0; ptid < 128; ++ptid) {
+                        const xwd_thread_blocks mine = xwd_blocks_of(ptid);
+                        uint32_t in[2][16];
+                        for (int k = 0; k < 2; ++k)
                             for (int i = 0; i < 8; ++i) {
-                                const int at = xwd_raw_offset(8 * tb + i, 8 * rb);
-                                BOOST_REQUIRE_EQUAL(at % 8, 0); // LDS.64
-                                std::memcpy(&in[2 * i], &raw[std::size_t(at)], 8);
+                                const int at = mine.load[k] + 128 * i;
+                                BOOST_REQUIRE(at % 8 == 0 && at + 8 <= box_bytes);
+                                std::memcpy(&in[k][2 * i], &raw[std::size_t(at)], 8);
+                                for (int e = 0; e < 8; ++e)
+                                    ++read[std::size_t(at + e)];
                             }
-                            xwd_transpose8(in, out);
+                        for (int k = 0; k < 2; ++k) {
+                            uint32_t out[16];
+                            xwd_transpose8(in[k], out);
                             for (int j = 0; j < 8; ++j) {
-                                const int at = xws_sw128(8 * rb + j, 8 * tb);
-                                BOOST_REQUIRE_EQUAL(at % 8, 0); // STS.64
+                                const int at = xwd_store_offset(mine.store[k], j);
+                                BOOST_REQUIRE(at % 8 == 0 && at + 8 <= box_bytes);
                                 std::memcpy(
                                     &stage[std::size_t(dst + at)], &out[2 * j], 8);
+                                for (int e = 0; e < 8; ++e)
+                                    ++written[std::size_t(at + e)];
                             }
                         }
-                    for (int n : done)
-                        BOOST_REQUIRE_EQUAL(n, 1);
+                    }
+                    for (int b = 0; b < box_bytes; ++b)
+                        BOOST_REQUIRE(read[std::size_t(b)] == 1 &&
+                                      written[std::size_t(b)] == 1);
                 };
                 if (!w.inner)
                     box(0, (long long)w.i * xws_bm);
@@ -802,6 +816,32 @@ BOOST_AUTO_TEST_CASE(ws_direct_transposes_exactly_and_without_bank_conflicts)
             BOOST_REQUIRE_EQUAL(load_banks.size(), 32u);
             BOOST_REQUIRE_EQUAL(store_banks.size(), 32u);
         }
+    // The producer's walk: counters equal the divisions they replace.
+    for (int k_blocks : { 1, 2, 3, 5, 64 })
+        for (int ring : { 1, 2, 3, 6 }) {
+            xwd_walk v;
+            for (long long it = 0; it < 1000; ++it) {
+                BOOST_REQUIRE(v.tile == it / k_blocks && v.kb == it % k_blocks &&
+                              v.slot == it % ring &&
+                              v.phase == uint32_t((it / ring) & 1));
+                BOOST_REQUIRE_EQUAL(v.advance(k_blocks, ring), (it + 1) % k_blocks == 0);
+            }
+        }
+    // A thread's offsets (xwd_blocks_of, xwd_store_offset) are its blocks'
+    // (xwd_block of ptid and ptid + 128) raw rows and swizzled rows of Y.
+    for (int ptid = 0; ptid < 128; ++ptid) {
+        const xwd_thread_blocks mine = xwd_blocks_of(ptid);
+        for (int k = 0; k < 2; ++k) {
+            int tb, rb;
+            xwd_block(ptid + 128 * k, tb, rb);
+            for (int i = 0; i < 8; ++i) {
+                BOOST_REQUIRE_EQUAL(mine.load[k] + 128 * i,
+                                    xwd_raw_offset(8 * tb + i, 8 * rb));
+                BOOST_REQUIRE_EQUAL(xwd_store_offset(mine.store[k], i),
+                                    xws_sw128(8 * rb + i, 8 * tb));
+            }
+        }
+    }
     BOOST_CHECK_LE((xws_shape<128, true>::smem_bytes), xws_smem_limit);
     BOOST_CHECK_EQUAL(xwd_tiles_per_channel(64), 1);  // 128 rows: one diagonal tile
     BOOST_CHECK_EQUAL(xwd_tiles_per_channel(128), 3); // (0,0), (1,0), (1,1)

@@ -73,6 +73,13 @@ __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity)
 // variant"): thread 0 keeps raw_stages - 1 iterations of TMA boxes of the
 // input in flight; all 128 threads transpose each iteration's boxes into
 // its operand stage and thread 0 signals it.
+//
+// A stage's work is short (one or two boxes: 8 or 16 loads, 32 or 64 byte
+// permutes and 8 or 16 stores a thread) and one warp of each scheduler does
+// it, so it is written for latency: the thread's addresses are computed
+// once (xwd_blocks_of), a box's 16 loads issue before its first permute,
+// and the tiles and ring slots advance by counters (no 64-bit division or
+// tile decode a stage).
 template <int BN>
 __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
                                                unsigned char* ring,
@@ -86,98 +93,112 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
                                                int channel0)
 {
     using S = xws_shape<BN, true>;
+    constexpr int box_bytes = xws_box_rows * xws_bk;
     const int ptid = threadIdx.x; // 0 .. 127
     const long long my_tiles =
         n_tiles > blockIdx.x ? (n_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-    const long long total = my_tiles * k_blocks;
     unsigned char* raw_ring = ring + S::stages * S::stage_bytes;
-    // Iteration j's tile, decoded once per tile (a square root and 64-bit
-    // divisions), for the transposers and for the copies one ahead.
-    struct decoded {
-        long long index = -1;
+    // This block's iterations in order (xwd_walk) with their tile, decoded
+    // once per tile.
+    struct walk : xwd_walk {
         xws_tile w{};
     };
-    auto tile_of = [&](decoded& cache, long long j) {
-        const long long index = j / k_blocks;
-        if (cache.index != index) {
-            cache.index = index;
-            cache.w = xws_tile_at(blockIdx.x + index * gridDim.x, per_channel, BN);
-        }
-        return cache.w;
+    auto decode = [&](walk& v) {
+        if (v.tile < my_tiles)
+            v.w = xws_tile_at(blockIdx.x + v.tile * gridDim.x, per_channel, BN);
     };
-    decoded issued, transposed;
-    auto issue = [&](long long j) {
-        const xws_tile w = tile_of(issued, j);
+    auto advance = [&](walk& v, int ring_slots) {
+        if (v.advance(k_blocks, ring_slots))
+            decode(v);
+    };
+    auto issue = [&](const walk& v) {
         int b_boxes;
-        const uint32_t tx = uint32_t(xws_stage_tx(w, BN, n_rows, b_boxes));
-        const int r = int(j % S::raw_stages);
+        const uint32_t tx = uint32_t(xws_stage_tx(v.w, BN, n_rows, b_boxes));
         ptx::mbarrier_arrive_expect_tx(
-            ptx::sem_release, ptx::scope_cta, ptx::space_shared, &raw_full[r], tx);
-        unsigned char* slot = raw_ring + r * S::stage_bytes;
-        const int t0 = int(j % k_blocks) * xws_bk, c = channel0 + w.lc;
-        if (!w.inner) {
-            const int32_t at[3] = { w.i * xws_bm, c, t0 };
-            ptx::cp_async_bulk_tensor(
-                ptx::space_cluster, ptx::space_global, slot, &x_map, at, &raw_full[r]);
-        }
-        for (int q = 0; q < b_boxes; ++q) {
-            const int32_t at[3] = { w.j * BN + q * xws_box_rows, c, t0 };
+            ptx::sem_release, ptx::scope_cta, ptx::space_shared, &raw_full[v.slot], tx);
+        unsigned char* slot = raw_ring + v.slot * S::stage_bytes;
+        const int t0 = v.kb * xws_bk, c = channel0 + v.w.lc;
+        if (!v.w.inner) {
+            const int32_t at[3] = { v.w.i * xws_bm, c, t0 };
             ptx::cp_async_bulk_tensor(ptx::space_cluster,
                                       ptx::space_global,
-                                      slot + S::a_bytes + q * xws_box_rows * xws_bk,
+                                      slot,
                                       &x_map,
                                       at,
-                                      &raw_full[r]);
+                                      &raw_full[v.slot]);
+        }
+        for (int q = 0; q < b_boxes; ++q) {
+            const int32_t at[3] = { v.w.j * BN + q * xws_box_rows, c, t0 };
+            ptx::cp_async_bulk_tensor(ptx::space_cluster,
+                                      ptx::space_global,
+                                      slot + S::a_bytes + q * box_bytes,
+                                      &x_map,
+                                      at,
+                                      &raw_full[v.slot]);
         }
     };
+    const xwd_thread_blocks mine = xwd_blocks_of(ptid);
+    const long long total = my_tiles * k_blocks;
+    // TMA's next iteration, and this one: its raw slot and operand stage
+    // are the same slot of rings of the same length.
+    static_assert(S::raw_stages == S::stages, "one slot counter for both rings");
+    walk issued, cur;
+    decode(issued);
+    decode(cur);
     if (ptid == 0)
-        for (long long j = 0; j < S::raw_stages - 1 && j < total; ++j)
-            issue(j);
+        for (long long j = 0; j < S::raw_stages - 1 && j < total; ++j) {
+            issue(issued);
+            advance(issued, S::raw_stages);
+        }
     for (long long it = 0; it < total; ++it) {
         // The raw slot it refills was read in iteration it - 1: every
         // producer thread's reads of it are ordered before this async-proxy
         // write by its fence.proxy.async and the barrier that ended that
         // iteration (the fence below must stay after the reads and
         // unconditional).
-        if (ptid == 0 && it + S::raw_stages - 1 < total)
-            issue(it + S::raw_stages - 1);
-        const xws_tile w = tile_of(transposed, it);
-        int b_boxes;
-        xws_stage_tx(w, BN, n_rows, b_boxes);
-        const int r = int(it % S::raw_stages), s = int(it % S::stages);
-        wait_parity(&raw_full[r], uint32_t(it / S::raw_stages) & 1);
-        wait_parity(&empty[s], (uint32_t(it / S::stages) & 1) ^ 1);
-        const unsigned char* slot = raw_ring + r * S::stage_bytes;
-        unsigned char* stage = ring + s * S::stage_bytes;
+        if (ptid == 0 && it + S::raw_stages - 1 < total) {
+            issue(issued);
+            advance(issued, S::raw_stages);
+        }
+        wait_parity(&raw_full[cur.slot], cur.phase);
+        wait_parity(&empty[cur.slot], cur.phase ^ 1);
+        const unsigned char* slot = raw_ring + cur.slot * S::stage_bytes;
+        unsigned char* stage = ring + cur.slot * S::stage_bytes;
         // Boxes in the slot and the stage at the same offsets: A (unless
-        // inner), then B's.
-        const int first_box = w.inner ? 1 : 0, boxes = 1 + b_boxes;
-        for (int u = ptid + first_box * 256; u < boxes * 256; u += 128) {
-            const int box = u / 256;
-            int tb, rb;
-            xwd_block(u % 256, tb, rb);
-            const unsigned char* from = slot + box * xws_box_rows * xws_bk;
-            uint32_t in[16], out[16];
+        // inner), then B's (one: BN = 128, and a B box starts at or below
+        // the A rows, inside them).
+        for (int box = cur.w.inner ? 1 : 0; box < 2; ++box) {
+            const unsigned char* from = slot + box * box_bytes;
+            unsigned char* to = stage + box * box_bytes;
+            uint2 in[2][8];
 #pragma unroll
-            for (int i = 0; i < 8; ++i) {
-                const uint2 v = *reinterpret_cast<const uint2*>(
-                    from + xwd_raw_offset(8 * tb + i, 8 * rb));
-                in[2 * i] = v.x;
-                in[2 * i + 1] = v.y;
+            for (int k = 0; k < 2; ++k)
+#pragma unroll
+                for (int i = 0; i < 8; ++i)
+                    in[k][i] =
+                        *reinterpret_cast<const uint2*>(from + mine.load[k] + 128 * i);
+#pragma unroll
+            for (int k = 0; k < 2; ++k) {
+                uint32_t words[16], out[16];
+#pragma unroll
+                for (int i = 0; i < 8; ++i) {
+                    words[2 * i] = in[k][i].x;
+                    words[2 * i + 1] = in[k][i].y;
+                }
+                xwd_transpose8(words, out);
+#pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    *reinterpret_cast<uint2*>(to + xwd_store_offset(mine.store[k], j)) =
+                        make_uint2(out[2 * j], out[2 * j + 1]);
             }
-            xwd_transpose8(in, out);
-            unsigned char* to = stage + box * xws_box_rows * xws_bk;
-#pragma unroll
-            for (int j = 0; j < 8; ++j)
-                *reinterpret_cast<uint2*>(to + xws_sw128(8 * rb + j, 8 * tb)) =
-                    make_uint2(out[2 * j], out[2 * j + 1]);
         }
         // Generic-proxy writes, read next by the wgmma (async proxy); and
         // the raw slot's generic reads before TMA refills it.
         ptx::fence_proxy_async(ptx::space_shared);
         named_barrier(3);
         if (ptid == 0)
-            ptx::mbarrier_arrive(&full[s]);
+            ptx::mbarrier_arrive(&full[cur.slot]);
+        advance(cur, S::stages);
     }
 }
 #endif

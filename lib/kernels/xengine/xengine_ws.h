@@ -68,12 +68,13 @@ struct xws_shape {
     static constexpr int stages = DIRECT ? 3 : BN == 256 ? 3 : 6;
     static constexpr int raw_stages = DIRECT ? 3 : 0;
     // setmaxnreg: the producer warpgroup gives registers to the MMA
-    // warpgroups (the direct kernel's producer transposes: it keeps more).
+    // warpgroups (the direct kernel's producer transposes a box's two
+    // blocks with their 16 loads in flight: it keeps more).
     // The block's pool is its registers at entry (168, __launch_bounds__
     // (384, 1)) x 384 threads; the MMA warpgroups' increase waits for ever
     // on a smaller one.
-    static constexpr int producer_regs = DIRECT ? 56 : 40;
-    static constexpr int mma_regs = DIRECT ? 224 : 232;
+    static constexpr int producer_regs = DIRECT ? 104 : 40;
+    static constexpr int mma_regs = DIRECT ? 200 : 232;
     static constexpr int entry_regs =
         (128 * producer_regs + 256 * mma_regs) / xws_threads;
     static_assert(entry_regs * xws_threads == 128 * producer_regs + 256 * mma_regs &&
@@ -314,6 +315,58 @@ GPUDSP_HD void xwd_block(int u, int& tb, int& rb)
     rb = u % 16;
     tb = (u % 16 + u / 16) % 16;
 }
+
+/*! A producer thread's two blocks of every box, xwd_block(ptid) and
+ *  xwd_block(ptid + 128) (the same rb; tb and tb ^ 8): block k's raw rows
+ *  at load[k] + 128 i (i = 0 .. 7) and its rows of Y at
+ *  xwd_store_offset(store[k], j) (j = 0 .. 7). The same every stage and
+ *  box, so the kernel computes them once, and a stage's addresses are
+ *  immediates and one XOR a row. */
+struct xwd_thread_blocks {
+    int load[2];
+    int store[2];
+};
+
+GPUDSP_HD xwd_thread_blocks xwd_blocks_of(int ptid)
+{
+    xwd_thread_blocks b{};
+    for (int k = 0; k < 2; ++k) {
+        int tb, rb;
+        xwd_block(ptid + 128 * k, tb, rb);
+        b.load[k] = xwd_raw_offset(8 * tb, 8 * rb);
+        b.store[k] = xws_sw128(8 * rb, 8 * tb);
+    }
+    return b;
+}
+
+/*! Offset of row 8 rb + j of a block whose row 8 rb is at \p base
+ *  (xws_sw128(8 rb, 8 tb)): the swizzle XORs the 16-byte chunk with the
+ *  row's low three bits, j, and the row adds 128 j. */
+GPUDSP_HD int xwd_store_offset(int base, int j) { return (base ^ (j << 4)) + j * 128; }
+
+/*! Iteration it of a block's walk over its tiles (k_blocks stages each) and
+ *  a ring of \p ring slots, advanced by counters instead of divisions:
+ *  tile = it / k_blocks, kb = it % k_blocks, slot = it % ring and
+ *  phase = (it / ring) & 1. advance() says whether the tile changed. */
+struct xwd_walk {
+    long long tile = 0;
+    int kb = 0;
+    int slot = 0;
+    uint32_t phase = 0;
+
+    GPUDSP_HD bool advance(int k_blocks, int ring)
+    {
+        if (++slot == ring) {
+            slot = 0;
+            phase ^= 1;
+        }
+        if (++kb < k_blocks)
+            return false;
+        kb = 0;
+        ++tile;
+        return true;
+    }
+};
 
 /*! __byte_perm: byte k of the result is byte (s >> 4k) & 7 of {y, x}. */
 GPUDSP_HD uint32_t xwd_prmt(uint32_t x, uint32_t y, uint32_t s)
