@@ -212,32 +212,44 @@ void launch_groups(const uint8_t* in, T* out, std::size_t n_samples, int groups,
     });
 }
 
-template <typename T>
-double waves(std::size_t n_samples, int per_thread)
+// Blocks over the SMs times the blocks of \p kernel one SM holds.
+template <typename Kernel>
+double waves_of(Kernel kernel, unsigned blocks)
 {
     int device = 0, sms = 0, per_sm = 0;
-    const cudaError_t e = with_kernel<T>(per_thread, [&](auto kernel, int) {
-        cudaError_t r = cudaGetDevice(&device);
-        if (r == cudaSuccess)
-            r = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-        if (r == cudaSuccess)
-            r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &per_sm, kernel, threads, 0);
-        return r;
-    });
-    if (e != cudaSuccess || sms * per_sm == 0) {
+    cudaError_t r = cudaGetDevice(&device);
+    if (r == cudaSuccess)
+        r = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (r == cudaSuccess)
+        r = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+    if (r != cudaSuccess || sms * per_sm == 0) {
         cudaGetLastError(); // (a figure for a note: none rather than a throw)
         return 0;
     }
-    return double(unpack10_blocks(n_samples, per_thread)) / (double(sms) * per_sm);
+    return double(blocks) / (double(sms) * per_sm);
+}
+
+template <typename T>
+double waves(std::size_t n_samples, int per_thread, int groups)
+{
+    double w = 0;
+    if (groups > 0)
+        with_group_kernel<T>(groups, [&](auto kernel) {
+            w = waves_of(kernel, unpack10_group_blocks(n_samples, groups));
+        });
+    else
+        with_kernel<T>(per_thread, [&](auto kernel, int) {
+            w = waves_of(kernel, unpack10_blocks(n_samples, per_thread));
+        });
+    return w;
 }
 
 } // namespace
 
-double unpack10_waves(std::size_t n_samples, int per_thread, bool float_out)
+double unpack10_waves(std::size_t n_samples, int per_thread, bool float_out, int groups)
 {
-    return float_out ? waves<float>(n_samples, per_thread)
-                     : waves<int16_t>(n_samples, per_thread);
+    return float_out ? waves<float>(n_samples, per_thread, groups)
+                     : waves<int16_t>(n_samples, per_thread, groups);
 }
 
 void launch_unpack10(

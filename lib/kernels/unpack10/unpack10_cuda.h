@@ -50,8 +50,10 @@ inline unsigned unpack10_group_blocks(std::size_t n_samples, int groups)
 }
 
 /*! Those blocks over the SMs times the blocks of the kernel one SM holds
- *  (the CUDA runtime's occupancy), on the current device. */
-double unpack10_waves(std::size_t n_samples, int per_thread, bool float_out);
+ *  (the CUDA runtime's occupancy), on the current device: the per-sample
+ *  kernel's at \p per_thread, or the group kernel's where \p groups > 0. */
+double
+unpack10_waves(std::size_t n_samples, int per_thread, bool float_out, int groups = 0);
 
 void launch_unpack10(
     const uint8_t* in, float* out, std::size_t n_samples, int per_thread, void* stream);

@@ -112,10 +112,14 @@ std::string unpack10_plan::launch_shape(std::size_t n_samples) const
             std::snprintf(text,
                           sizeof text,
                           "%u blocks of %d threads a launch, %d groups of 4 samples a "
-                          "thread (the group kernel)",
+                          "thread (the group kernel), %.1f waves",
                           cuda::unpack10_group_blocks(n_samples, d_groups),
                           cuda::unpack10_threads,
-                          d_groups);
+                          d_groups,
+                          cuda::unpack10_waves(n_samples,
+                                               d_per_thread,
+                                               d_format == sample_format::float32,
+                                               d_groups));
         else
             std::snprintf(
                 text,

@@ -107,7 +107,7 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
         if (v.tile < my_tiles)
             v.w = xws_tile_at(blockIdx.x + v.tile * gridDim.x, per_channel, BN);
     };
-    auto advance = [&](walk& v, int ring_slots) {
+    auto step = [&](walk& v, int ring_slots) {
         if (v.advance(k_blocks, ring_slots))
             decode(v);
     };
@@ -143,12 +143,13 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
     // are the same slot of rings of the same length.
     static_assert(S::raw_stages == S::stages, "one slot counter for both rings");
     walk issued, cur;
-    decode(issued);
+    if (ptid == 0)
+        decode(issued);
     decode(cur);
     if (ptid == 0)
         for (long long j = 0; j < S::raw_stages - 1 && j < total; ++j) {
             issue(issued);
-            advance(issued, S::raw_stages);
+            step(issued, S::raw_stages);
         }
     for (long long it = 0; it < total; ++it) {
         // The raw slot it refills was read in iteration it - 1: every
@@ -158,7 +159,7 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
         // unconditional).
         if (ptid == 0 && it + S::raw_stages - 1 < total) {
             issue(issued);
-            advance(issued, S::raw_stages);
+            step(issued, S::raw_stages);
         }
         wait_parity(&raw_full[cur.slot], cur.phase);
         wait_parity(&empty[cur.slot], cur.phase ^ 1);
@@ -198,7 +199,7 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
         named_barrier(3);
         if (ptid == 0)
             ptx::mbarrier_arrive(&full[cur.slot]);
-        advance(cur, S::stages);
+        step(cur, S::stages);
     }
 }
 #endif
@@ -240,7 +241,8 @@ __global__ void __launch_bounds__(xws_threads, 1)
     const int wg = threadIdx.x / 128;
 
     if constexpr (DIRECT) {
-        // The producer warpgroup transposes (in[16], out[16]): it keeps 56.
+        // The producer warpgroup transposes a box's two blocks with their 16
+        // loads in flight: it keeps S::producer_regs (104).
         if (wg == 0) {
             asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(S::producer_regs)
                          : "memory");
