@@ -257,6 +257,12 @@ int main()
          xws_threads,
          xws_shape<128, true>::smem_bytes,
          232448);
+    // Its channel variant: a block a channel, 1 to 4 row groups.
+    emit("^xcorr_wsc<[1-4]>$",
+         "2 stages + 3 raw stages of 32 KiB + staging",
+         xwc_threads,
+         xwc_shape::smem_bytes,
+         232448);
     for (std::size_t limit :
          { std::size_t(166912), std::size_t(101376), std::size_t(232448) })
         emit("^xcorr_direct<3, false>$",

@@ -340,6 +340,7 @@ void run_xengine(const options& opt, report& rep)
                variant{ kernels::xengine_kernel::tensor, "wgmma gram" },
                variant{ kernels::xengine_kernel::tensor, "wgmma gram n=128" },
                variant{ kernels::xengine_kernel::tensor, "wgmma gram direct" },
+               variant{ kernels::xengine_kernel::tensor, "wgmma gram channel" },
                variant{ kernels::xengine_kernel::tensor, "mma.sync gram" } }) {
             c.kernel = v.kernel;
             const std::string form_cap = v.cap ? v.cap : user_cap;

@@ -17,6 +17,7 @@
 #include "kernels/xengine/xengine_impl.h"
 #include "kernels/xengine/xengine_tile.h"
 #include "kernels/xengine/xengine_ws.h"
+#include <type_traits>
 #include <algorithm>
 #include <cstring>
 #include <random>
@@ -256,6 +257,71 @@ BOOST_AUTO_TEST_CASE(gram_path_on_the_host_equals_the_int64_definition)
 
 namespace {
 
+// One MMA warpgroup's epilogue as xengine_ws.cu's epilogue<N> runs it: its
+// 64 x N accumulators (acc, row-major) through the wgmma fragments, the
+// combine's shuffle (lane ^ 4), the staging (what earlier epilogues left
+// there stays) and the row runs' atomics and bulk reduction copies, with
+// their alignment.
+template <int N>
+void emulate_epilogue(const int32_t* acc,
+                      int a0,
+                      int b0,
+                      int A,
+                      long long cp0,
+                      uint8_t* stg,
+                      int staging_bytes,
+                      std::vector<uint32_t>& part,
+                      std::vector<int>& writes)
+{
+    auto d = [&](int warp, int lane, int i) {
+        return acc[std::size_t(xwg_d_row(warp, lane, i)) * N + xwg_d_col(lane, i)];
+    };
+    for (int warp = 0; warp < 4; ++warp)
+        for (int lane = 0; lane < 32; ++lane) {
+            int shift[2];
+            for (int r = 0; r < 2; ++r)
+                shift[r] =
+                    xws_row_run(a0 + xws_result(warp, lane, 2 * r).a_local, b0, N, A, cp0)
+                        .shift;
+            for (int i = 0; i < N / 2; i += 2) {
+                const int32_t other = d(warp, lane ^ 4, i + 1);
+                const xws_result_at at = xws_result(warp, lane, i);
+                const int off = xws_staging_offset<N>(
+                    at.a_local, at.b_local, at.part, shift[(i >> 1) & 1]);
+                BOOST_REQUIRE(off >= 0 && off + 4 <= staging_bytes);
+                const int32_t v = xws_combine(at.part, d(warp, lane, i), other);
+                std::memcpy(stg + off, &v, 4);
+            }
+        }
+    for (int lane = 0; lane < 32; ++lane) {
+        const xws_run run = xws_row_run(a0 + lane, b0, N, A, cp0);
+        BOOST_REQUIRE_EQUAL(run.head + run.body + run.tail, run.n);
+        const int row_off = lane * xws_staging_pitch(N) + 8 * run.shift;
+        BOOST_REQUIRE(run.n == 0 || row_off + 8 * run.n <= staging_bytes);
+        auto add_pair = [&](int e) {
+            int32_t v[2];
+            std::memcpy(v, stg + row_off + 8 * e, 8);
+            const std::size_t at = std::size_t(run.pair0 + e);
+            part[2 * at] += uint32_t(v[0]);
+            part[2 * at + 1] += uint32_t(v[1]);
+            ++writes[at];
+        };
+        if (run.head)
+            add_pair(0);
+        if (run.body > 0) {
+            // cp.reduce.async.bulk: 16-byte aligned both ends, a multiple
+            // of 16 bytes.
+            BOOST_REQUIRE_EQUAL((run.pair0 + run.head) * 8 % 16, 0);
+            BOOST_REQUIRE_EQUAL((row_off + 8 * run.head) % 16, 0);
+            BOOST_REQUIRE_EQUAL(run.body * 8 % 16, 0);
+            for (int e = run.head; e < run.head + run.body; ++e)
+                add_pair(e);
+        }
+        if (run.tail)
+            add_pair(run.head + run.body);
+    }
+}
+
 // One launch of xengine_ws.cu's kernel on a grid of \p grid blocks, as its
 // threads run it: the producer's TMA boxes (swizzled, zeros past the rows
 // and spectra) into a poisoned stage, the two warpgroups' wgmma through
@@ -428,68 +494,207 @@ void run_ws_launch(const std::vector<int8_t>& x,
                 }
             }
             // Epilogue: fragments, combine, staging, runs.
-            for (int h = 0; h < 2; ++h) {
-                auto d = [&](int warp, int lane, int i) {
-                    return acc[(std::size_t(h) * 64 + xwg_d_row(warp, lane, i)) * BN +
-                               xwg_d_col(lane, i)];
-                };
-                const int a0 = w.i * (xws_bm / 2) + h * xws_inputs_per_wg;
-                const int b0 = w.j * (BN / 2);
-                const long long cp0 = (long long)(c0 + w.lc) * pairs;
-                uint8_t* stg = &staging[std::size_t(h) * S::staging_bytes];
-                for (int warp = 0; warp < 4; ++warp)
-                    for (int lane = 0; lane < 32; ++lane) {
-                        int shift[2];
-                        for (int r = 0; r < 2; ++r)
-                            shift[r] =
-                                xws_row_run(a0 + xws_result(warp, lane, 2 * r).a_local,
-                                            b0,
-                                            BN,
-                                            A,
-                                            cp0)
-                                    .shift;
-                        for (int i = 0; i < S::regs; i += 2) {
-                            const int32_t other = d(warp, lane ^ 4, i + 1);
-                            const xws_result_at at = xws_result(warp, lane, i);
-                            const int off = xws_staging_offset<BN>(
-                                at.a_local, at.b_local, at.part, shift[(i >> 1) & 1]);
-                            BOOST_REQUIRE(off >= 0 && off + 4 <= S::staging_bytes);
-                            const int32_t v =
-                                xws_combine(at.part, d(warp, lane, i), other);
-                            std::memcpy(stg + off, &v, 4);
-                        }
-                    }
-                for (int lane = 0; lane < 32; ++lane) {
-                    const xws_run run = xws_row_run(a0 + lane, b0, BN, A, cp0);
-                    BOOST_REQUIRE_EQUAL(run.head + run.body + run.tail, run.n);
-                    const int row_off = lane * S::staging_pitch + 8 * run.shift;
-                    auto add_pair = [&](int e) {
-                        int32_t v[2];
-                        std::memcpy(v, stg + row_off + 8 * e, 8);
-                        const std::size_t at = std::size_t(run.pair0 + e);
-                        part[2 * at] += uint32_t(v[0]);
-                        part[2 * at + 1] += uint32_t(v[1]);
-                        ++writes[at];
-                    };
-                    if (run.head)
-                        add_pair(0);
-                    if (run.body > 0) {
-                        // cp.reduce.async.bulk: 16-byte aligned both ends,
-                        // a multiple of 16 bytes.
-                        BOOST_REQUIRE_EQUAL((run.pair0 + run.head) * 8 % 16, 0);
-                        BOOST_REQUIRE_EQUAL((row_off + 8 * run.head) % 16, 0);
-                        BOOST_REQUIRE_EQUAL(run.body * 8 % 16, 0);
-                        for (int e = run.head; e < run.head + run.body; ++e)
-                            add_pair(e);
-                    }
-                    if (run.tail)
-                        add_pair(run.head + run.body);
-                }
-            }
+            for (int h = 0; h < 2; ++h)
+                emulate_epilogue<BN>(&acc[std::size_t(h) * 64 * BN],
+                                     w.i * (xws_bm / 2) + h * xws_inputs_per_wg,
+                                     w.j * (BN / 2),
+                                     A,
+                                     (long long)(c0 + w.lc) * pairs,
+                                     &staging[std::size_t(h) * S::staging_bytes],
+                                     S::staging_bytes,
+                                     part,
+                                     writes);
         }
     }
     for (int n : tile_runs)
         BOOST_REQUIRE_EQUAL(n, 1); // the persistent grid runs each tile once
+}
+
+// One launch of xengine_ws.cu's channel kernel (xengine_ws.h, "The channel
+// variant") on a grid of \p grid blocks, as its threads run it: thread 0's
+// TMA copies of the channel's boxes into a ring of 3 poisoned raw slots and
+// every thread's transposes of its block of each box into a poisoned
+// operand stage, in the kernel's order (the walks advanced as it advances
+// them: a slot refilled only once read, read only once its copies were
+// issued); the two warpgroups' wgmmas of each row group through their
+// descriptors; the epilogues through each warpgroup's staging.
+void run_wc_launch(const std::vector<int8_t>& x,
+                   int nt,
+                   int C,
+                   int A,
+                   int grid,
+                   std::vector<uint32_t>& part,
+                   std::vector<int>& writes)
+{
+    using S = xwc_shape;
+    const int R = xgr_rows(A), G = xwc_groups(R), boxes = xwc_boxes(R);
+    BOOST_REQUIRE(A % 8 == 0 && A <= xwc_max_inputs && G >= 1 && G <= 4);
+    const xws_map_shape m = xwd_map_for(nt, C, A);
+    BOOST_REQUIRE(m.dims[0] == uint64_t(2 * A) && m.strides[0] % 16 == 0);
+    const int k_blocks = xws_k_blocks(nt);
+    const long long pairs = (long long)A * (A + 1) / 2;
+    auto x_at = [&](int c, long long t, long long b) -> int8_t {
+        return t < nt && b < 2 * A ? x[std::size_t((t * C + c) * 2 * A + b)] : 0;
+    };
+    const uint32_t st = 5 * 1024; // an operand stage's (1024-aligned) shared address
+    std::vector<int> channel_runs(std::size_t(C), 0);
+    for (int cta = 0; cta < grid; ++cta) {
+        std::vector<uint8_t> raw(std::size_t(S::raw_stages) * S::stage_bytes, 0x96);
+        std::vector<long long> holds(S::raw_stages, -1); // iteration in a raw slot
+        std::vector<bool> read(S::raw_stages, true);     // transposed since
+        std::vector<uint8_t> op[S::stages];
+        std::vector<long long> op_holds(S::stages, -1);
+        std::vector<uint8_t> staging[2] = { std::vector<uint8_t>(S::staging0_bytes, 0xc3),
+                                            std::vector<uint8_t>(S::staging1_bytes,
+                                                                 0xc3) };
+        const long long my_channels = C > cta ? (C - cta + grid - 1) / grid : 0;
+        const long long total = my_channels * k_blocks;
+        xwd_walk issued, next;
+        long long n_issued = 0, n_next = 0;
+        auto issue = [&] {
+            if (n_issued >= total)
+                return;
+            BOOST_REQUIRE(read[std::size_t(issued.slot)]); // its last copies were read
+            uint8_t* slot = &raw[std::size_t(issued.slot) * S::stage_bytes];
+            std::fill(slot, slot + S::stage_bytes, uint8_t(0x96));
+            const int c = int(cta + issued.tile * grid);
+            for (int q = 0; q < boxes; ++q)
+                for (int t = 0; t < xws_bk; ++t)
+                    for (int b = 0; b < 128; ++b)
+                        slot[q * S::box_bytes + xwd_raw_offset(t, b)] = uint8_t(x_at(
+                            c, (long long)issued.kb * xws_bk + t, q * xws_box_rows + b));
+            holds[std::size_t(issued.slot)] = n_issued;
+            read[std::size_t(issued.slot)] = false;
+            issued.advance(k_blocks, S::raw_stages);
+            ++n_issued;
+        };
+        auto transpose = [&](int o) {
+            BOOST_REQUIRE_EQUAL(holds[std::size_t(next.slot)], n_next); // landed there
+            const uint8_t* slot = &raw[std::size_t(next.slot) * S::stage_bytes];
+            op[o].assign(S::stage_bytes, 0xa7); // what no box writes holds garbage
+            std::vector<int> got(std::size_t(boxes) * S::box_bytes, 0);
+            for (int tid = 0; tid < xwc_threads; ++tid) {
+                const xwd_block_at mine = xwd_block_of(tid);
+                for (int q = 0; q < boxes; ++q) {
+                    uint32_t in[16], out[16];
+                    for (int i = 0; i < 8; ++i) {
+                        const int at = mine.load + 128 * i;
+                        BOOST_REQUIRE(at % 8 == 0 && at + 8 <= S::box_bytes);
+                        std::memcpy(&in[2 * i], slot + q * S::box_bytes + at, 8);
+                        for (int e = 0; e < 8; ++e)
+                            ++got[std::size_t(q * S::box_bytes + at + e)];
+                    }
+                    xwd_transpose8(in, out);
+                    for (int j = 0; j < 8; ++j) {
+                        const int at = xwd_store_offset(mine.store, j);
+                        BOOST_REQUIRE(at % 8 == 0 && at + 8 <= S::box_bytes);
+                        std::memcpy(
+                            &op[o][std::size_t(q * S::box_bytes + at)], &out[2 * j], 8);
+                        for (int e = 0; e < 8; ++e)
+                            got[std::size_t(q * S::box_bytes + at + e)] += 16;
+                    }
+                }
+            }
+            for (int v : got) // every raw byte read once, every operand byte written once
+                BOOST_REQUIRE_EQUAL(v, 17);
+            read[std::size_t(next.slot)] = true;
+            op_holds[std::size_t(o)] = n_next;
+            next.advance(k_blocks, S::raw_stages);
+            ++n_next;
+        };
+        for (int j = 0; j < S::raw_stages; ++j)
+            issue();
+        if (total > 0)
+            transpose(0);
+        issue();
+        long long it = 0;
+        for (long long c = cta; c < C; c += grid) {
+            ++channel_runs[std::size_t(c)];
+            // acc[h][s]: warpgroup h's row group in slot s, 64 x N.
+            std::vector<int32_t> acc[2][2];
+            for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+                const int o = int(it & 1);
+                BOOST_REQUIRE_EQUAL(op_holds[std::size_t(o)], it);
+                for (int h = 0; h < 2; ++h)
+                    for (int s = 0; s < 2; ++s) {
+                        const int N = xwc_slot_n(G, h, s);
+                        if (N == 0)
+                            continue;
+                        const int g = xwc_group(h, s);
+                        BOOST_REQUIRE_EQUAL(N, xwc_group_n(g));
+                        if (kb == 0)
+                            acc[h][s].assign(std::size_t(64) * N, 0x7b7b7b7b);
+                        const uint64_t da = xws_desc(st + xwc_a_offset(g)),
+                                       db = xws_desc(st);
+                        for (int kk = 0; kk < xws_bk / xws_k_step; ++kk) {
+                            auto operand = [&](uint64_t desc, int rows) {
+                                std::vector<int8_t> v(std::size_t(rows) * xws_k_step);
+                                for (int r = 0; r < rows; ++r)
+                                    for (int k = 0; k < xws_k_step; ++k) {
+                                        const uint32_t at = xws_desc_element(desc, r, k);
+                                        BOOST_REQUIRE(at >= st &&
+                                                      at - st < uint32_t(S::stage_bytes));
+                                        v[std::size_t(r) * xws_k_step + k] =
+                                            int8_t(op[o][at - st]);
+                                    }
+                                return v;
+                            };
+                            const auto a = operand(da + 2 * kk, 64),
+                                       b = operand(db + 2 * kk, N);
+                            for (int r = 0; r < 64; ++r)
+                                for (int col = 0; col < N; ++col) {
+                                    int32_t sum = 0;
+                                    for (int k = 0; k < xws_k_step; ++k)
+                                        sum +=
+                                            int32_t(a[std::size_t(r) * xws_k_step + k]) *
+                                            b[std::size_t(col) * xws_k_step + k];
+                                    int32_t& d = acc[h][s][std::size_t(r) * N + col];
+                                    d = (kb | kk) != 0
+                                            ? int32_t(uint32_t(d) + uint32_t(sum))
+                                            : sum;
+                                }
+                        }
+                    }
+                // Every warpgroup's wgmmas of it - 1 are done: the next
+                // stage goes into their operand.
+                if (it + 1 < total)
+                    transpose(int((it + 1) & 1));
+                if (kb + 1 < k_blocks)
+                    issue();
+            }
+            for (int h = 0; h < 2; ++h)
+                for (int s = 0; s < 2; ++s) {
+                    const int N = xwc_slot_n(G, h, s);
+                    if (N == 0)
+                        continue;
+                    const int g = xwc_group(h, s);
+                    auto run = [&](auto n) {
+                        emulate_epilogue<decltype(n)::value>(acc[h][s].data(),
+                                                             g * xws_inputs_per_wg,
+                                                             0,
+                                                             A,
+                                                             c * pairs,
+                                                             staging[h].data(),
+                                                             int(staging[h].size()),
+                                                             part,
+                                                             writes);
+                    };
+                    if (N == 64)
+                        run(std::integral_constant<int, 64>{});
+                    else if (N == 128)
+                        run(std::integral_constant<int, 128>{});
+                    else if (N == 192)
+                        run(std::integral_constant<int, 192>{});
+                    else
+                        run(std::integral_constant<int, 256>{});
+                }
+            issue();
+        }
+        BOOST_REQUIRE_EQUAL(n_issued, total);
+        BOOST_REQUIRE_EQUAL(n_next, total);
+    }
+    for (int n : channel_runs)
+        BOOST_REQUIRE_EQUAL(n, 1); // each channel formed once, by one block
 }
 
 } // namespace
@@ -888,6 +1093,72 @@ BOOST_AUTO_TEST_CASE(ws_direct_path_on_the_host_equals_the_int64_definition)
                 x, T, C, A, part, before, writes, int(z.calls.size()));
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(ws_channel_path_on_the_host_equals_the_int64_definition)
+{
+    // One to four row groups (one box up to 64 inputs, two from 72), calls
+    // of any length (zeros past the spectra), poisoned partials, blocks of
+    // several channels each.
+    struct size {
+        int A, C;
+        std::vector<int> calls;
+        int grid;
+    };
+    const size sizes[] = {
+        { 8, 3, { 5, 40 }, 2 },    // one group, rows 0..15 of 64
+        { 40, 2, { 130 }, 1 },     // two groups, the second short
+        { 64, 2, { 129 }, 2 },     // two groups, one box
+        { 72, 1, { 3 }, 1 },       // three groups, the second box begins
+        { 96, 2, { 70, 131 }, 1 }, // three groups
+        { 104, 1, { 257 }, 1 },    // four groups, the last short
+        { 128, 3, { 200, 1 }, 2 }, // MeerKAT's 64 dual-pol stations
+    };
+    for (const size& z : sizes) {
+        const int A = z.A, C = z.C;
+        int T = 0;
+        for (int n : z.calls)
+            T += n;
+        BOOST_TEST_CONTEXT("channel: inputs " << A << " channels " << C << " spectra "
+                                              << T << " grid " << z.grid)
+        {
+            const auto x =
+                qa::full_range(std::size_t(T) * C * A * 2, unsigned(3 * A + T));
+            const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
+            std::vector<uint32_t> part =
+                qa::poisoned_partials(std::size_t(C) * pairs * 2);
+            const std::vector<uint32_t> before = part;
+            std::vector<int> writes(std::size_t(C) * pairs, 0);
+            int t0 = 0;
+            for (int n : z.calls) {
+                const std::vector<int8_t> chunk(x.begin() + std::size_t(t0) * C * A * 2,
+                                                x.begin() +
+                                                    std::size_t(t0 + n) * C * A * 2);
+                run_wc_launch(chunk, n, C, A, z.grid, part, writes);
+                t0 += n;
+            }
+            qa::check_partials_gained(
+                x, T, C, A, part, before, writes, int(z.calls.size()));
+        }
+    }
+    // The row groups: the lower triangle of Y's rows once, 160 accumulators
+    // a warpgroup at four groups; the shared memory fits.
+    for (int G = 1; G <= 4; ++G) {
+        std::vector<int> seen(std::size_t(4 * 64) * 4 * 64, 0);
+        for (int h = 0; h < 2; ++h)
+            for (int s = 0; s < 2; ++s)
+                if (const int N = xwc_slot_n(G, h, s))
+                    for (int r = 0; r < 64; ++r)
+                        for (int col = 0; col < N; ++col)
+                            ++seen[std::size_t(64 * xwc_group(h, s) + r) * 256 + col];
+        for (int r = 0; r < 64 * G; ++r)
+            for (int col = 0; col <= r; ++col)
+                BOOST_REQUIRE_EQUAL(seen[std::size_t(r) * 256 + col], 1);
+    }
+    BOOST_CHECK_LE(xwc_shape::smem_bytes, xws_smem_limit);
+    BOOST_CHECK_EQUAL(xwc_groups(xgr_rows(128)), 4);
+    BOOST_CHECK_EQUAL(xwc_boxes(xgr_rows(64)), 1);
+    BOOST_CHECK_EQUAL(xwc_boxes(xgr_rows(72)), 2);
 }
 
 BOOST_AUTO_TEST_CASE(ws_path_on_the_host_equals_the_int64_definition)

@@ -211,6 +211,11 @@ std::string expected_form(const std::string& cap, int n_inputs)
         return major == 9 && minor == 0 ? cap : expected_form("wgmma", n_inputs);
     if (cap == "wgmma gram direct")
         return expected_form("wgmma", n_inputs);
+    // The channel kernel: a multiple of 8 inputs, at most 128.
+    if (cap == "wgmma gram channel")
+        return major == 9 && minor == 0 && n_inputs % 8 == 0 && n_inputs <= 128
+                   ? cap
+                   : expected_form("wgmma", n_inputs);
     if (cap == "mma.sync gram") // sm_80 on
         return major >= 8 ? cap : expected_form("wgmma", n_inputs);
     if (cap == "mma.sync direct s=6") { // 120 KiB a block: sm_80 and sm_90
@@ -257,9 +262,12 @@ BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
                              "wgmma gram",
                              "wgmma gram n=128",
                              "wgmma gram direct",
+                             "wgmma gram channel",
                              "mma.sync gram" }) {
         const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
-        for (int S : { 1, 4, 19, 33, 64, 257 }) { // 4 and 64: the direct path
+        // 4 and 64: the direct path; 4, 32, 40 and 64 (one to four row
+        // groups) the channel kernel's.
+        for (int S : { 1, 4, 19, 32, 33, 40, 64, 257 }) {
             auto c = config(S, 2, 3, xengine_kernel::tensor);
             {
                 kernels::xengine_plan plan(c, qa::test_device(), "qa_form");
@@ -307,8 +315,12 @@ BOOST_AUTO_TEST_CASE(one_call_longer_than_a_tensor_launch)
     // the Gram form, all 9000 in one GEMM ("wgmma gram": 71 stages of 128
     // spectra a tile, the last with zeros past the spectra).
     for (int S : { 5, 4 })
-        for (const char* cap :
-             { "", "cublaslt", "wgmma gram", "wgmma gram direct", "mma.sync gram" })
+        for (const char* cap : { "",
+                                 "cublaslt",
+                                 "wgmma gram",
+                                 "wgmma gram direct",
+                                 "wgmma gram channel",
+                                 "mma.sync gram" })
             for (auto k : { xengine_kernel::fp32, xengine_kernel::tensor }) {
                 const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
                 auto c = config(S, 2, 3, k);

@@ -23,7 +23,9 @@
 //            (xengine_ws.cu: TMA, wgmma, bulk-reduction epilogue; B tiles
 //            of 256 or 128 rows); "wgmma gram direct" the same kernel
 //            packing the input itself (no pack pass: 2 bytes of DRAM a
-//            sample); "mma.sync gram" the same formulation on sm_80+ (a block
+//            sample); "wgmma gram channel" (up to 128 inputs) a block a
+//            channel, its two warpgroups transposing each stage once
+//            (xcorr_wsc); "mma.sync gram" the same formulation on sm_80+ (a block
 //            a tile, cp.async ring, atomic adds). On sm_90a the heuristic
 //            runs "wgmma gram direct" at 64..128 inputs and "wgmma gram"
 //            beyond 256 (measured fastest on the H200 of 2026-11-27); the
@@ -654,13 +656,14 @@ public:
         gram_ws,
         gram_ws128,
         gram_direct,
+        gram_channel,
         gram_mma
     };
     static constexpr form_kind all_forms[] = {
-        form_kind::fp32,        form_kind::wmma,    form_kind::direct,
-        form_kind::direct_deep, form_kind::packed,  form_kind::wgmma,
-        form_kind::gram,        form_kind::gram_ws, form_kind::gram_ws128,
-        form_kind::gram_direct, form_kind::gram_mma
+        form_kind::fp32,        form_kind::wmma,         form_kind::direct,
+        form_kind::direct_deep, form_kind::packed,       form_kind::wgmma,
+        form_kind::gram,        form_kind::gram_ws,      form_kind::gram_ws128,
+        form_kind::gram_direct, form_kind::gram_channel, form_kind::gram_mma
     };
     // The Gram forms' engine (xengine_gram_cuda): cuBLASLt or our kernel's
     // B rows; -1 for the other forms.
@@ -694,7 +697,8 @@ public:
           d_ws_unavailable{ ws_unavailable(256),
                             ws_unavailable(128),
                             direct_unavailable(),
-                            ws_unavailable(xengine_gram_cuda::mma) },
+                            ws_unavailable(xengine_gram_cuda::mma),
+                            channel_unavailable() },
           d_form(heuristic_form(d_cap < 0 ? no_cap : d_cap)),
           d_pack(d_ctx, pack_bytes(), who),
           d_im_sum(d_ctx,
@@ -805,6 +809,8 @@ public:
         }
         case form_kind::gram_direct:
             return persistent(xwd_tiles_per_channel(A) * C, int(n), C);
+        case form_kind::gram_channel:
+            return persistent(C, int(n), C) + ", a channel a tile";
         case form_kind::gram_mma: {
             const xgr_launch_shape sh =
                 xgr_launch_shape_for(n, C, A, xgr_workspace(C, A, false), false);
@@ -929,6 +935,21 @@ public:
         return "needs sm_90a (an H100 or H200) and a build for it";
 #endif
     }
+    std::string channel_unavailable() const
+    {
+        if (!d_ci8)
+            return "tensor kernels take ci8 input only";
+        if (d_c.n_inputs() % 8 != 0)
+            return "needs a multiple of 8 inputs (TMA's 16-byte strides)";
+        if (d_c.n_inputs() > xwc_max_inputs)
+            return "takes at most " + std::to_string(xwc_max_inputs) + " inputs";
+#ifdef GPUDSP_HAVE_XWS
+        d_ctx->make_current();
+        return xengine_wsc_unusable(d_ctx->device(), d_c.n_inputs());
+#else
+        return "needs sm_90a (an H100 or H200) and a build for it";
+#endif
+    }
     std::string ws_unavailable(int bn) const
     {
         if (!d_ci8)
@@ -964,6 +985,8 @@ public:
             return "wgmma gram n=128";
         case form_kind::gram_direct:
             return "wgmma gram direct";
+        case form_kind::gram_channel:
+            return "wgmma gram channel";
         case form_kind::gram_mma:
             return "mma.sync gram";
         default:
@@ -1018,6 +1041,8 @@ public:
             return d_ws_unavailable[2];
         case form_kind::gram_mma:
             return d_ws_unavailable[3];
+        case form_kind::gram_channel:
+            return d_ws_unavailable[4];
         default:
             return d_has_wgmma ? "" : "needs sm_90a (an H100 or H200) and a build for it";
         }
@@ -1034,11 +1059,12 @@ public:
             cap = no_cap;
         }
         if (cap == ws_only || cap == ws128_only || cap == ws_direct_only ||
-            cap == mma_gram_only) {
-            const form_kind f = cap == ws_only         ? form_kind::gram_ws
-                                : cap == ws128_only    ? form_kind::gram_ws128
-                                : cap == mma_gram_only ? form_kind::gram_mma
-                                                       : form_kind::gram_direct;
+            cap == ws_channel_only || cap == mma_gram_only) {
+            const form_kind f = cap == ws_only           ? form_kind::gram_ws
+                                : cap == ws128_only      ? form_kind::gram_ws128
+                                : cap == mma_gram_only   ? form_kind::gram_mma
+                                : cap == ws_channel_only ? form_kind::gram_channel
+                                                         : form_kind::gram_direct;
             if (available(f).empty())
                 return f;
             cap = no_cap;
@@ -1087,8 +1113,8 @@ public:
     // 1 mma.sync, 2 wgmma (unset: the best the device runs); "mma.sync
     // packed" is mma.sync without the direct form (to compare the two);
     // "cublaslt" the Gram form, "wgmma gram", "wgmma gram n=128", "wgmma
-    // gram direct" and "mma.sync gram" the Gram form on our kernels (where
-    // they cannot run: the best the device runs).
+    // gram direct", "wgmma gram channel" and "mma.sync gram" the Gram form
+    // on our kernels (where they cannot run: the best the device runs).
     static constexpr int packed_only = 3;
     static constexpr int gram_only = 4;
     static constexpr int deep_only = 5;
@@ -1096,6 +1122,7 @@ public:
     static constexpr int ws128_only = 7;
     static constexpr int ws_direct_only = 8;
     static constexpr int mma_gram_only = 9;
+    static constexpr int ws_channel_only = 10;
     static constexpr int no_cap = 2;
     static int tensor_cap(const std::string& who) // -1: unset
     {
@@ -1123,12 +1150,15 @@ public:
             return ws_direct_only;
         if (v == "mma.sync gram")
             return mma_gram_only;
+        if (v == "wgmma gram channel")
+            return ws_channel_only;
         throw std::invalid_argument(who +
                                     ": GPUDSP_XENGINE_TENSOR must be \"wgmma\", "
                                     "\"mma.sync\", \"mma.sync packed\", \"mma.sync "
                                     "direct s=6\", \"wmma\", \"cublaslt\", \"wgmma "
                                     "gram\", \"wgmma gram n=128\", \"wgmma gram "
-                                    "direct\" or \"mma.sync gram\", got \"" +
+                                    "direct\", \"wgmma gram channel\" or \"mma.sync "
+                                    "gram\", got \"" +
                                     v + "\"");
     }
 
@@ -1195,7 +1225,7 @@ public:
         }
         // Our Gram kernel packing the input itself: TMA needs it 16-byte
         // aligned (any buffer's item is; else WMMA below).
-        if (d_form == form_kind::gram_direct &&
+        if ((d_form == form_kind::gram_direct || d_form == form_kind::gram_channel) &&
             reinterpret_cast<uintptr_t>(x) % 16 == 0) {
             accumulate_gram_direct(x, n, stream);
             return;
@@ -1242,7 +1272,8 @@ public:
     }
 
     // sm_90a: one persistent launch for the call (n <= xengine_int32_spectra:
-    // int32 exact), every channel, straight from the input.
+    // int32 exact), every channel, straight from the input: the direct
+    // kernel's tiles, or the channel kernel's channels (the same map).
     void accumulate_gram_direct(const void* x, std::size_t n, cudaStream_t stream)
     {
         if (n == 0)
@@ -1265,9 +1296,21 @@ public:
             found = d_direct_maps.emplace(key, m).first;
         }
         const xws_map& map = found->second;
+        const int sms = std::max(1, d_ctx->info().multiprocessors);
+        if (d_form == form_kind::gram_channel) {
+            // A block a channel (xengine_ws.h, "The channel variant").
+            xengine_wsc_launch(map,
+                               std::min(d_c.n_channels, sms),
+                               d_c.n_channels,
+                               xws_k_blocks(int(n)),
+                               A,
+                               part(),
+                               stream);
+            d_ctx->check_last_error("xengine wgmma Gram channel kernel launch", d_who);
+            return;
+        }
         const long long per_channel = xwd_tiles_per_channel(A);
         const long long tiles = per_channel * d_c.n_channels;
-        const int sms = std::max(1, d_ctx->info().multiprocessors);
         xengine_ws_launch(128,
                           true,
                           map,
@@ -1443,8 +1486,9 @@ private:
     bool d_has_wgmma;                // sm_90a and built for it: wgmma
     int d_smem_optin;                // shared memory a block may opt in to
     std::string d_gram_unavailable;  // why the Gram form cannot run ("": it can)
-    std::string d_ws_unavailable[4]; // why "wgmma gram" (n=256, n=128, direct),
-                                     // "mma.sync gram" cannot run
+    std::string d_ws_unavailable[5]; // why "wgmma gram" (n=256, n=128, direct),
+                                     // "mma.sync gram", "wgmma gram channel"
+                                     // cannot run
     bool d_gram_refused = false;     // the heuristic's Gram workspace did not fit
     form_kind d_form;                // what accumulates
     runtime::device_memory d_pack;   // the launch's spectra, K-major

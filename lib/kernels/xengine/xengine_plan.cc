@@ -233,8 +233,9 @@ void xengine_plan::tune()
     // 2: the Gram form, 8192-spectrum batches, launch shapes with 512
     // blocks; 3: the Gram form on our persistent wgmma kernels and on
     // mma.sync; 4: the direct Gram kernel's producer rewritten (its stage
-    // rate, which the version-3 winners were timed with, changes).
-    p.version = 4;
+    // rate, which the version-3 winners were timed with, changes); 5: the
+    // channel kernel ("wgmma gram channel") joins the candidates.
+    p.version = 5;
     p.shape = shape;
     p.unit = "spectrum";
     p.input_bytes = b0 * c.input_item_size();

@@ -8,8 +8,11 @@
 // 128-byte-swizzled stages on mbarriers, one producer thread, two wgmma
 // warpgroups, a persistent grid over the lower-triangular tiles of every
 // launch channel, and an epilogue of bulk reduction copies that runs while
-// the warpgroup's next tile computes. Index arithmetic: xengine_ws.h
-// (emulated on the host by qa_xengine_gram). Compiled only as sm_90a code
+// the warpgroup's next tile computes; its direct variant (the producer
+// warpgroup transposes the input itself) and its channel variant (a block
+// forms a whole channel of up to 128 inputs, its two warpgroups
+// transposing). Index arithmetic: xengine_ws.h (emulated on the host by
+// qa_xengine_gram). Compiled only as sm_90a code
 // (wgmma and setmaxnreg exist only in the arch-specific target), like
 // xengine_wgmma.cu.
 
@@ -38,11 +41,16 @@ namespace {
 #ifdef GPUDSP_WS_BODY
 namespace ptx = cuda::ptx;
 
-template <int BN>
-__device__ __forceinline__ void wgmma(int (&d)[BN / 2], uint64_t a, uint64_t b, int acc)
+template <int N>
+__device__ __forceinline__ void wgmma(int (&d)[N / 2], uint64_t a, uint64_t b, int acc)
 {
-    if constexpr (BN == 128)
+    static_assert(N == 64 || N == 128 || N == 192 || N == 256, "the wgmma shapes built");
+    if constexpr (N == 64)
+        wgmma_m64n64(d, a, b, acc);
+    else if constexpr (N == 128)
         wgmma_m64n128(d, a, b, acc);
+    else if constexpr (N == 192)
+        wgmma_m64n192(d, a, b, acc);
     else
         wgmma_m64n256(d, a, b, acc);
 }
@@ -51,6 +59,15 @@ __device__ __forceinline__ void named_barrier(int id)
 {
     // The 128 threads of one warpgroup (barrier 0 is __syncthreads).
     asm volatile("bar.sync %0, 128;\n" ::"r"(id) : "memory");
+}
+
+// Barrier 0 for the whole block where its warpgroups reach it from
+// different code (the channel kernel's two instantiations of channel_loop):
+// PTX's aligned form (__syncthreads) asks every thread to execute the same
+// instruction.
+__device__ __forceinline__ void block_barrier()
+{
+    asm volatile("barrier.sync 0;\n" ::: "memory");
 }
 
 // A stage's wait lasts microseconds; one of seconds is a broken protocol.
@@ -67,6 +84,106 @@ __device__ __forceinline__ void wait_parity(uint64_t* bar, uint32_t parity)
     while (!ptx::mbarrier_try_wait_parity(bar, parity))
         if (clock64() - start > wait_limit_clocks)
             __trap();
+}
+
+// An MMA warpgroup's epilogue (xengine_ws.h): its results G(a, b) for the
+// 32 inputs a0 .. and the N / 2 inputs b0 .. combined into (re, im) pairs,
+// staged as the runs of pairs the partials hold, each run added by one bulk
+// reduction copy (its unaligned ends by atomics). Warpgroup h's staging is
+// free once its previous bulk copies have read it.
+template <int N>
+__device__ __forceinline__ void epilogue(const int (&d)[N / 2],
+                                         int a0,
+                                         int b0,
+                                         int n_inputs,
+                                         long long channel_pairs0,
+                                         unsigned char* staging,
+                                         int* part,
+                                         int h)
+{
+    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    if (warp == 0)
+        ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+    named_barrier(1 + h);
+    // This thread's two rows' shifts (accumulators i with (i / 2) % 2 = 0
+    // and 1).
+    int shift[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+        shift[r] = xws_row_run(a0 + xws_result(warp, lane, 2 * r).a_local,
+                               b0,
+                               N,
+                               n_inputs,
+                               channel_pairs0)
+                       .shift;
+#pragma unroll
+    for (int i = 0; i < N / 2; i += 2) {
+        const int32_t other = __shfl_xor_sync(0xffffffffu, d[i + 1], 4);
+        const xws_result_at at = xws_result(warp, lane, i);
+        *reinterpret_cast<int32_t*>(
+            staging +
+            xws_staging_offset<N>(at.a_local, at.b_local, at.part, shift[(i >> 1) & 1])) =
+            xws_combine(at.part, d[i], other);
+    }
+    // Generic-proxy writes, read next by the bulk copies (async proxy).
+    ptx::fence_proxy_async(ptx::space_shared);
+    named_barrier(1 + h);
+    if (warp == 0) {
+        // Lane = staging row = input a0 + lane: its run of pairs.
+        const xws_run run = xws_row_run(a0 + lane, b0, N, n_inputs, channel_pairs0);
+        const int32_t* row =
+            reinterpret_cast<const int32_t*>(staging + lane * xws_staging_pitch(N)) +
+            2 * run.shift;
+        int* p = part + 2 * run.pair0;
+        if (run.head) {
+            atomicAdd(p, row[0]);
+            atomicAdd(p + 1, row[1]);
+        }
+        if (run.body > 0)
+            ptx::cp_reduce_async_bulk(ptx::space_global,
+                                      ptx::space_shared,
+                                      ptx::op_add,
+                                      p + 2 * run.head,
+                                      row + 2 * run.head,
+                                      uint32_t(run.body * 8));
+        if (run.tail) {
+            const int e = 2 * (run.head + run.body);
+            atomicAdd(p + e, row[e]);
+            atomicAdd(p + e + 1, row[e + 1]);
+        }
+        ptx::cp_async_bulk_commit_group();
+    }
+}
+
+// 8 x 8-byte blocks of raw boxes into their operand rows (xengine_ws.h,
+// "The direct variant"): block k's raw rows at from[k] + 128 i, its rows of
+// Y at to[k] + xwd_store_offset(store[k], j); every load issued before the
+// first permute.
+template <int NB>
+__device__ __forceinline__ void transpose_blocks(const unsigned char* const (&from)[NB],
+                                                 unsigned char* const (&to)[NB],
+                                                 const int (&store)[NB])
+{
+    uint2 in[NB][8];
+#pragma unroll
+    for (int k = 0; k < NB; ++k)
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+            in[k][i] = *reinterpret_cast<const uint2*>(from[k] + 128 * i);
+#pragma unroll
+    for (int k = 0; k < NB; ++k) {
+        uint32_t words[16], out[16];
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+            words[2 * i] = in[k][i].x;
+            words[2 * i + 1] = in[k][i].y;
+        }
+        xwd_transpose8(words, out);
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+            *reinterpret_cast<uint2*>(to[k] + xwd_store_offset(store[k], j)) =
+                make_uint2(out[2 * j], out[2 * j + 1]);
+    }
 }
 
 // The direct kernel's producer warpgroup (xengine_ws.h, "The direct
@@ -171,27 +288,9 @@ __device__ __forceinline__ void produce_direct(const CUtensorMap& x_map,
         for (int box = cur.w.inner ? 1 : 0; box < 2; ++box) {
             const unsigned char* from = slot + box * box_bytes;
             unsigned char* to = stage + box * box_bytes;
-            uint2 in[2][8];
-#pragma unroll
-            for (int k = 0; k < 2; ++k)
-#pragma unroll
-                for (int i = 0; i < 8; ++i)
-                    in[k][i] =
-                        *reinterpret_cast<const uint2*>(from + mine.load[k] + 128 * i);
-#pragma unroll
-            for (int k = 0; k < 2; ++k) {
-                uint32_t words[16], out[16];
-#pragma unroll
-                for (int i = 0; i < 8; ++i) {
-                    words[2 * i] = in[k][i].x;
-                    words[2 * i + 1] = in[k][i].y;
-                }
-                xwd_transpose8(words, out);
-#pragma unroll
-                for (int j = 0; j < 8; ++j)
-                    *reinterpret_cast<uint2*>(to + xwd_store_offset(mine.store[k], j)) =
-                        make_uint2(out[2 * j], out[2 * j + 1]);
-            }
+            transpose_blocks<2>({ from + mine.load[0], from + mine.load[1] },
+                                { to, to },
+                                { mine.store[0], mine.store[1] });
         }
         // Generic-proxy writes, read next by the wgmma (async proxy); and
         // the raw slot's generic reads before TMA refills it.
@@ -345,67 +444,247 @@ __global__ void __launch_bounds__(xws_threads, 1)
         if (lane == 0)
             ptx::mbarrier_arrive(&empty[(it - 1) % S::stages]);
 
-        // Epilogue. The staging is free once the previous tile's bulk copies
-        // have read it.
-        const int a0 = w.i * (xws_bm / 2) + h * xws_inputs_per_wg;
-        const int b0 = w.j * (BN / 2);
-        const long long channel_pairs0 = (long long)(channel0 + w.lc) * pairs;
-        if (warp == 0)
-            ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-        named_barrier(1 + h);
-        // This thread's two rows' shifts (accumulators i with (i / 2) % 2 =
-        // 0 and 1).
-        int shift[2];
-#pragma unroll
-        for (int r = 0; r < 2; ++r)
-            shift[r] = xws_row_run(a0 + xws_result(warp, lane, 2 * r).a_local,
-                                   b0,
-                                   BN,
-                                   n_inputs,
-                                   channel_pairs0)
-                           .shift;
-#pragma unroll
-        for (int i = 0; i < S::regs; i += 2) {
-            const int32_t other = __shfl_xor_sync(0xffffffffu, d[i + 1], 4);
-            const xws_result_at at = xws_result(warp, lane, i);
-            *reinterpret_cast<int32_t*>(
-                my_staging + xws_staging_offset<BN>(
-                                 at.a_local, at.b_local, at.part, shift[(i >> 1) & 1])) =
-                xws_combine(at.part, d[i], other);
-        }
-        // Generic-proxy writes, read next by the bulk copies (async proxy).
-        ptx::fence_proxy_async(ptx::space_shared);
-        named_barrier(1 + h);
-        if (warp == 0) {
-            // Lane = staging row = input a0 + lane: its run of pairs.
-            const xws_run run = xws_row_run(a0 + lane, b0, BN, n_inputs, channel_pairs0);
-            const int32_t* row =
-                reinterpret_cast<const int32_t*>(my_staging + lane * S::staging_pitch) +
-                2 * run.shift;
-            int* p = part + 2 * run.pair0;
-            if (run.head) {
-                atomicAdd(p, row[0]);
-                atomicAdd(p + 1, row[1]);
-            }
-            if (run.body > 0)
-                ptx::cp_reduce_async_bulk(ptx::space_global,
-                                          ptx::space_shared,
-                                          ptx::op_add,
-                                          p + 2 * run.head,
-                                          row + 2 * run.head,
-                                          uint32_t(run.body * 8));
-            if (run.tail) {
-                const int e = 2 * (run.head + run.body);
-                atomicAdd(p + e, row[e]);
-                atomicAdd(p + e + 1, row[e + 1]);
-            }
-            ptx::cp_async_bulk_commit_group();
-        }
+        // Epilogue.
+        epilogue<BN>(d,
+                     w.i * (xws_bm / 2) + h * xws_inputs_per_wg,
+                     w.j * (BN / 2),
+                     n_inputs,
+                     (long long)(channel0 + w.lc) * pairs,
+                     my_staging,
+                     part,
+                     h);
     }
     // The last bulk copies complete before the kernel ends.
     if (warp == 0)
         ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
 #endif
+}
+
+#ifdef GPUDSP_WS_BODY
+// The channel kernel (xengine_ws.h, "The channel variant"), warpgroup h of
+// the two: its row groups' wgmmas (N0 and N1 B rows; 0: none), its share of
+// every stage's transpose (block threadIdx.x of each box), its epilogues.
+// x_map is the input's map (xwd_map_for); block b forms channels b,
+// b + gridDim.x, ...
+template <int N0, int N1>
+__device__ __forceinline__ void channel_loop(int h,
+                                             const CUtensorMap& x_map,
+                                             unsigned char* ring,
+                                             unsigned char* staging,
+                                             uint64_t* raw_full,
+                                             long long n_channels,
+                                             int k_blocks,
+                                             int boxes,
+                                             int n_inputs,
+                                             int* part)
+{
+    using S = xwc_shape;
+    constexpr int g0 = N0 / xwc_group_rows - 1, g1 = N1 / xwc_group_rows - 1;
+    constexpr bool any = N0 > 0 || N1 > 0;
+    const int tid = threadIdx.x;
+    unsigned char* raw_ring = ring + S::stages * S::stage_bytes;
+    const uint32_t ring_at = uint32_t(__cvta_generic_to_shared(ring));
+    const long long my_channels =
+        n_channels > blockIdx.x ? (n_channels - blockIdx.x + gridDim.x - 1) / gridDim.x
+                                : 0;
+    const long long total = my_channels * k_blocks,
+                    pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+    const uint32_t tx = uint32_t(boxes * S::box_bytes);
+    // Thread 0: TMA's copies of iteration `issued` into its raw slot.
+    xwd_walk issued;
+    long long n_issued = 0;
+    auto issue = [&] {
+        if (tid != 0 || n_issued >= total)
+            return;
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release,
+                                       ptx::scope_cta,
+                                       ptx::space_shared,
+                                       &raw_full[issued.slot],
+                                       tx);
+        unsigned char* slot = raw_ring + issued.slot * S::stage_bytes;
+        const int c = int(blockIdx.x + issued.tile * gridDim.x);
+        for (int q = 0; q < boxes; ++q) {
+            const int32_t at[3] = { q * xws_box_rows, c, issued.kb * xws_bk };
+            ptx::cp_async_bulk_tensor(ptx::space_cluster,
+                                      ptx::space_global,
+                                      slot + q * S::box_bytes,
+                                      &x_map,
+                                      at,
+                                      &raw_full[issued.slot]);
+        }
+        issued.advance(k_blocks, S::raw_stages);
+        ++n_issued;
+    };
+    // Every thread: its block of each box of iteration `next` into operand
+    // stage o, once the copies have landed.
+    const xwd_block_at mine = xwd_block_of(tid);
+    xwd_walk next;
+    auto transpose = [&](int o) {
+        wait_parity(&raw_full[next.slot], next.phase);
+        const unsigned char* raw = raw_ring + next.slot * S::stage_bytes + mine.load;
+        unsigned char* op = ring + o * S::stage_bytes;
+        if (boxes == 2)
+            transpose_blocks<2>({ raw, raw + S::box_bytes },
+                                { op, op + S::box_bytes },
+                                { mine.store, mine.store });
+        else
+            transpose_blocks<1>({ raw }, { op }, { mine.store });
+        next.advance(k_blocks, S::raw_stages);
+    };
+    for (int j = 0; j < S::raw_stages; ++j)
+        issue();
+    if (total > 0)
+        transpose(0);
+    // Generic-proxy writes, read next by the wgmmas (async proxy); and the
+    // raw slot's generic reads before TMA refills it.
+    ptx::fence_proxy_async(ptx::space_shared);
+    block_barrier();
+    issue();
+
+    int d0[N0 > 0 ? N0 / 2 : 1], d1[N1 > 0 ? N1 / 2 : 1];
+    long long it = 0;
+    for (long long c = blockIdx.x; c < n_channels; c += gridDim.x) {
+        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+            const uint32_t stage = ring_at + uint32_t(it & 1) * S::stage_bytes;
+            const uint64_t db = xws_desc(stage);
+            // (A warpgroup without a group, at 32 inputs or fewer, issues
+            // no wgmma: an empty commit group would make ptxas add one.)
+            if constexpr (any)
+                asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < xws_bk / xws_k_step; ++kk) {
+                if constexpr (N0 > 0)
+                    wgmma<N0>(d0,
+                              xws_desc(stage + xwc_a_offset(g0)) + 2 * kk,
+                              db + 2 * kk,
+                              (kb | kk) != 0);
+                if constexpr (N1 > 0)
+                    wgmma<N1>(d1,
+                              xws_desc(stage + xwc_a_offset(g1)) + 2 * kk,
+                              db + 2 * kk,
+                              (kb | kk) != 0);
+            }
+            if constexpr (any) {
+                asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+                asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+            }
+            // Both warpgroups' wgmmas of iteration it - 1 are done: its
+            // operand stage takes iteration it + 1 while these run.
+            block_barrier();
+            if (it + 1 < total)
+                transpose(int((it + 1) & 1));
+            if (kb + 1 < k_blocks) {
+                ptx::fence_proxy_async(ptx::space_shared);
+                block_barrier();
+                issue();
+            }
+        }
+        if constexpr (any)
+            asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+        // The accumulators are written by the MMAs behind the compiler's
+        // back: pin every read of them below the wait.
+        if constexpr (N0 > 0) {
+#pragma unroll
+            for (int i = 0; i < N0 / 2; ++i)
+                asm volatile("" : "+r"(d0[i])::"memory");
+        }
+        if constexpr (N1 > 0) {
+#pragma unroll
+            for (int i = 0; i < N1 / 2; ++i)
+                asm volatile("" : "+r"(d1[i])::"memory");
+        }
+        const long long channel_pairs0 = c * pairs;
+        if constexpr (N0 > 0)
+            epilogue<N0>(d0,
+                         g0 * xws_inputs_per_wg,
+                         0,
+                         n_inputs,
+                         channel_pairs0,
+                         staging,
+                         part,
+                         h);
+        if constexpr (N1 > 0)
+            epilogue<N1>(d1,
+                         g1 * xws_inputs_per_wg,
+                         0,
+                         n_inputs,
+                         channel_pairs0,
+                         staging,
+                         part,
+                         h);
+        // The channel's last stage: the barrier after its transpose.
+        ptx::fence_proxy_async(ptx::space_shared);
+        block_barrier();
+        issue();
+    }
+    // The last bulk copies complete before the kernel ends.
+    if (tid % 128 < 32)
+        ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+}
+#endif
+
+template <int G> // row groups: Y's rows, 64 a group
+__global__ void __launch_bounds__(xwc_threads, 1)
+    xcorr_wsc(const __grid_constant__ CUtensorMap x_map,
+              long long n_channels,
+              int k_blocks, // stages of xws_bk spectra
+              int n_inputs,
+              int* __restrict__ part) // int32 partials [c][pair][re, im]
+{
+#ifdef GPUDSP_WS_BODY
+    using S = xwc_shape;
+    extern __shared__ unsigned char smem_raw[];
+    // The ring 1024-byte aligned: the swizzle's atom.
+    const uint32_t raw = uint32_t(__cvta_generic_to_shared(smem_raw));
+    unsigned char* ring = smem_raw + ((1024 - raw % 1024) % 1024);
+    unsigned char* staging = ring + S::ring_bytes;
+    uint64_t* raw_full =
+        reinterpret_cast<uint64_t*>(staging + S::staging0_bytes + S::staging1_bytes);
+    if (threadIdx.x == 0) {
+        for (int r = 0; r < S::raw_stages; ++r)
+            ptx::mbarrier_init(&raw_full[r], 1); // arrive + bytes
+        ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    }
+    __syncthreads();
+    constexpr int boxes = xwc_boxes(G * xwc_group_rows);
+    if (threadIdx.x < 128)
+        channel_loop<xwc_slot_n(G, 0, 0), xwc_slot_n(G, 0, 1)>(0,
+                                                               x_map,
+                                                               ring,
+                                                               staging,
+                                                               raw_full,
+                                                               n_channels,
+                                                               k_blocks,
+                                                               boxes,
+                                                               n_inputs,
+                                                               part);
+    else
+        channel_loop<xwc_slot_n(G, 1, 0), xwc_slot_n(G, 1, 1)>(1,
+                                                               x_map,
+                                                               ring,
+                                                               staging +
+                                                                   S::staging0_bytes,
+                                                               raw_full,
+                                                               n_channels,
+                                                               k_blocks,
+                                                               boxes,
+                                                               n_inputs,
+                                                               part);
+#endif
+}
+
+const void* channel_kernel_for(int groups)
+{
+    switch (groups) {
+    case 1:
+        return reinterpret_cast<const void*>(xcorr_wsc<1>);
+    case 2:
+        return reinterpret_cast<const void*>(xcorr_wsc<2>);
+    case 3:
+        return reinterpret_cast<const void*>(xcorr_wsc<3>);
+    default:
+        return reinterpret_cast<const void*>(xcorr_wsc<4>);
+    }
 }
 
 const void* kernel_for(int bn, bool direct)
@@ -444,7 +723,11 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_function()
 
 } // namespace
 
-std::string xengine_ws_unusable(int device, int bn, bool direct)
+namespace {
+
+// Why \p kernel (\p smem bytes of shared memory a block, a register split
+// of \p pool_needed registers a thread at entry) cannot run on \p device.
+std::string unusable(int device, const void* kernel, int smem, int pool_needed)
 {
     int major = 0, minor = 0;
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
@@ -457,30 +740,47 @@ std::string xengine_ws_unusable(int device, int bn, bool direct)
     if (major != 9 || minor != 0)
         return "needs sm_90a (an H100 or H200)";
     cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, kernel_for(bn, direct)) != cudaSuccess) {
+    if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
         cudaGetLastError();
         return "no sm_90a image of the kernel in this build";
     }
     // setmaxnreg moves registers between the warpgroups within the block's
     // pool (registers at entry x 384): the MMA warpgroups' increase would
     // wait for ever on a smaller pool.
-    const int pool_needed = direct      ? xws_shape<128, true>::entry_regs
-                            : bn == 256 ? xws_shape<256>::entry_regs
-                                        : xws_shape<128>::entry_regs;
     if (attr.numRegs < pool_needed)
         return "compiled with " + std::to_string(attr.numRegs) +
                " registers a thread at entry, under the " + std::to_string(pool_needed) +
                " its register split needs";
-    if (cudaFuncSetAttribute(kernel_for(bn, direct),
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             smem_for(bn, direct)) != cudaSuccess) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) !=
+        cudaSuccess) {
         cudaGetLastError();
-        return "its " + std::to_string(smem_for(bn, direct)) +
+        return "its " + std::to_string(smem) +
                " bytes of shared memory a block are refused";
     }
     if (!encode_function())
         return "the driver has no cuTensorMapEncodeTiled";
     return "";
+}
+
+} // namespace
+
+std::string xengine_ws_unusable(int device, int bn, bool direct)
+{
+    const int pool_needed = direct      ? xws_shape<128, true>::entry_regs
+                            : bn == 256 ? xws_shape<256>::entry_regs
+                                        : xws_shape<128>::entry_regs;
+    return unusable(device, kernel_for(bn, direct), smem_for(bn, direct), pool_needed);
+}
+
+std::string xengine_wsc_unusable(int device, int n_inputs)
+{
+    if (n_inputs < 1 || n_inputs > xwc_max_inputs)
+        return "takes at most " + std::to_string(xwc_max_inputs) + " inputs";
+    // No register split: any count at entry will do.
+    return unusable(device,
+                    channel_kernel_for(xwc_groups(xgr_rows(n_inputs))),
+                    xwc_shape::smem_bytes,
+                    0);
 }
 
 namespace {
@@ -558,6 +858,35 @@ void xengine_ws_launch(int bn,
     else
         xcorr_ws<128, false><<<grid, xws_threads, smem_for(128, false), stream>>>(
             m, n_tiles, per_channel, k_blocks, n_rows, n_inputs, channel0, part);
+}
+
+void xengine_wsc_launch(const xws_map& map,
+                        int grid,
+                        long long n_channels,
+                        int k_blocks,
+                        int n_inputs,
+                        int* part,
+                        cudaStream_t stream)
+{
+    const auto& m = *reinterpret_cast<const CUtensorMap*>(&map);
+    const int groups = xwc_groups(xgr_rows(n_inputs));
+    const auto args = [&](auto kernel) {
+        kernel<<<grid, xwc_threads, xwc_shape::smem_bytes, stream>>>(
+            m, n_channels, k_blocks, n_inputs, part);
+    };
+    switch (groups) {
+    case 1:
+        args(xcorr_wsc<1>);
+        break;
+    case 2:
+        args(xcorr_wsc<2>);
+        break;
+    case 3:
+        args(xcorr_wsc<3>);
+        break;
+    default:
+        args(xcorr_wsc<4>);
+    }
 }
 
 } // namespace kernels

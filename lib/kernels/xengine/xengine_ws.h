@@ -54,6 +54,11 @@ constexpr int xws_rows_per_wg = 64;    // rows of Y per MMA warpgroup
 constexpr int xws_inputs_per_wg = 32;  // inputs: the rows of its staging
 constexpr int xws_smem_limit = 232448; // 227 KiB: sm_90's opt-in maximum
 
+/*! A staging row of a warpgroup's results with \p n B rows (n / 2 inputs):
+ *  the run of pairs, shifted by one where the run starts on an odd pair (so
+ *  that it and the partials agree modulo 16 bytes), rounded to 16 bytes. */
+GPUDSP_HD constexpr int xws_staging_pitch(int n) { return (n / 2 + 2) * 8; }
+
 /*! Shared memory of the kernel with BN-row B tiles: the stage ring, the two
  *  warpgroups' staging, the mbarriers. BN = 128: 6 stages of 32 KiB;
  *  BN = 256: 3 stages of 48 KiB (staging takes the rest). DIRECT (the
@@ -84,10 +89,7 @@ struct xws_shape {
     static constexpr int b_bytes = BN * xws_bk;
     static constexpr int stage_bytes = a_bytes + b_bytes;
     static constexpr int regs = BN / 2; // int32 accumulators a thread
-    // A staging row: the run of pairs, shifted by one where the run starts
-    // on an odd pair (so that it and the partials agree modulo 16 bytes),
-    // rounded to 16 bytes.
-    static constexpr int staging_pitch = (BN / 2 + 2) * 8;
+    static constexpr int staging_pitch = xws_staging_pitch(BN);
     static constexpr int staging_bytes = xws_inputs_per_wg * staging_pitch;
     static constexpr int ring_bytes = (stages + raw_stages) * stage_bytes;
     static constexpr int barrier_bytes = (2 * stages + raw_stages) * 8;
@@ -241,11 +243,12 @@ xws_row_run(int a, int b0, int bn, int n_inputs, long long channel_pairs0)
     return r;
 }
 
-/*! Byte offset of (a_local, b_local, part) in a warpgroup's staging. */
-template <int BN>
+/*! Byte offset of (a_local, b_local, part) in a warpgroup's staging of
+ *  results with \p N B rows. */
+template <int N>
 GPUDSP_HD int xws_staging_offset(int a_local, int b_local, int part, int shift)
 {
-    return a_local * xws_shape<BN>::staging_pitch + (b_local + shift) * 8 + part * 4;
+    return a_local * xws_staging_pitch(N) + (b_local + shift) * 8 + part * 4;
 }
 
 /*! The tensor map of a launch's Y (uint8, 3-D): spectra (t_pad,
@@ -327,14 +330,26 @@ struct xwd_thread_blocks {
     int store[2];
 };
 
+/*! Block u's raw rows at load + 128 i and its rows of Y at
+ *  xwd_store_offset(store, j). */
+struct xwd_block_at {
+    int load;
+    int store;
+};
+GPUDSP_HD xwd_block_at xwd_block_of(int u)
+{
+    int tb, rb;
+    xwd_block(u, tb, rb);
+    return { xwd_raw_offset(8 * tb, 8 * rb), xws_sw128(8 * rb, 8 * tb) };
+}
+
 GPUDSP_HD xwd_thread_blocks xwd_blocks_of(int ptid)
 {
     xwd_thread_blocks b{};
     for (int k = 0; k < 2; ++k) {
-        int tb, rb;
-        xwd_block(ptid + 128 * k, tb, rb);
-        b.load[k] = xwd_raw_offset(8 * tb, 8 * rb);
-        b.store[k] = xws_sw128(8 * rb, 8 * tb);
+        const xwd_block_at at = xwd_block_of(ptid + 128 * k);
+        b.load[k] = at.load;
+        b.store[k] = at.store;
     }
     return b;
 }
@@ -428,6 +443,86 @@ GPUDSP_HD long long xwd_tiles_per_channel(int n_inputs)
 {
     return xws_tiles_per_channel(xgr_rows(n_inputs), 128);
 }
+
+// ---- The channel variant: a block forms a whole channel ----
+//
+// With few inputs (at most 128: Y's 256 rows, MeerKAT's 64 dual-pol
+// stations) the direct variant's tiles of a channel (three 128 x 128 tiles
+// at 128 inputs) transpose each of its two boxes twice, on different SMs,
+// and compute a third of their products above the diagonal. Here one block
+// takes a whole channel: its boxes (one or two a stage, TMA into a ring of
+// 3 raw stages) are transposed once into one operand of 256 rows (box q at
+// 16 KiB x q: Y's rows in order), and two warpgroups form the lower triangle
+// in row groups of 64: group g is A rows 64 g .., B rows 0 .. 64 (g + 1) - 1,
+// one wgmma m64n(64 (g + 1))k32 a k step. Warpgroup 0 takes groups 0 and 3
+// (n64, n256), warpgroup 1 groups 1 and 2 (n128, n192): 160 accumulators
+// each, 80% of the products useful at 128 inputs (67% for the direct
+// variant's tiles). Each input byte crosses shared memory four times (TMA's
+// write, the transpose's read and write, the MMAs' reads) once a channel,
+// not twice, and L2 sends it to one SM.
+//
+// No warp specialization: 160 accumulators and a transpose's loads need
+// ~240 registers, which ptxas gives a thread of a block of at most 8 warps
+// (a block of 12 is held to 168 whatever setmaxnreg says). So the MMA
+// warpgroups transpose themselves: they issue stage k's wgmmas, wait for
+// their stage k - 1's, meet at a barrier (stage k - 1's operand is then
+// free), transpose stage k + 1's raw boxes into it while stage k's MMAs
+// run, and meet again (fence.proxy.async first) before stage k + 1's
+// wgmmas read it; thread 0 then refills the raw slot just read. Two
+// operand stages, three raw: two stages' copies (64 KiB) in flight.
+
+constexpr int xwc_max_inputs = 128; // Y's 256 rows: four row groups
+constexpr int xwc_group_rows = 64;  // a warpgroup's wgmma M
+constexpr int xwc_threads = 256;    // two warpgroups
+
+/*! Row groups of 64 rows for \p n_rows rows of Y (1 .. 4). */
+GPUDSP_HD constexpr int xwc_groups(int n_rows)
+{
+    return (n_rows + xwc_group_rows - 1) / xwc_group_rows;
+}
+
+/*! The row group that warpgroup \p h forms in its slot \p s (0, 1):
+ *  warpgroup 0 groups 0 and 3, warpgroup 1 groups 1 and 2. */
+GPUDSP_HD constexpr int xwc_group(int h, int s) { return h == 0 ? 3 * s : 1 + s; }
+
+/*! B rows (the wgmma's N) of row group \p g: rows 0 .. 64 (g + 1) - 1. */
+GPUDSP_HD constexpr int xwc_group_n(int g) { return xwc_group_rows * (g + 1); }
+
+/*! Warpgroup \p h's N in slot \p s for a channel of \p groups row groups:
+ *  0 where the rows do not reach that group. */
+GPUDSP_HD constexpr int xwc_slot_n(int groups, int h, int s)
+{
+    return xwc_group(h, s) < groups ? xwc_group_n(xwc_group(h, s)) : 0;
+}
+
+/*! Boxes of 128 rows a stage brings for \p n_rows rows of Y. */
+GPUDSP_HD constexpr int xwc_boxes(int n_rows) { return n_rows > xws_box_rows ? 2 : 1; }
+
+/*! Shared-memory offset, in the operand stage, of row group \p g's A rows
+ *  (B, rows 0 .., at 0). */
+GPUDSP_HD constexpr int xwc_a_offset(int g) { return g * xwc_group_rows * xws_bk; }
+
+/*! Shared memory of the channel kernel: 2 operand stages of 256 rows, 3 raw
+ *  stages, the warpgroups' staging for their widest groups (n256, n192),
+ *  the raw stages' mbarriers. */
+struct xwc_shape {
+    static constexpr int stages = 2;
+    static constexpr int raw_stages = 3;
+    static constexpr int box_bytes = xws_box_rows * xws_bk;
+    static constexpr int stage_bytes = 2 * box_bytes; // 256 rows
+    static constexpr int staging0_bytes = xws_inputs_per_wg * xws_staging_pitch(256);
+    static constexpr int staging1_bytes = xws_inputs_per_wg * xws_staging_pitch(192);
+    static constexpr int ring_bytes = (stages + raw_stages) * stage_bytes;
+    static constexpr int barrier_bytes = raw_stages * 8;
+    static constexpr int smem_bytes =
+        1024 + ring_bytes + staging0_bytes + staging1_bytes + barrier_bytes;
+    static_assert(smem_bytes <= xws_smem_limit, "fits sm_90's shared memory");
+    static_assert(staging0_bytes % 16 == 0 && staging1_bytes % 16 == 0,
+                  "the second staging and the barriers aligned");
+    static_assert(xwc_slot_n(4, 0, 0) + xwc_slot_n(4, 0, 1) == 320 &&
+                      xwc_slot_n(4, 1, 0) + xwc_slot_n(4, 1, 1) == 320,
+                  "160 accumulators in each warpgroup");
+};
 
 } // namespace kernels
 } // namespace gpudsp

@@ -54,6 +54,23 @@ void xengine_ws_launch(int bn,
                        int* part,
                        cudaStream_t stream);
 
+/*! Why the channel variant (a block forms a whole channel; at most 128
+ *  inputs, a multiple of 8) cannot run on \p device (current) for
+ *  \p n_inputs inputs; empty if it can (then its shared-memory limit is
+ *  set). */
+std::string xengine_wsc_unusable(int device, int n_inputs);
+
+/*! Adds every channel's G = Y Y^T, pairs a >= b, to the int32 partials
+ *  (\p part: [channel][pair][re, im]), one block a channel at a time;
+ *  \p map is the input's (xengine_ws_encode_input). */
+void xengine_wsc_launch(const xws_map& map,
+                        int grid,
+                        long long n_channels,
+                        int k_blocks,
+                        int n_inputs,
+                        int* part,
+                        cudaStream_t stream);
+
 } // namespace kernels
 } // namespace gpudsp
 } // namespace gr
