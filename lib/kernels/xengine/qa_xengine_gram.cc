@@ -1052,6 +1052,34 @@ BOOST_AUTO_TEST_CASE(ws_direct_transposes_exactly_and_without_bank_conflicts)
     BOOST_CHECK_EQUAL(xwd_tiles_per_channel(128), 3); // (0,0), (1,0), (1,1)
 }
 
+namespace {
+
+// A stream's calls (any length: zeros past the spectra) into poisoned
+// partials, one launch of \p launch each, against the int64 definition.
+template <typename Launch>
+void check_calls(
+    int A, int C, const std::vector<int>& calls, unsigned seed, Launch launch)
+{
+    int T = 0;
+    for (int n : calls)
+        T += n;
+    const auto x = qa::full_range(std::size_t(T) * C * A * 2, seed);
+    const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
+    std::vector<uint32_t> part = qa::poisoned_partials(std::size_t(C) * pairs * 2);
+    const std::vector<uint32_t> before = part;
+    std::vector<int> writes(std::size_t(C) * pairs, 0);
+    int t0 = 0;
+    for (int n : calls) {
+        const std::vector<int8_t> chunk(x.begin() + std::size_t(t0) * C * A * 2,
+                                        x.begin() + std::size_t(t0 + n) * C * A * 2);
+        launch(chunk, n, part, writes);
+        t0 += n;
+    }
+    qa::check_partials_gained(x, T, C, A, part, before, writes, int(calls.size()));
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(ws_direct_path_on_the_host_equals_the_int64_definition)
 {
     // Inputs a multiple of 8 (TMA's 16-byte strides); calls of any length
@@ -1068,29 +1096,19 @@ BOOST_AUTO_TEST_CASE(ws_direct_path_on_the_host_equals_the_int64_definition)
         { 200, 1, { 257 }, 5 },     // four row blocks, a box past the inputs
     };
     for (const size& z : sizes) {
-        const int A = z.A, C = z.C;
-        int T = 0;
-        for (int n : z.calls)
-            T += n;
-        BOOST_TEST_CONTEXT("direct: inputs " << A << " channels " << C << " spectra "
-                                             << T)
+        BOOST_TEST_CONTEXT("direct: inputs " << z.A << " channels " << z.C)
         {
-            const auto x = qa::full_range(std::size_t(T) * C * A * 2, unsigned(A + T));
-            const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
-            std::vector<uint32_t> part =
-                qa::poisoned_partials(std::size_t(C) * pairs * 2);
-            const std::vector<uint32_t> before = part;
-            std::vector<int> writes(std::size_t(C) * pairs, 0);
-            int t0 = 0;
-            for (int n : z.calls) {
-                const std::vector<int8_t> chunk(x.begin() + std::size_t(t0) * C * A * 2,
-                                                x.begin() +
-                                                    std::size_t(t0 + n) * C * A * 2);
-                run_ws_launch<128, true>(chunk, n, C, 0, C, A, z.grid, part, writes);
-                t0 += n;
-            }
-            qa::check_partials_gained(
-                x, T, C, A, part, before, writes, int(z.calls.size()));
+            check_calls(z.A,
+                        z.C,
+                        z.calls,
+                        unsigned(z.A + z.calls[0]),
+                        [&](const std::vector<int8_t>& chunk,
+                            int n,
+                            std::vector<uint32_t>& part,
+                            std::vector<int>& writes) {
+                            run_ws_launch<128, true>(
+                                chunk, n, z.C, 0, z.C, z.A, z.grid, part, writes);
+                        });
         }
     }
 }
@@ -1115,30 +1133,19 @@ BOOST_AUTO_TEST_CASE(ws_channel_path_on_the_host_equals_the_int64_definition)
         { 128, 3, { 200, 1 }, 2 }, // MeerKAT's 64 dual-pol stations
     };
     for (const size& z : sizes) {
-        const int A = z.A, C = z.C;
-        int T = 0;
-        for (int n : z.calls)
-            T += n;
-        BOOST_TEST_CONTEXT("channel: inputs " << A << " channels " << C << " spectra "
-                                              << T << " grid " << z.grid)
+        BOOST_TEST_CONTEXT("channel: inputs " << z.A << " channels " << z.C << " grid "
+                                              << z.grid)
         {
-            const auto x =
-                qa::full_range(std::size_t(T) * C * A * 2, unsigned(3 * A + T));
-            const std::size_t pairs = std::size_t(A) * (A + 1) / 2;
-            std::vector<uint32_t> part =
-                qa::poisoned_partials(std::size_t(C) * pairs * 2);
-            const std::vector<uint32_t> before = part;
-            std::vector<int> writes(std::size_t(C) * pairs, 0);
-            int t0 = 0;
-            for (int n : z.calls) {
-                const std::vector<int8_t> chunk(x.begin() + std::size_t(t0) * C * A * 2,
-                                                x.begin() +
-                                                    std::size_t(t0 + n) * C * A * 2);
-                run_wc_launch(chunk, n, C, A, z.grid, part, writes);
-                t0 += n;
-            }
-            qa::check_partials_gained(
-                x, T, C, A, part, before, writes, int(z.calls.size()));
+            check_calls(z.A,
+                        z.C,
+                        z.calls,
+                        unsigned(3 * z.A + z.calls[0]),
+                        [&](const std::vector<int8_t>& chunk,
+                            int n,
+                            std::vector<uint32_t>& part,
+                            std::vector<int>& writes) {
+                            run_wc_launch(chunk, n, z.C, z.A, z.grid, part, writes);
+                        });
         }
     }
     // The row groups: the lower triangle of Y's rows once, 160 accumulators

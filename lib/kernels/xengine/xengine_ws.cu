@@ -21,6 +21,7 @@
 #include <cuda.h>
 #include <cuda/ptx>
 #include <cudaTypedefs.h>
+#include <type_traits>
 #include <mutex>
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -647,29 +648,30 @@ __global__ void __launch_bounds__(xwc_threads, 1)
     }
     __syncthreads();
     constexpr int boxes = xwc_boxes(G * xwc_group_rows);
+    // Warpgroup h's row groups, as template arguments (xwc_slot_n).
+    const auto run = [&](auto n0, auto n1, int h, unsigned char* my_staging) {
+        channel_loop<decltype(n0)::value, decltype(n1)::value>(h,
+                                                               x_map,
+                                                               ring,
+                                                               my_staging,
+                                                               raw_full,
+                                                               n_channels,
+                                                               k_blocks,
+                                                               boxes,
+                                                               n_inputs,
+                                                               part);
+    };
+    using std::integral_constant;
     if (threadIdx.x < 128)
-        channel_loop<xwc_slot_n(G, 0, 0), xwc_slot_n(G, 0, 1)>(0,
-                                                               x_map,
-                                                               ring,
-                                                               staging,
-                                                               raw_full,
-                                                               n_channels,
-                                                               k_blocks,
-                                                               boxes,
-                                                               n_inputs,
-                                                               part);
+        run(integral_constant<int, xwc_slot_n(G, 0, 0)>{},
+            integral_constant<int, xwc_slot_n(G, 0, 1)>{},
+            0,
+            staging);
     else
-        channel_loop<xwc_slot_n(G, 1, 0), xwc_slot_n(G, 1, 1)>(1,
-                                                               x_map,
-                                                               ring,
-                                                               staging +
-                                                                   S::staging0_bytes,
-                                                               raw_full,
-                                                               n_channels,
-                                                               k_blocks,
-                                                               boxes,
-                                                               n_inputs,
-                                                               part);
+        run(integral_constant<int, xwc_slot_n(G, 1, 0)>{},
+            integral_constant<int, xwc_slot_n(G, 1, 1)>{},
+            1,
+            staging + S::staging0_bytes);
 #endif
 }
 
