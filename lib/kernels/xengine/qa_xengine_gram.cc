@@ -1054,6 +1054,14 @@ BOOST_AUTO_TEST_CASE(ws_direct_transposes_exactly_and_without_bank_conflicts)
 
 namespace {
 
+// A stream of calls (spectra each) of A inputs and C channels, on a
+// persistent grid of \p grid blocks.
+struct stream_case {
+    int A, C;
+    std::vector<int> calls;
+    int grid;
+};
+
 // A stream's calls (any length: zeros past the spectra) into poisoned
 // partials, one launch of \p launch each, against the int64 definition.
 template <typename Launch>
@@ -1084,18 +1092,13 @@ BOOST_AUTO_TEST_CASE(ws_direct_path_on_the_host_equals_the_int64_definition)
 {
     // Inputs a multiple of 8 (TMA's 16-byte strides); calls of any length
     // (zeros past the spectra), poisoned partials, every channel a launch.
-    struct size {
-        int A, C;
-        std::vector<int> calls;
-        int grid;
-    };
-    const size sizes[] = {
+    const stream_case sizes[] = {
         { 8, 2, { 5, 40 }, 1 },
         { 64, 2, { 130 }, 3 },      // one row block: a diagonal tile
         { 128, 2, { 70, 200 }, 4 }, // MeerKAT's 64 dual-pol stations: three tiles
         { 200, 1, { 257 }, 5 },     // four row blocks, a box past the inputs
     };
-    for (const size& z : sizes) {
+    for (const stream_case& z : sizes) {
         BOOST_TEST_CONTEXT("direct: inputs " << z.A << " channels " << z.C)
         {
             check_calls(z.A,
@@ -1118,12 +1121,7 @@ BOOST_AUTO_TEST_CASE(ws_channel_path_on_the_host_equals_the_int64_definition)
     // One to four row groups (one box up to 64 inputs, two from 72), calls
     // of any length (zeros past the spectra), poisoned partials, blocks of
     // several channels each.
-    struct size {
-        int A, C;
-        std::vector<int> calls;
-        int grid;
-    };
-    const size sizes[] = {
+    const stream_case sizes[] = {
         { 8, 3, { 5, 40 }, 2 },    // one group, rows 0..15 of 64
         { 40, 2, { 130 }, 1 },     // two groups, the second short
         { 64, 2, { 129 }, 2 },     // two groups, one box
@@ -1132,7 +1130,7 @@ BOOST_AUTO_TEST_CASE(ws_channel_path_on_the_host_equals_the_int64_definition)
         { 104, 1, { 257 }, 1 },    // four groups, the last short
         { 128, 3, { 200, 1 }, 2 }, // MeerKAT's 64 dual-pol stations
     };
-    for (const size& z : sizes) {
+    for (const stream_case& z : sizes) {
         BOOST_TEST_CONTEXT("channel: inputs " << z.A << " channels " << z.C << " grid "
                                               << z.grid)
         {
