@@ -257,6 +257,39 @@ BOOST_AUTO_TEST_CASE(gram_path_on_the_host_equals_the_int64_definition)
 
 namespace {
 
+// One wgmma.m64nNk32 as the hardware runs it: A (64 rows) and B (N rows)
+// read through their descriptors from \p stage (at shared address st), and
+// acc (64 x N, row-major) = A B^T + (accumulate ? acc : 0), modulo 2^32.
+void emulate_wgmma(const std::vector<uint8_t>& stage,
+                   uint32_t st,
+                   uint64_t da,
+                   uint64_t db,
+                   int N,
+                   bool accumulate,
+                   int32_t* acc)
+{
+    auto operand = [&](uint64_t desc, int rows) {
+        std::vector<int8_t> v(std::size_t(rows) * xws_k_step);
+        for (int r = 0; r < rows; ++r)
+            for (int k = 0; k < xws_k_step; ++k) {
+                const uint32_t at = xws_desc_element(desc, r, k);
+                BOOST_REQUIRE(at >= st && at - st < uint32_t(stage.size()));
+                v[std::size_t(r) * xws_k_step + k] = int8_t(stage[at - st]);
+            }
+        return v;
+    };
+    const auto a = operand(da, 64), b = operand(db, N);
+    for (int r = 0; r < 64; ++r)
+        for (int c = 0; c < N; ++c) {
+            int32_t sum = 0;
+            for (int k = 0; k < xws_k_step; ++k)
+                sum += int32_t(a[std::size_t(r) * xws_k_step + k]) *
+                       b[std::size_t(c) * xws_k_step + k];
+            int32_t& d = acc[std::size_t(r) * N + c];
+            d = accumulate ? int32_t(uint32_t(d) + uint32_t(sum)) : sum;
+        }
+}
+
 // One MMA warpgroup's epilogue as xengine_ws.cu's epilogue<N> runs it: its
 // 64 x N accumulators (acc, row-major) through the wgmma fragments, the
 // combine's shuffle (lane ^ 4), the staging (what earlier epilogues left
@@ -465,32 +498,14 @@ void run_ws_launch(const std::vector<int8_t>& x,
                         h * xws_rows_per_wg * xws_bk;
                     const uint64_t da = xws_desc(st + a_off),
                                    db = xws_desc(st + S::a_bytes);
-                    for (int kk = 0; kk < xws_bk / xws_k_step; ++kk) {
-                        auto operand = [&](uint64_t desc, int rows) {
-                            std::vector<int8_t> v(std::size_t(rows) * xws_k_step);
-                            for (int r = 0; r < rows; ++r)
-                                for (int k = 0; k < xws_k_step; ++k) {
-                                    const uint32_t at = xws_desc_element(desc, r, k);
-                                    BOOST_REQUIRE(at >= st &&
-                                                  at - st < uint32_t(S::stage_bytes));
-                                    v[std::size_t(r) * xws_k_step + k] =
-                                        int8_t(stage[at - st]);
-                                }
-                            return v;
-                        };
-                        const auto a = operand(da + 2 * kk, 64),
-                                   b = operand(db + 2 * kk, BN);
-                        for (int r = 0; r < 64; ++r)
-                            for (int c = 0; c < BN; ++c) {
-                                int32_t sum = 0;
-                                for (int k = 0; k < xws_k_step; ++k)
-                                    sum += int32_t(a[std::size_t(r) * xws_k_step + k]) *
-                                           b[std::size_t(c) * xws_k_step + k];
-                                int32_t& d = acc[(std::size_t(h) * 64 + r) * BN + c];
-                                d = (kb | kk) != 0 ? int32_t(uint32_t(d) + uint32_t(sum))
-                                                   : sum;
-                            }
-                    }
+                    for (int kk = 0; kk < xws_bk / xws_k_step; ++kk)
+                        emulate_wgmma(stage,
+                                      st,
+                                      da + 2 * kk,
+                                      db + 2 * kk,
+                                      BN,
+                                      (kb | kk) != 0,
+                                      &acc[std::size_t(h) * 64 * BN]);
                 }
             }
             // Epilogue: fragments, combine, staging, runs.
@@ -626,34 +641,14 @@ void run_wc_launch(const std::vector<int8_t>& x,
                             acc[h][s].assign(std::size_t(64) * N, 0x7b7b7b7b);
                         const uint64_t da = xws_desc(st + xwc_a_offset(g)),
                                        db = xws_desc(st);
-                        for (int kk = 0; kk < xws_bk / xws_k_step; ++kk) {
-                            auto operand = [&](uint64_t desc, int rows) {
-                                std::vector<int8_t> v(std::size_t(rows) * xws_k_step);
-                                for (int r = 0; r < rows; ++r)
-                                    for (int k = 0; k < xws_k_step; ++k) {
-                                        const uint32_t at = xws_desc_element(desc, r, k);
-                                        BOOST_REQUIRE(at >= st &&
-                                                      at - st < uint32_t(S::stage_bytes));
-                                        v[std::size_t(r) * xws_k_step + k] =
-                                            int8_t(op[o][at - st]);
-                                    }
-                                return v;
-                            };
-                            const auto a = operand(da + 2 * kk, 64),
-                                       b = operand(db + 2 * kk, N);
-                            for (int r = 0; r < 64; ++r)
-                                for (int col = 0; col < N; ++col) {
-                                    int32_t sum = 0;
-                                    for (int k = 0; k < xws_k_step; ++k)
-                                        sum +=
-                                            int32_t(a[std::size_t(r) * xws_k_step + k]) *
-                                            b[std::size_t(col) * xws_k_step + k];
-                                    int32_t& d = acc[h][s][std::size_t(r) * N + col];
-                                    d = (kb | kk) != 0
-                                            ? int32_t(uint32_t(d) + uint32_t(sum))
-                                            : sum;
-                                }
-                        }
+                        for (int kk = 0; kk < xws_bk / xws_k_step; ++kk)
+                            emulate_wgmma(op[o],
+                                          st,
+                                          da + 2 * kk,
+                                          db + 2 * kk,
+                                          N,
+                                          (kb | kk) != 0,
+                                          acc[h][s].data());
                     }
                 // Every warpgroup's wgmmas of it - 1 are done: the next
                 // stage goes into their operand.
