@@ -96,7 +96,11 @@ NCU = {
     "unpack10": ["--samples", "16777216", "--iterations", "1", "--launches", "1"],
     "fengine": ["--channels", "4096", "--samples", "4194304", "--iterations", "1",
                 "--launches", "1"],
-    "xengine": ["--stations", "512", "--iterations", "1", "--launches", "1", "--cpu-stations", "2",
+    # S = 64: the FX job's 64 dual-pol antennas, where the X-engine misses
+    # its target (the packed kernel met S >= 512's at S = 1024, 2026-11-28)
+    # and the direct and channel kernels (the tuner's two candidates there)
+    # run.
+    "xengine": ["--stations", "64", "--iterations", "1", "--launches", "1", "--cpu-stations", "2",
                 "--cpu-channels", "1", "--short", "0"],
     "ddc": ["--decimations", "16", "--taps", "256", "--iterations", "1", "--launches", "1"],
     "fx": ["--antennas", "16", "--spectra", "64", "--cpu-antennas", "1", "--iterations", "1"],
