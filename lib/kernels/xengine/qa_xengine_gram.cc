@@ -552,7 +552,13 @@ void run_wc_launch(const std::vector<int8_t>& x,
         return t < nt && b < 2 * A ? x[std::size_t((t * C + c) * 2 * A + b)] : 0;
     };
     const uint32_t st = 5 * 1024; // an operand stage's (1024-aligned) shared address
-    std::vector<int> channel_runs(std::size_t(C), 0);
+    // Every stage of every channel formed once; the epilogues of a channel's
+    // parts (blocks sharing it) each add to its partials.
+    std::vector<int> stage_runs(std::size_t(C) * k_blocks, 0), parts(std::size_t(C), 0);
+    std::vector<int> launch_writes(writes.size(), 0);
+    // The plan's grid: at most a block a stage.
+    grid = int(std::min<long long>(grid, (long long)C * k_blocks));
+    long long next_begin = 0;
     for (int cta = 0; cta < grid; ++cta) {
         std::vector<uint8_t> raw(std::size_t(S::raw_stages) * S::stage_bytes, 0x96);
         std::vector<long long> holds(S::raw_stages, -1); // iteration in a raw slot
@@ -562,9 +568,15 @@ void run_wc_launch(const std::vector<int8_t>& x,
         std::vector<uint8_t> staging[2] = { std::vector<uint8_t>(S::staging0_bytes, 0xc3),
                                             std::vector<uint8_t>(S::staging1_bytes,
                                                                  0xc3) };
-        const long long my_channels = C > cta ? (C - cta + grid - 1) / grid : 0;
-        const long long total = my_channels * k_blocks;
+        const xwc_share share = xwc_share_of((long long)C * k_blocks, cta, grid);
+        const long long total = share.end - share.begin;
+        BOOST_REQUIRE(total >= 1 && share.begin == next_begin); // shares in order
+        next_begin = share.end;
+        const long long c_first = share.begin / k_blocks;
+        const int kb_first = int(share.begin - c_first * k_blocks);
         xwd_walk issued, next;
+        issued.tile = c_first;
+        issued.kb = kb_first;
         long long n_issued = 0, n_next = 0;
         auto issue = [&] {
             if (n_issued >= total)
@@ -572,7 +584,7 @@ void run_wc_launch(const std::vector<int8_t>& x,
             BOOST_REQUIRE(read[std::size_t(issued.slot)]); // its last copies were read
             uint8_t* slot = &raw[std::size_t(issued.slot) * S::stage_bytes];
             std::fill(slot, slot + S::stage_bytes, uint8_t(0x96));
-            const int c = int(cta + issued.tile * grid);
+            const int c = int(issued.tile);
             for (int q = 0; q < boxes; ++q)
                 for (int t = 0; t < xws_bk; ++t)
                     for (int b = 0; b < 128; ++b)
@@ -623,11 +635,16 @@ void run_wc_launch(const std::vector<int8_t>& x,
             transpose(0);
         issue();
         long long it = 0;
-        for (long long c = cta; c < C; c += grid) {
-            ++channel_runs[std::size_t(c)];
+        for (long long c = c_first; it < total; ++c) {
+            // The channel's stages in this block's share.
+            const int kb0 = c == c_first ? kb_first : 0;
+            const int kb1 = int(std::min<long long>(k_blocks, kb0 + (total - it)));
+            BOOST_REQUIRE(c < C && kb0 < kb1);
+            ++parts[std::size_t(c)];
             // acc[h][s]: warpgroup h's row group in slot s, 64 x N.
             std::vector<int32_t> acc[2][2];
-            for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+            for (int kb = kb0; kb < kb1; ++kb, ++it) {
+                ++stage_runs[std::size_t(c) * k_blocks + kb];
                 const int o = int(it & 1);
                 BOOST_REQUIRE_EQUAL(op_holds[std::size_t(o)], it);
                 for (int h = 0; h < 2; ++h)
@@ -637,7 +654,7 @@ void run_wc_launch(const std::vector<int8_t>& x,
                             continue;
                         const int g = xwc_group(h, s);
                         BOOST_REQUIRE_EQUAL(N, xwc_group_n(g));
-                        if (kb == 0)
+                        if (kb == kb0)
                             acc[h][s].assign(std::size_t(64) * N, 0x7b7b7b7b);
                         const uint64_t da = xws_desc(st + xwc_a_offset(g)),
                                        db = xws_desc(st);
@@ -647,14 +664,14 @@ void run_wc_launch(const std::vector<int8_t>& x,
                                           da + 2 * kk,
                                           db + 2 * kk,
                                           N,
-                                          (kb | kk) != 0,
+                                          kb != kb0 || kk != 0,
                                           acc[h][s].data());
                     }
                 // Every warpgroup's wgmmas of it - 1 are done: the next
                 // stage goes into their operand.
                 if (it + 1 < total)
                     transpose(int((it + 1) & 1));
-                if (kb + 1 < k_blocks)
+                if (kb + 1 < kb1)
                     issue();
             }
             for (int h = 0; h < 2; ++h)
@@ -672,7 +689,7 @@ void run_wc_launch(const std::vector<int8_t>& x,
                                                              staging[h].data(),
                                                              int(staging[h].size()),
                                                              part,
-                                                             writes);
+                                                             launch_writes);
                     };
                     if (N == 64)
                         run(std::integral_constant<int, 64>{});
@@ -688,8 +705,16 @@ void run_wc_launch(const std::vector<int8_t>& x,
         BOOST_REQUIRE_EQUAL(n_issued, total);
         BOOST_REQUIRE_EQUAL(n_next, total);
     }
-    for (int n : channel_runs)
-        BOOST_REQUIRE_EQUAL(n, 1); // each channel formed once, by one block
+    for (int n : stage_runs)
+        BOOST_REQUIRE_EQUAL(n, 1); // every stage of every channel once
+    // Each pair added once by each part of its channel; the launch as a
+    // whole counts as one write.
+    for (int c = 0; c < C; ++c)
+        for (long long k = 0; k < pairs; ++k) {
+            BOOST_REQUIRE_EQUAL(launch_writes[std::size_t(c * pairs + k)],
+                                parts[std::size_t(c)]);
+            ++writes[std::size_t(c * pairs + k)];
+        }
 }
 
 } // namespace
@@ -1115,15 +1140,15 @@ BOOST_AUTO_TEST_CASE(ws_channel_path_on_the_host_equals_the_int64_definition)
 {
     // One to four row groups (one box up to 64 inputs, two from 72), calls
     // of any length (zeros past the spectra), poisoned partials, blocks of
-    // several channels each.
+    // several channels each and channels shared by two blocks.
     const stream_case sizes[] = {
         { 8, 3, { 5, 40 }, 2 },    // one group, rows 0..15 of 64
-        { 40, 2, { 130 }, 1 },     // two groups, the second short
-        { 64, 2, { 129 }, 2 },     // two groups, one box
+        { 40, 2, { 300 }, 3 },     // two groups, the second short; channel 0 split
+        { 64, 2, { 129 }, 7 },     // two groups, one box; a block a stage
         { 72, 1, { 3 }, 1 },       // three groups, the second box begins
         { 96, 2, { 70, 131 }, 1 }, // three groups
-        { 104, 1, { 257 }, 1 },    // four groups, the last short
-        { 128, 3, { 200, 1 }, 2 }, // MeerKAT's 64 dual-pol stations
+        { 104, 1, { 257 }, 2 },    // four groups, the last short; a split channel
+        { 128, 3, { 200, 1 }, 2 }, // MeerKAT's 64 dual-pol stations; channel 1 split
     };
     for (const stream_case& z : sizes) {
         BOOST_TEST_CONTEXT("channel: inputs " << z.A << " channels " << z.C << " grid "

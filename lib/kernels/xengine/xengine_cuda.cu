@@ -809,8 +809,13 @@ public:
         }
         case form_kind::gram_direct:
             return persistent(xwd_tiles_per_channel(A) * C, int(n), C);
-        case form_kind::gram_channel:
-            return persistent(C, int(n), C) + ", a channel a tile";
+        case form_kind::gram_channel: {
+            const long long stages = (long long)C * xws_k_blocks(int(n));
+            return "persistent: " + std::to_string(std::min<long long>(stages, sms)) +
+                   " blocks sharing " + std::to_string(stages) +
+                   " stages of whole channels a launch (" + std::to_string(n) +
+                   " spectra x " + std::to_string(C) + " channels)";
+        }
         case form_kind::gram_mma: {
             const xgr_launch_shape sh =
                 xgr_launch_shape_for(n, C, A, xgr_workspace(C, A, false), false);
@@ -1298,14 +1303,17 @@ public:
         const xws_map& map = found->second;
         const int sms = std::max(1, d_ctx->info().multiprocessors);
         if (d_form == form_kind::gram_channel) {
-            // A block a channel (xengine_ws.h, "The channel variant").
-            xengine_wsc_launch(map,
-                               std::min(d_c.n_channels, sms),
-                               d_c.n_channels,
-                               xws_k_blocks(int(n)),
-                               A,
-                               part(),
-                               stream);
+            // Whole channels, their stages shared evenly by the blocks
+            // (xengine_ws.h, "The channel variant").
+            const int k_blocks = xws_k_blocks(int(n));
+            xengine_wsc_launch(
+                map,
+                int(std::min<long long>((long long)d_c.n_channels * k_blocks, sms)),
+                d_c.n_channels,
+                k_blocks,
+                A,
+                part(),
+                stream);
             d_ctx->check_last_error("xengine wgmma Gram channel kernel launch", d_who);
             return;
         }

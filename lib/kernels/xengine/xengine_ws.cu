@@ -465,8 +465,8 @@ __global__ void __launch_bounds__(xws_threads, 1)
 // The channel kernel (xengine_ws.h, "The channel variant"), warpgroup h of
 // the two: its row groups' wgmmas (N0 and N1 B rows; 0: none), its share of
 // every stage's transpose (block threadIdx.x of each box), its epilogues.
-// x_map is the input's map (xwd_map_for); block b forms channels b,
-// b + gridDim.x, ...
+// x_map is the input's map (xwd_map_for); block b forms its share of the
+// channels' stages (xwc_share_of).
 template <int N0, int N1>
 __device__ __forceinline__ void channel_loop(int h,
                                              const CUtensorMap& x_map,
@@ -485,14 +485,19 @@ __device__ __forceinline__ void channel_loop(int h,
     const int tid = threadIdx.x;
     unsigned char* raw_ring = ring + S::stages * S::stage_bytes;
     const uint32_t ring_at = uint32_t(__cvta_generic_to_shared(ring));
-    const long long my_channels =
-        n_channels > blockIdx.x ? (n_channels - blockIdx.x + gridDim.x - 1) / gridDim.x
-                                : 0;
-    const long long total = my_channels * k_blocks,
+    // This block's stages (xwc_share_of), from stage kb_first of channel
+    // c_first on.
+    const xwc_share share = xwc_share_of(n_channels * k_blocks, blockIdx.x, gridDim.x);
+    const long long total = share.end - share.begin,
                     pairs = (long long)n_inputs * (n_inputs + 1) / 2;
+    const long long c_first = share.begin / k_blocks;
+    const int kb_first = int(share.begin - c_first * k_blocks);
     const uint32_t tx = uint32_t(boxes * S::box_bytes);
-    // Thread 0: TMA's copies of iteration `issued` into its raw slot.
+    // Thread 0: TMA's copies of iteration `issued` (channel tile, stage kb)
+    // into its raw slot.
     xwd_walk issued;
+    issued.tile = c_first;
+    issued.kb = kb_first;
     long long n_issued = 0;
     auto issue = [&] {
         if (tid != 0 || n_issued >= total)
@@ -503,7 +508,7 @@ __device__ __forceinline__ void channel_loop(int h,
                                        &raw_full[issued.slot],
                                        tx);
         unsigned char* slot = raw_ring + issued.slot * S::stage_bytes;
-        const int c = int(blockIdx.x + issued.tile * gridDim.x);
+        const int c = int(issued.tile);
         for (int q = 0; q < boxes; ++q) {
             const int32_t at[3] = { q * xws_box_rows, c, issued.kb * xws_bk };
             ptx::cp_async_bulk_tensor(ptx::space_cluster,
@@ -544,8 +549,11 @@ __device__ __forceinline__ void channel_loop(int h,
 
     int d0[N0 > 0 ? N0 / 2 : 1], d1[N1 > 0 ? N1 / 2 : 1];
     long long it = 0;
-    for (long long c = blockIdx.x; c < n_channels; c += gridDim.x) {
-        for (int kb = 0; kb < k_blocks; ++kb, ++it) {
+    for (long long c = c_first; it < total; ++c) {
+        // The channel's stages in this block's share.
+        const int kb0 = c == c_first ? kb_first : 0;
+        const int kb1 = int(min((long long)k_blocks, kb0 + (total - it)));
+        for (int kb = kb0; kb < kb1; ++kb, ++it) {
             const uint32_t stage = ring_at + uint32_t(it & 1) * S::stage_bytes;
             const uint64_t db = xws_desc(stage);
             // (A warpgroup without a group, at 32 inputs or fewer, issues
@@ -558,12 +566,12 @@ __device__ __forceinline__ void channel_loop(int h,
                     wgmma<N0>(d0,
                               xws_desc(stage + xwc_a_offset(g0)) + 2 * kk,
                               db + 2 * kk,
-                              (kb | kk) != 0);
+                              kb != kb0 || kk != 0);
                 if constexpr (N1 > 0)
                     wgmma<N1>(d1,
                               xws_desc(stage + xwc_a_offset(g1)) + 2 * kk,
                               db + 2 * kk,
-                              (kb | kk) != 0);
+                              kb != kb0 || kk != 0);
             }
             if constexpr (any) {
                 asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
@@ -574,7 +582,7 @@ __device__ __forceinline__ void channel_loop(int h,
             block_barrier();
             if (it + 1 < total)
                 transpose(int((it + 1) & 1));
-            if (kb + 1 < k_blocks) {
+            if (kb + 1 < kb1) {
                 ptx::fence_proxy_async(ptx::space_shared);
                 block_barrier();
                 issue();
@@ -613,7 +621,8 @@ __device__ __forceinline__ void channel_loop(int h,
                          staging,
                          part,
                          h);
-        // The channel's last stage: the barrier after its transpose.
+        // The share's last stage of the channel: the barrier after its
+        // transpose.
         ptx::fence_proxy_async(ptx::space_shared);
         block_barrier();
         issue();

@@ -462,7 +462,7 @@ GPUDSP_HD long long xwd_tiles_per_channel(int n_inputs)
 // not twice, and L2 sends it to one SM.
 //
 // No warp specialization: 160 accumulators and a transpose's loads need
-// ~240 registers, which ptxas gives a thread of a block of at most 8 warps
+// ~250 registers, which ptxas gives a thread of a block of at most 8 warps
 // (a block of 12 is held to 168 whatever setmaxnreg says). So the MMA
 // warpgroups transpose themselves: they issue stage k's wgmmas, wait for
 // their stage k - 1's, meet at a barrier (stage k - 1's operand is then
@@ -470,6 +470,13 @@ GPUDSP_HD long long xwd_tiles_per_channel(int n_inputs)
 // run, and meet again (fence.proxy.async first) before stage k + 1's
 // wgmmas read it; thread 0 then refills the raw slot just read. Two
 // operand stages, three raw: two stages' copies (64 KiB) in flight.
+//
+// The blocks share the call's stages evenly (a "stream-K" split): the
+// channels' stages in order, channel-major, block b taking stages
+// [W b / grid, W (b + 1) / grid) of W = channels x stages. A channel split
+// between two blocks is formed in two parts, each added to the partials by
+// its own epilogue (the partials are sums), so no block waits for a last
+// round of channels that only some SMs run.
 
 constexpr int xwc_max_inputs = 128; // Y's 256 rows: four row groups
 constexpr int xwc_group_rows = 64;  // a warpgroup's wgmma M
@@ -501,6 +508,17 @@ GPUDSP_HD constexpr int xwc_boxes(int n_rows) { return n_rows > xws_box_rows ? 2
 /*! Shared-memory offset, in the operand stage, of row group \p g's A rows
  *  (B, rows 0 .., at 0). */
 GPUDSP_HD constexpr int xwc_a_offset(int g) { return g * xwc_group_rows * xws_bk; }
+
+/*! Block \p b's stages [begin, end) of the \p work = channels x stages of a
+ *  launch of \p grid blocks: every stage once, the blocks' shares within
+ *  one stage of each other. */
+struct xwc_share {
+    long long begin, end;
+};
+GPUDSP_HD xwc_share xwc_share_of(long long work, int b, int grid)
+{
+    return { work * b / grid, work * (b + 1) / grid };
+}
 
 /*! Shared memory of the channel kernel: 2 operand stages of 256 rows, 3 raw
  *  stages, the warpgroups' staging for their widest groups (n256, n192),

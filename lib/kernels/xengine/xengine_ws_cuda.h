@@ -61,8 +61,9 @@ void xengine_ws_launch(int bn,
 std::string xengine_wsc_unusable(int device, int n_inputs);
 
 /*! Adds every channel's G = Y Y^T, pairs a >= b, to the int32 partials
- *  (\p part: [channel][pair][re, im]), one block a channel at a time;
- *  \p map is the input's (xengine_ws_encode_input). */
+ *  (\p part: [channel][pair][re, im]), the channels' stages shared evenly
+ *  by \p grid blocks (at most n_channels x k_blocks); \p map is the
+ *  input's (xengine_ws_encode_input). */
 void xengine_wsc_launch(const xws_map& map,
                         int grid,
                         long long n_channels,
