@@ -1143,7 +1143,8 @@ BOOST_AUTO_TEST_CASE(ws_channel_path_on_the_host_equals_the_int64_definition)
     // several channels each and channels shared by two blocks.
     const stream_case sizes[] = {
         { 8, 3, { 5, 40 }, 2 },    // one group, rows 0..15 of 64
-        { 40, 2, { 300 }, 3 },     // two groups, the second short; channel 0 split
+        { 40, 2, { 300 }, 3 },     // two groups, the second short; both channels split
+        { 40, 1, { 640 }, 3 },     // one channel in three parts
         { 64, 2, { 129 }, 7 },     // two groups, one box; a block a stage
         { 72, 1, { 3 }, 1 },       // three groups, the second box begins
         { 96, 2, { 70, 131 }, 1 }, // three groups

@@ -10,11 +10,10 @@
 // launch channel, and an epilogue of bulk reduction copies that runs while
 // the warpgroup's next tile computes; its direct variant (the producer
 // warpgroup transposes the input itself) and its channel variant (a block
-// forms a whole channel of up to 128 inputs, its two warpgroups
-// transposing). Index arithmetic: xengine_ws.h (emulated on the host by
-// qa_xengine_gram). Compiled only as sm_90a code
-// (wgmma and setmaxnreg exist only in the arch-specific target), like
-// xengine_wgmma.cu.
+// forms all of a channel's rows, up to 128 inputs, its two warpgroups
+// transposing; the blocks share the channels' stages). Index arithmetic: xengine_ws.h
+// (emulated on the host by qa_xengine_gram). Compiled only as sm_90a code (wgmma and
+// setmaxnreg exist only in the arch-specific target), like xengine_wgmma.cu.
 
 #include "xengine_ws.h"
 #include "xengine_ws_cuda.h"

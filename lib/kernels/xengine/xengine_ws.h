@@ -444,13 +444,13 @@ GPUDSP_HD long long xwd_tiles_per_channel(int n_inputs)
     return xws_tiles_per_channel(xgr_rows(n_inputs), 128);
 }
 
-// ---- The channel variant: a block forms a whole channel ----
+// ---- The channel variant: all of a channel's rows in one block ----
 //
 // With few inputs (at most 128: Y's 256 rows, MeerKAT's 64 dual-pol
 // stations) the direct variant's tiles of a channel (three 128 x 128 tiles
 // at 128 inputs) transpose each of its two boxes twice, on different SMs,
 // and compute a third of their products above the diagonal. Here one block
-// takes a whole channel: its boxes (one or two a stage, TMA into a ring of
+// takes all of a channel's rows: its boxes (one or two a stage, TMA into a ring of
 // 3 raw stages) are transposed once into one operand of 256 rows (box q at
 // 16 KiB x q: Y's rows in order), and two warpgroups form the lower triangle
 // in row groups of 64: group g is A rows 64 g .., B rows 0 .. 64 (g + 1) - 1,

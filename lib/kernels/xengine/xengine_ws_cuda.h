@@ -54,7 +54,7 @@ void xengine_ws_launch(int bn,
                        int* part,
                        cudaStream_t stream);
 
-/*! Why the channel variant (a block forms a whole channel; at most 128
+/*! Why the channel variant (a block forms all of a channel's rows; at most 128
  *  inputs, a multiple of 8) cannot run on \p device (current) for
  *  \p n_inputs inputs; empty if it can (then its shared-memory limit is
  *  set). */
