@@ -97,7 +97,8 @@ public:
      *  "mma.sync" (sm_80 and later), "mma.sync direct" (sm_80 and later, few
      *  inputs) or "wmma" (sm_75), or a tuner candidate ("mma.sync direct
      *  s=6", "cublaslt", "wgmma gram", "wgmma gram n=128", "wgmma gram
-     *  direct", "mma.sync gram"); empty for the other kernels. The environment variable
+     *  direct", "wgmma gram channel", "mma.sync gram"); empty for the other
+     *  kernels. The environment variable
      *  GPUDSP_XENGINE_TENSOR (the same names, and "mma.sync packed": no
      *  direct form) caps it, for tests and benchmarks that compare the
      *  forms on one GPU (docs/xengine.md). */
