@@ -23,9 +23,9 @@
 //            (xengine_ws.cu: TMA, wgmma, bulk-reduction epilogue; B tiles
 //            of 256 or 128 rows); "wgmma gram direct" the same kernel
 //            packing the input itself (no pack pass: 2 bytes of DRAM a
-//            sample); "wgmma gram channel" (up to 128 inputs) a block a
-//            channel, its two warpgroups transposing each stage once
-//            (xcorr_wsc); "mma.sync gram" the same formulation on sm_80+ (a block
+//            sample); "wgmma gram channel" (up to 128 inputs) all of a
+//            channel's rows in one block, its two warpgroups transposing
+//            each stage once (xcorr_wsc); "mma.sync gram" the same formulation on sm_80+ (a block
 //            a tile, cp.async ring, atomic adds). On sm_90a the heuristic
 //            runs "wgmma gram direct" at 64..128 inputs and "wgmma gram"
 //            beyond 256 (measured fastest on the H200 of 2026-11-27); the
@@ -1228,11 +1228,12 @@ public:
             d_gram->accumulate(x, n, part(), stream);
             return;
         }
-        // Our Gram kernel packing the input itself: TMA needs it 16-byte
-        // aligned (any buffer's item is; else WMMA below).
+        // Our Gram kernels reading the input themselves (direct, channel):
+        // TMA needs it 16-byte aligned (any buffer's item is; else WMMA
+        // below).
         if ((d_form == form_kind::gram_direct || d_form == form_kind::gram_channel) &&
             reinterpret_cast<uintptr_t>(x) % 16 == 0) {
-            accumulate_gram_direct(x, n, stream);
+            accumulate_from_input(x, n, stream);
             return;
         }
         if (d_form == form_kind::packed || d_form == form_kind::wgmma) {
@@ -1279,7 +1280,7 @@ public:
     // sm_90a: one persistent launch for the call (n <= xengine_int32_spectra:
     // int32 exact), every channel, straight from the input: the direct
     // kernel's tiles, or the channel kernel's channels (the same map).
-    void accumulate_gram_direct(const void* x, std::size_t n, cudaStream_t stream)
+    void accumulate_from_input(const void* x, std::size_t n, cudaStream_t stream)
     {
         if (n == 0)
             return; // (a tensor map of no spectra does not exist)
@@ -1296,42 +1297,45 @@ public:
             const std::string e =
                 xengine_ws_encode_input(m, x, int(n), d_c.n_channels, A);
             if (!e.empty())
-                throw runtime::device_error(d_who +
-                                            ": X-engine wgmma Gram direct kernel: " + e);
+                throw runtime::device_error(d_who + ": X-engine " + name_of(d_form) +
+                                            " kernel: " + e);
             found = d_direct_maps.emplace(key, m).first;
         }
         const xws_map& map = found->second;
         const int sms = std::max(1, d_ctx->info().multiprocessors);
+        const int k_blocks = xws_k_blocks(int(n));
         if (d_form == form_kind::gram_channel) {
-            // Whole channels, their stages shared evenly by the blocks
-            // (xengine_ws.h, "The channel variant").
-            const int k_blocks = xws_k_blocks(int(n));
-            xengine_wsc_launch(
-                map,
-                int(std::min<long long>((long long)d_c.n_channels * k_blocks, sms)),
-                d_c.n_channels,
-                k_blocks,
-                A,
-                part(),
-                stream);
-            d_ctx->check_last_error("xengine wgmma Gram channel kernel launch", d_who);
-            return;
+            // All of a channel's rows in one block, the channels' stages
+            // shared evenly by the blocks (xengine_ws.h, "The channel
+            // variant").
+            const long long stages = (long long)d_c.n_channels * k_blocks;
+            xengine_wsc_launch(map,
+                               int(std::min<long long>(stages, sms)),
+                               d_c.n_channels,
+                               k_blocks,
+                               A,
+                               part(),
+                               stream);
+        } else {
+            const long long per_channel = xwd_tiles_per_channel(A);
+            const long long tiles = per_channel * d_c.n_channels;
+            xengine_ws_launch(128,
+                              true,
+                              map,
+                              int(std::min<long long>(tiles, sms)),
+                              tiles,
+                              per_channel,
+                              k_blocks,
+                              xgr_rows(A),
+                              A,
+                              0,
+                              part(),
+                              stream);
         }
-        const long long per_channel = xwd_tiles_per_channel(A);
-        const long long tiles = per_channel * d_c.n_channels;
-        xengine_ws_launch(128,
-                          true,
-                          map,
-                          int(std::min<long long>(tiles, sms)),
-                          tiles,
-                          per_channel,
-                          xws_k_blocks(int(n)),
-                          xgr_rows(A),
-                          A,
-                          0,
-                          part(),
-                          stream);
-        d_ctx->check_last_error("xengine wgmma Gram direct kernel launch", d_who);
+        d_ctx->check_last_error(d_form == form_kind::gram_channel
+                                    ? "xengine wgmma Gram channel kernel launch"
+                                    : "xengine wgmma Gram direct kernel launch",
+                                d_who);
 #else
         (void)x, (void)n, (void)stream;
 #endif

@@ -70,6 +70,16 @@ __device__ __forceinline__ void block_barrier()
     asm volatile("barrier.sync 0;\n" ::: "memory");
 }
 
+// The accumulators are written by the MMAs behind the compiler's back: pin
+// every read of them below the wait (wgmma.wait_group) that precedes this.
+template <int K>
+__device__ __forceinline__ void pin(int (&d)[K])
+{
+#pragma unroll
+    for (int i = 0; i < K; ++i)
+        asm volatile("" : "+r"(d[i])::"memory");
+}
+
 // A stage's wait lasts microseconds; one of seconds is a broken protocol.
 // Trap then (the launch fails with an error the plan reports) rather than
 // hang the process: this kernel has not run on a GPU yet, and a hung tuner
@@ -436,11 +446,7 @@ __global__ void __launch_bounds__(xws_threads, 1)
                 ptx::mbarrier_arrive(&empty[(it - 1) % S::stages]);
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        // The accumulators are written by the MMAs behind the compiler's
-        // back: pin every read of them below the wait.
-#pragma unroll
-        for (int i = 0; i < S::regs; ++i)
-            asm volatile("" : "+r"(d[i])::"memory");
+        pin(d);
         if (lane == 0)
             ptx::mbarrier_arrive(&empty[(it - 1) % S::stages]);
 
@@ -589,18 +595,10 @@ __device__ __forceinline__ void channel_loop(int h,
         }
         if constexpr (any)
             asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-        // The accumulators are written by the MMAs behind the compiler's
-        // back: pin every read of them below the wait.
-        if constexpr (N0 > 0) {
-#pragma unroll
-            for (int i = 0; i < N0 / 2; ++i)
-                asm volatile("" : "+r"(d0[i])::"memory");
-        }
-        if constexpr (N1 > 0) {
-#pragma unroll
-            for (int i = 0; i < N1 / 2; ++i)
-                asm volatile("" : "+r"(d1[i])::"memory");
-        }
+        if constexpr (N0 > 0)
+            pin(d0);
+        if constexpr (N1 > 0)
+            pin(d1);
         const long long channel_pairs0 = c * pairs;
         if constexpr (N0 > 0)
             epilogue<N0>(d0,
@@ -683,17 +681,19 @@ __global__ void __launch_bounds__(xwc_threads, 1)
 #endif
 }
 
-const void* channel_kernel_for(int groups)
+// The channel kernel's instance for a channel of \p groups row groups.
+using channel_kernel = void (*)(CUtensorMap, long long, int, int, int*);
+channel_kernel channel_kernel_for(int groups)
 {
     switch (groups) {
     case 1:
-        return reinterpret_cast<const void*>(xcorr_wsc<1>);
+        return xcorr_wsc<1>;
     case 2:
-        return reinterpret_cast<const void*>(xcorr_wsc<2>);
+        return xcorr_wsc<2>;
     case 3:
-        return reinterpret_cast<const void*>(xcorr_wsc<3>);
+        return xcorr_wsc<3>;
     default:
-        return reinterpret_cast<const void*>(xcorr_wsc<4>);
+        return xcorr_wsc<4>;
     }
 }
 
@@ -788,7 +788,8 @@ std::string xengine_wsc_unusable(int device, int n_inputs)
         return "takes at most " + std::to_string(xwc_max_inputs) + " inputs";
     // No register split: any count at entry will do.
     return unusable(device,
-                    channel_kernel_for(xwc_groups(xgr_rows(n_inputs))),
+                    reinterpret_cast<const void*>(
+                        channel_kernel_for(xwc_groups(xgr_rows(n_inputs)))),
                     xwc_shape::smem_bytes,
                     0);
 }
@@ -879,24 +880,11 @@ void xengine_wsc_launch(const xws_map& map,
                         cudaStream_t stream)
 {
     const auto& m = *reinterpret_cast<const CUtensorMap*>(&map);
-    const int groups = xwc_groups(xgr_rows(n_inputs));
-    const auto args = [&](auto kernel) {
-        kernel<<<grid, xwc_threads, xwc_shape::smem_bytes, stream>>>(
-            m, n_channels, k_blocks, n_inputs, part);
-    };
-    switch (groups) {
-    case 1:
-        args(xcorr_wsc<1>);
-        break;
-    case 2:
-        args(xcorr_wsc<2>);
-        break;
-    case 3:
-        args(xcorr_wsc<3>);
-        break;
-    default:
-        args(xcorr_wsc<4>);
-    }
+    channel_kernel_for(xwc_groups(xgr_rows(n_inputs)))<<<grid,
+                                                         xwc_threads,
+                                                         xwc_shape::smem_bytes,
+                                                         stream>>>(
+        m, n_channels, k_blocks, n_inputs, part);
 }
 
 } // namespace kernels
