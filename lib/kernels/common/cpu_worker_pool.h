@@ -80,13 +80,17 @@ public:
      *  tenth of \p alone (beyond timing noise), else 1. The caller works
      *  while the workers wake (half the measured round trip w, each way):
      *  with n threads the call takes (alone + (n - 1) w / 2) / n, then w / 2
-     *  to learn that the last worker is done. */
+     *  to learn that the last worker is done. Waking more workers costs at
+     *  least as much as waking fewer: w is the largest round trip measured
+     *  up to n, so that a noisy median at one n (on a loaded machine) never
+     *  makes more threads look cheaper than fewer. */
     std::size_t threads_that_pay(std::size_t T, double alone)
     {
         std::size_t best = 1;
         double best_time = 0.9 * alone;
+        double w = 0;
         for (std::size_t n = 2; n <= T; n = n < T && 2 * n > T ? T : 2 * n) {
-            const double w = wake_seconds(n);
+            w = std::max(w, wake_seconds(n));
             const double t = (alone + double(n - 1) * w / 2) / double(n) + w / 2;
             if (t < best_time) {
                 best = n;

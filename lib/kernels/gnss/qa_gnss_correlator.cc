@@ -179,7 +179,9 @@ BOOST_AUTO_TEST_CASE(threads_only_where_they_pay)
     BOOST_TEST_MESSAGE("waking a worker and waiting for it: " << w * 1e6 << " us");
     BOOST_CHECK_GT(w, 0);
     BOOST_CHECK_LT(w, 0.05);
-    BOOST_CHECK_EQUAL(pool.threads_that_pay(4, 0.2 * w), 1u); // less work than a wake-up
+    // Less work than a wake-up: one thread, whatever the noise in the other
+    // round trips (a larger split is charged at least w).
+    BOOST_CHECK_EQUAL(pool.threads_that_pay(4, 0.2 * w), 1u);
     BOOST_CHECK_EQUAL(pool.threads_that_pay(1, 1.0), 1u);
     BOOST_CHECK_GT(pool.threads_that_pay(2, 1.0), 1u); // a second of work
     const std::size_t n = pool.threads_that_pay(8, 1.0);
