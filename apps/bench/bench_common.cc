@@ -290,21 +290,25 @@ double seconds_per_call(const std::function<void()>& fn,
     return best;
 }
 
+namespace {
+
+// A timing event, destroyed with its scope.
+struct timer {
+    const device_context::sptr& ctx;
+    event_handle e;
+    explicit timer(const device_context::sptr& c) : ctx(c), e(c->timer_create("bench")) {}
+    ~timer() { ctx->event_destroy(e); }
+};
+
+} // namespace
+
 double seconds_per_launch(const device_context::sptr& ctx,
                           stream_handle stream,
                           const std::function<void()>& launch,
                           int launches,
                           int iterations)
 {
-    struct timer {
-        const device_context::sptr& ctx;
-        event_handle e;
-        explicit timer(const device_context::sptr& c)
-            : ctx(c), e(c->timer_create("bench"))
-        {
-        }
-        ~timer() { ctx->event_destroy(e); }
-    } start(ctx), end(ctx);
+    const timer start(ctx), end(ctx);
     launch(); // warm-up: first-touch, plan caches, clocks
     ctx->stream_synchronize(stream, "bench");
     double best = 1e30;
@@ -318,6 +322,44 @@ double seconds_per_launch(const device_context::sptr& ctx,
             best, ctx->elapsed_seconds(start.e, end.e, "bench") / std::max(1, launches));
     }
     return best;
+}
+
+double device_seconds(const device_context::sptr& ctx,
+                      stream_handle stream,
+                      const std::function<void()>& work)
+{
+    const timer start(ctx), end(ctx);
+    ctx->event_record(start.e, stream, "bench");
+    work();
+    ctx->event_record(end.e, stream, "bench");
+    ctx->event_synchronize(end.e, "bench");
+    return ctx->elapsed_seconds(start.e, end.e, "bench");
+}
+
+std::string describe_stages(const std::vector<stage_time>& stages, double copy)
+{
+    std::string out;
+    for (const auto& s : stages) {
+        char buf[160];
+        const double rate = s.seconds > 0 ? s.bytes / s.seconds : 0;
+        if (copy > 0)
+            std::snprintf(buf,
+                          sizeof buf,
+                          "%s %.3f ms at %.2f TB/s (%.0f%% of the HBM copy)",
+                          s.stage.c_str(),
+                          s.seconds * 1e3,
+                          rate / 1e12,
+                          100.0 * rate / copy);
+        else
+            std::snprintf(buf,
+                          sizeof buf,
+                          "%s %.3f ms at %.2f TB/s",
+                          s.stage.c_str(),
+                          s.seconds * 1e3,
+                          rate / 1e12);
+        out += (out.empty() ? "stages of one call: " : ", ") + std::string(buf);
+    }
+    return out;
 }
 
 double host_memcpy_bandwidth(std::size_t bytes, int iterations)

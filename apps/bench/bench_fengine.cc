@@ -374,6 +374,12 @@ void run_fengine(const options& opt, report& rep)
             };
             const double t_dev =
                 seconds_per_launch(ctx, stream.get(), run, launches, iterations);
+            // One more call with an event between its kernels: which stage
+            // binds, at what bandwidth (a GPU run's answer without ncu).
+            p->time_stages(true);
+            run();
+            const std::string stages = describe_stages(p->stage_times(), hbm);
+            p->time_stages(false);
             const bool onepass = is_onepass(*p), fused = is_fused(*p) || is_fftpost(*p);
             const double bytes = onepass ? bytes_per_sample_onepass
                                  : fused ? bytes_per_sample_fused
@@ -389,7 +395,7 @@ void run_fengine(const options& opt, report& rep)
                               : "HBM copy / 18.25 B",
                       p->kernel_form() + "; " + std::to_string(launches) +
                           " calls back to back, event-timed; " +
-                          p->launch_shape(spectra) });
+                          p->launch_shape(spectra) + "; " + stages });
             if (p != &plan)
                 continue;
             const double t_call = seconds_per_call(

@@ -18,6 +18,7 @@
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
 #include <gnuradio/gpudsp/kernels/xengine.h>
+#include <cstdio>
 #include <random>
 
 namespace bench {
@@ -101,6 +102,8 @@ void run_fx(const options& opt, report& rep)
     if (!ctx)
         return;
     runtime::backend_choice gpu{ runtime::backend_kind::cuda, 0 };
+    const double copy =
+        device_copy_bandwidth(std::size_t(1) << 28, 3); // the stages' ratio
     int best_host = 0;
     for (std::size_t A : opt.sizes("antennas", { 1, 2, 4, 8, 16, 24, 32, 48, 64 })) {
         auto c = make_chain(int(A), N, spectra);
@@ -132,6 +135,17 @@ void run_fx(const options& opt, report& rep)
             xe.accumulate(spec.get(), c.spectra, stream.get());
         };
         const double t_dev = seconds_per_launch(ctx, stream.get(), chain, 2, iterations);
+        // One more call, its F-engine's kernel stages and its X-engine
+        // timed apart: which of them binds the chain.
+        fe.time_stages(true);
+        fe.execute(views, spec.get(), nullptr, c.spectra, 0, stream.get());
+        const std::string f_stages = describe_stages(fe.stage_times(), copy);
+        fe.time_stages(false);
+        const double t_x = device_seconds(ctx, stream.get(), [&] {
+            xe.accumulate(spec.get(), c.spectra, stream.get());
+        });
+        char x_alone[64];
+        std::snprintf(x_alone, sizeof x_alone, "; X alone %.3f ms", t_x * 1e3);
         const double t_host = seconds_per_call(
             [&] {
                 for (int i = 0; i < c.fc.n_inputs; ++i)
@@ -159,8 +173,8 @@ void run_fx(const options& opt, report& rep)
                   "real time",
                   std::string(samples / t_dev / 1e9 >= need ? "real time"
                                                             : "slower than real time") +
-                      "; 2 back to back; F: " + fe.launch_shape(c.spectra) +
-                      "; X: " + xe.launch_shape(c.spectra) });
+                      "; 2 back to back; F: " + fe.launch_shape(c.spectra) + "; X: " +
+                      xe.launch_shape(c.spectra) + "; F " + f_stages + x_alone });
         rep.add(
             { "fx",
               what + ", host-fed",

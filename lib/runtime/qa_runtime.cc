@@ -6,6 +6,7 @@
 // Backend resolution, device discovery and the emulated device's checks.
 
 #include "qa_common.h"
+#include "stage_clock.h"
 #include <gnuradio/gpudsp/runtime/device_context.h>
 #include <atomic>
 #include <chrono>
@@ -107,6 +108,59 @@ BOOST_AUTO_TEST_CASE(counters_count_each_copy)
     BOOST_CHECK_EQUAL(c.h2d_bytes, 100u);
     BOOST_CHECK_EQUAL(c.d2d_bytes, 60u);
     BOOST_CHECK_EQUAL(c.d2h_bytes, 40u);
+}
+
+BOOST_AUTO_TEST_CASE(stage_clock_sums_each_stage_over_a_calls_chunks)
+{
+    auto ctx = device_context::get(backend_kind::emulated, 0);
+    device_stream s(ctx, "qa");
+    stage_clock clock(ctx, "qa");
+    const auto busy = [&](int ms) {
+        ctx->enqueue_host_work(
+            s.get(),
+            [ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); },
+            {},
+            "qa");
+    };
+    // A call of chunks, each a stage "A" of 20 ms and 100 bytes, then "B"
+    // of 5 ms and 10 bytes.
+    const auto call = [&](int chunks) {
+        clock.begin_call();
+        for (int k = 0; k < chunks; ++k) {
+            clock.start(s.get());
+            busy(20);
+            clock.stage("A", 100, s.get());
+            busy(5);
+            clock.stage("B", 10, s.get());
+        }
+    };
+    call(2); // off: nothing recorded
+    BOOST_CHECK(clock.times().empty());
+
+    clock.enable(true);
+    const auto t0 = std::chrono::steady_clock::now();
+    call(3);
+    const auto t = clock.times(); // waits for the call
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    BOOST_REQUIRE_EQUAL(t.size(), 2u);
+    BOOST_CHECK_EQUAL(t[0].stage, "A"); // in the order they first ran
+    BOOST_CHECK_EQUAL(t[1].stage, "B");
+    BOOST_CHECK_GE(t[0].seconds, 0.060); // summed over the 3 chunks
+    BOOST_CHECK_GE(t[1].seconds, 0.015);
+    BOOST_CHECK_LE(t[0].seconds + t[1].seconds, wall);
+    BOOST_CHECK_EQUAL(t[0].bytes, 300.0);
+    BOOST_CHECK_EQUAL(t[1].bytes, 30.0);
+
+    call(1); // the next timed call forgets the last one's (its events reused)
+    const auto u = clock.times();
+    BOOST_REQUIRE_EQUAL(u.size(), 2u);
+    BOOST_CHECK_EQUAL(u[0].bytes, 100.0);
+    BOOST_CHECK_GE(u[0].seconds, 0.020);
+
+    clock.enable(false); // untimed calls leave the last timed call's
+    call(2);
+    BOOST_CHECK_EQUAL(clock.times()[0].bytes, 100.0);
 }
 
 BOOST_AUTO_TEST_CASE(cpu_has_no_device_context)

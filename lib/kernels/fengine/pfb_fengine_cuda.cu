@@ -26,8 +26,10 @@
 #include "fengine_onepass_cuda.h"
 #include "fengine_postproc.cuh"
 #include "fengine_split.cuh"
+#include "fengine_stages.h"
 #include "pfb_fengine_impl.h"
 #include "runtime/autotune.h"
+#include "runtime/stage_clock.h"
 #include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -431,6 +433,7 @@ public:
           d_setup(d_ctx, who),
           d_params(d_ctx, sizeof(postproc_params), who),
           d_scratch_free(d_ctx, who),
+          d_clock(d_ctx, who),
           d_multiprocessors(d_ctx->info().multiprocessors)
     {
         d_ctx->copy_async(d_weights.get(),
@@ -735,6 +738,7 @@ public:
                                   d_who);
             d_rot_dirty = false;
         }
+        d_clock.begin_call();
         for (std::size_t s0 = 0; s0 < n_spectra; s0 += d_chunk) {
             const int ns = int(std::min<std::size_t>(d_chunk, n_spectra - s0));
             std::vector<fengine_input_view> views = inputs;
@@ -749,13 +753,16 @@ public:
                 d_ctx->memset_async(sat, 0, ns * I * sizeof(uint32_t), stream, d_who);
             const postproc_params p =
                 params(static_cast<char*>(out) + s0 * out_item, sat, first_spectrum + s0);
+            d_clock.start(stream);
             if (d_onepass) {
                 run_onepass(views, ns, p, stream);
+                timed(fengine_stage::one_pass, ns, stream);
                 d_scratch_free.record(stream);
                 continue;
             }
             launch_fir(views, ns, stream);
             d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
+            timed(fengine_stage::fir, ns, stream);
             if (d_fftpost_rows) {
                 launch_fftpost(fftpost::make_shape(d_c.n_channels, d_fftpost_rows),
                                d_c.output == fengine_output::ci8,
@@ -766,11 +773,14 @@ public:
                                p,
                                stream);
                 d_ctx->check_last_error("pfb_fengine fused FFT kernel launch", d_who);
+                timed(fengine_stage::fft_post, ns, stream);
             } else if (d_unzip) {
                 run_split_fft(ns, stream);
+                timed(fengine_stage::split_fft, ns, stream);
                 launch_postproc_split(p, ns, stream);
                 d_ctx->check_last_error("pfb_fengine split post-processing kernel launch",
                                         d_who);
+                timed(fengine_stage::split_post, ns, stream);
             } else if (d_fused) {
                 // The callbacks read the chunk's parameters from one
                 // device-memory slot, written in stream order by a
@@ -780,17 +790,31 @@ public:
                     reinterpret_cast<postproc_params*>(d_params.get()), p);
                 d_ctx->check_last_error("pfb_fengine parameter kernel launch", d_who);
                 run_fft(ns, stream);
+                timed(fengine_stage::fft_callback, ns, stream);
             } else {
                 run_fft(ns, stream);
+                timed(fengine_stage::fft, ns, stream);
                 launch_postproc(p, ns, stream);
                 d_ctx->check_last_error("pfb_fengine post-processing kernel launch",
                                         d_who);
+                timed(fengine_stage::post, ns, stream);
             }
             d_scratch_free.record(stream);
         }
     }
 
+    void time_stages(bool on) override { d_clock.enable(on); }
+    std::vector<runtime::stage_time> stage_times() override { return d_clock.times(); }
+
 private:
+    // A stage of this chunk ends (fengine_plan::time_stages).
+    void timed(fengine_stage stage, int ns, cudaStream_t stream)
+    {
+        d_clock.stage(fengine_stage_name(stage),
+                      fengine_stage_bytes(d_c, stage, std::size_t(ns)),
+                      stream);
+    }
+
     static std::string onepass_id(int per_round, int section_factor)
     {
         return "onepass g=" + std::to_string(per_round) +
@@ -1342,6 +1366,7 @@ private:
     runtime::device_stream d_setup;
     runtime::device_memory d_params;      // the fused form's postproc_params slot
     runtime::device_event d_scratch_free; // after the last chunk's kernels
+    runtime::stage_clock d_clock;         // time_stages: events between stages
     int d_multiprocessors;
     bool d_onepass = false; // the one-pass kernel runs (else cuFFT and the FIR kernel)
     std::string d_onepass_refused; // why it cannot (empty: it can)

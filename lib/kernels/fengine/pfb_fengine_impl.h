@@ -60,6 +60,10 @@ struct fengine_plan::impl {
                          uint64_t first_spectrum,
                          runtime::stream_handle stream) = 0;
 
+    /*! fengine_plan::time_stages and stage_times (CUDA only). */
+    virtual void time_stages(bool on) { (void)on; }
+    virtual std::vector<runtime::stage_time> stage_times() { return {}; }
+
     /*! The configurations the tuner may time (ids, the first is the
      *  heuristic's); fewer than two: nothing to tune. */
     virtual std::vector<std::string> configurations() const { return {}; }

@@ -407,6 +407,13 @@ std::size_t fengine_plan::preferred_spectra() const
     return std::clamp<std::size_t>(std::min({ all, each, fit }), 1, 4096);
 }
 
+void fengine_plan::time_stages(bool on) { d_impl->time_stages(on); }
+
+std::vector<runtime::stage_time> fengine_plan::stage_times() const
+{
+    return d_impl->stage_times();
+}
+
 std::size_t fengine_plan::input_bytes(std::size_t n) const
 {
     switch (d_config.input) {

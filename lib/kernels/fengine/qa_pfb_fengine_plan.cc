@@ -12,9 +12,11 @@
 
 #include "fengine_math.h"
 #include "fengine_schedule.h"
+#include "fengine_stages.h"
 #include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
@@ -484,6 +486,122 @@ BOOST_AUTO_TEST_CASE(fftpost_matches_the_cpu)
             seed++,
             { 37 },
             form_is_fftpost(1));
+}
+
+// fengine_plan::time_stages: on CUDA a timed call of each form reports the
+// kernel stages that form runs, in order, each timed and with the bytes
+// fengine_stage_bytes counts, within the call's wall time, and timing
+// changes no output bit; the emulated device times nothing.
+BOOST_AUTO_TEST_CASE(stage_times_name_each_forms_kernels_and_change_no_output)
+{
+    using kernels::fengine_stage;
+    struct form {
+        const char* variable; // forces the form (with GPUDSP_FENGINE_ONEPASS=0)
+        const char* value;
+        const char* named; // in kernel_form() when the form runs here
+        std::vector<fengine_stage> stages;
+    };
+    const form forms[] = {
+        { "GPUDSP_FENGINE_FUSED",
+          "0",
+          "cuFFT + post-processing kernel",
+          { fengine_stage::fir, fengine_stage::fft, fengine_stage::post } },
+        { "GPUDSP_FENGINE_FFTPOST",
+          "2",
+          "fused FFT and post-processing kernel",
+          { fengine_stage::fir, fengine_stage::fft_post } },
+        { "GPUDSP_FENGINE_SPLIT",
+          "1",
+          "cuFFT on ",
+          { fengine_stage::fir, fengine_stage::split_fft, fengine_stage::split_post } },
+        { "GPUDSP_FENGINE_ONEPASS", "1", "one pass", { fengine_stage::one_pass } },
+    };
+    auto c = config(fengine_input::packed10, fengine_output::ci8, 3, 1024, 16);
+    c.dither = true;
+    const std::size_t n_spectra = 37, last_call = 17;
+    std::vector<std::vector<uint8_t>> inputs;
+    for (int i = 0; i < c.n_inputs; ++i)
+        inputs.push_back(random_input(c.input, c.samples_for(n_spectra), 900 + i));
+    const std::vector<int64_t> first(c.n_inputs, 0);
+    for (const auto& f : forms) {
+        const bool onepass = std::strcmp(f.variable, "GPUDSP_FENGINE_ONEPASS") == 0;
+        const qa::env_setting no_onepass("GPUDSP_FENGINE_ONEPASS", onepass ? "1" : "0");
+        const qa::env_setting force(f.variable, f.value);
+        kernels::fengine_plan dev(c, qa::test_device(), "qa_device");
+        const auto untimed =
+            run_on_device(dev, inputs, first, n_spectra, { 20, last_call });
+        dev.time_stages(true);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto timed =
+            run_on_device(dev, inputs, first, n_spectra, { 20, last_call });
+        const auto stages = dev.stage_times(); // the last call's
+        const double wall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        BOOST_CHECK(timed.out == untimed.out);
+        BOOST_CHECK(timed.sat == untimed.sat);
+#ifdef GPUDSP_TEST_CUDA
+        if (dev.kernel_form().find(f.named) == std::string::npos) {
+            BOOST_TEST_MESSAGE(f.variable << "=" << f.value
+                                          << " does not run here: " << dev.kernel_form());
+            continue;
+        }
+        BOOST_REQUIRE_EQUAL(stages.size(), f.stages.size());
+        double sum = 0;
+        for (std::size_t k = 0; k < stages.size(); ++k) {
+            BOOST_TEST_MESSAGE(stages[k].stage << ": " << stages[k].seconds * 1e6
+                                               << " us");
+            BOOST_CHECK_EQUAL(stages[k].stage, kernels::fengine_stage_name(f.stages[k]));
+            BOOST_CHECK_GT(stages[k].seconds, 0.0);
+            BOOST_CHECK_EQUAL(stages[k].bytes,
+                              kernels::fengine_stage_bytes(c, f.stages[k], last_call));
+            sum += stages[k].seconds;
+        }
+        BOOST_CHECK_LE(sum, wall);
+#else
+        BOOST_CHECK(stages.empty());
+        (void)wall;
+#endif
+    }
+}
+
+// The stages' bytes give each form's bytes per sample that docs/fengine.md
+// and the benchmark's rooflines state: 10-bit in and ci8 out, 18.25 through
+// cuFFT and the post-processing kernel (or the split form), 10.25 fused,
+// 2.25 in one pass; cf32 out and complex input as the docs' tables.
+BOOST_AUTO_TEST_CASE(stage_bytes_give_each_forms_bytes_per_sample)
+{
+    using kernels::fengine_stage;
+    const std::size_t ns = std::size_t(1) << 20; // the T - 1 priming rows vanish
+    const auto per_sample = [&](const kernels::fengine_config& c,
+                                std::vector<fengine_stage> stages) {
+        double b = 0;
+        for (const auto s : stages)
+            b += kernels::fengine_stage_bytes(c, s, ns);
+        return b / (double(ns) * c.step() * c.n_inputs);
+    };
+    const auto near = [](double got, double want) {
+        // (a real FFT's Nyquist bin adds 4 / N bytes, under 4e-3 here)
+        BOOST_CHECK_MESSAGE(std::abs(got - want) < 5e-3,
+                            got << " B a sample, not " << want);
+    };
+    const auto c = config(fengine_input::packed10, fengine_output::ci8, 2, 4096, 16);
+    near(per_sample(c, { fengine_stage::fir, fengine_stage::fft, fengine_stage::post }),
+         18.25);
+    near(per_sample(
+             c,
+             { fengine_stage::fir, fengine_stage::split_fft, fengine_stage::split_post }),
+         18.25);
+    near(per_sample(c, { fengine_stage::fir, fengine_stage::fft_post }), 10.25);
+    near(per_sample(c, { fengine_stage::fir, fengine_stage::fft_callback }), 10.25);
+    near(per_sample(c, { fengine_stage::one_pass }), 2.25);
+    // cf32 out: 4 bytes a sample instead of 1.
+    near(per_sample(config(fengine_input::int16, fengine_output::cf32, 3, 1024, 8),
+                    { fengine_stage::fir, fengine_stage::fft, fengine_stage::post }),
+         2 + 4 + 4 + 4 + 4 + 4);
+    // Complex input, per complex sample: 8 in, 8 through each intermediate.
+    near(per_sample(config(fengine_input::complex64, fengine_output::ci8, 1, 256, 4),
+                    { fengine_stage::fir, fengine_stage::fft, fengine_stage::post }),
+         8 + 8 + 8 + 8 + 8 + 2);
 }
 
 // The post-processing as its own kernel (GPUDSP_FENGINE_FUSED=0, the form

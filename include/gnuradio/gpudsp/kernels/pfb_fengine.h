@@ -170,6 +170,16 @@ public:
      *  empty on the CPU. Benchmarks print it beside their rows. */
     std::string launch_shape(std::size_t n_spectra) const;
 
+    /*! \brief A diagnostic: from now on (\p on) the CUDA backend records a
+     *  timing event between its kernel stages in each execute(), which costs
+     *  the stream a few microseconds a chunk and changes no output. Ignored
+     *  on the host backends. */
+    void time_stages(bool on);
+    /*! \brief The stages of the last execute() timed so, in the order they
+     *  ran, each summed over the call's chunks; waits for that call's work
+     *  to finish. Empty on the host backends and before a timed call. */
+    std::vector<runtime::stage_time> stage_times() const;
+
     /*! \brief Spectra per execute() call that keep a device busy long
      *  enough to hide the host's cost of a call (scheduler, launches, one
      *  synchronisation): 2^27 samples over all inputs, at most 2^24 per

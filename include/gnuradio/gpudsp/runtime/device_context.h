@@ -208,6 +208,17 @@ private:
     stream_handle d_stream;
 };
 
+/*! \brief One kernel stage of a plan's call, as a plan's stage_times()
+ *  reports it (a diagnostic): its name, its device time summed over the
+ *  call's chunks, and the bytes it must move (each input read once, each
+ *  intermediate written and read once, each output written once; tables
+ *  aside), so that bytes / seconds is its bandwidth at least. */
+struct stage_time {
+    std::string stage;
+    double seconds = 0;
+    double bytes = 0;
+};
+
 /*! \brief An owned event (timing disabled on CUDA). */
 class GPUDSP_API device_event
 {

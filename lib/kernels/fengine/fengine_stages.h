@@ -1,0 +1,117 @@
+/*
+ * Copyright 2026 gr-gpudsp authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+// Internal: the kernel stages of the CUDA F-engine's forms and the bytes
+// each must move, so that a stage's measured time (fengine_plan::
+// time_stages) becomes a bandwidth to set against the device's copy rate,
+// and the forms' bytes per sample (18.25, 10.25, 2.25 for 10-bit in, ci8
+// out: docs/fengine.md) come from one place.
+//
+// "Must move": each input row once (the T - 1 rows that prime a call
+// counted once), each intermediate written once and read once, each output
+// written once; tables (taps, rotations, twiddles) and saturation counts
+// aside. A stage that moves more (a FIR section's priming rows, an FFT
+// pass through memory) shows as less than its share of the copy rate.
+
+#ifndef INCLUDED_GPUDSP_KERNELS_FENGINE_STAGES_H
+#define INCLUDED_GPUDSP_KERNELS_FENGINE_STAGES_H
+
+#include <gnuradio/gpudsp/kernels/pfb_fengine.h>
+#include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <cstddef>
+
+namespace gr {
+namespace gpudsp {
+namespace kernels {
+
+enum class fengine_stage {
+    fir,          // decode + polyphase FIR: input -> FIR output (floats)
+    fft,          // cuFFT (R2C, or C2C for complex input) -> spectra
+    post,         // post-processing kernel: spectra -> output
+    fft_callback, // cuFFT with the post-processing as its store callback
+    fft_post,     // our fused FFT and post-processing kernel (fftpost)
+    split_fft,    // cuFFT on rows of N/U points of the pairs
+    split_post,   // last radix-U stage, real fold and post-processing
+    one_pass,     // FIR, FFT and post-processing in one kernel
+};
+
+inline const char* fengine_stage_name(fengine_stage s)
+{
+    switch (s) {
+    case fengine_stage::fir:
+        return "FIR";
+    case fengine_stage::fft:
+        return "cuFFT";
+    case fengine_stage::post:
+        return "post-processing";
+    case fengine_stage::fft_callback:
+        return "cuFFT + callback";
+    case fengine_stage::fft_post:
+        return "FFT + post-processing";
+    case fengine_stage::split_fft:
+        return "cuFFT rows";
+    case fengine_stage::split_post:
+        return "split post-processing";
+    case fengine_stage::one_pass:
+        return "one pass";
+    }
+    return "?";
+}
+
+/*! Bytes of input that hold \p n samples of one input. */
+inline double fengine_input_bytes(const fengine_config& c, std::size_t n)
+{
+    switch (c.input) {
+    case fengine_input::packed10:
+        return double(packed10_bytes(n));
+    case fengine_input::int16:
+        return 2.0 * double(n);
+    case fengine_input::float32:
+        return 4.0 * double(n);
+    case fengine_input::complex64:
+        return 8.0 * double(n);
+    }
+    return 0;
+}
+
+/*! The bytes stage \p s must move for \p ns spectra of every input. */
+inline double
+fengine_stage_bytes(const fengine_config& c, fengine_stage s, std::size_t ns)
+{
+    const double I = c.n_inputs, S = double(ns), N = c.n_channels;
+    const double in = I * fengine_input_bytes(c, c.samples_for(ns));
+    // FIR output: a spectrum's step samples as floats (real input: the N
+    // complex pairs of the 2N reals), complex floats for complex input.
+    const double fir = I * S * c.step() * (c.complex_input() ? 8.0 : 4.0);
+    // cuFFT's spectra: N + 1 bins of a real transform, N of a complex one;
+    // the post-processing reads N of them.
+    const double bins = I * S * 8.0 * (N + (c.complex_input() ? 0 : 1));
+    const double read_bins = I * S * 8.0 * N;
+    const double out = S * double(c.output_item_size());
+    switch (s) {
+    case fengine_stage::fir:
+        return in + fir;
+    case fengine_stage::fft:
+        return fir + bins;
+    case fengine_stage::post:
+        return read_bins + out;
+    case fengine_stage::fft_callback:
+    case fengine_stage::fft_post:
+        return fir + out;
+    case fengine_stage::split_fft:
+        return fir + fir; // C2C rows in place of the pairs
+    case fengine_stage::split_post:
+        return fir + out;
+    case fengine_stage::one_pass:
+        return in + out;
+    }
+    return 0;
+}
+
+} // namespace kernels
+} // namespace gpudsp
+} // namespace gr
+
+#endif
