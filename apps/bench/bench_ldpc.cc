@@ -20,6 +20,7 @@
 #include "bench.h"
 #include <gnuradio/fec/ldpc_decoder.h>
 #include <gnuradio/gpudsp/kernels/ldpc5g.h>
+#include <gnuradio/gpudsp/runtime/sync_costs.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
@@ -162,6 +163,23 @@ void run_ldpc(const options& opt, report& rep)
                                    }),
                     cases.end());
     const auto ctx = cuda_or_skip(rep, "ldpc");
+    if (ctx) {
+        // What one codeword split over SMs would pay each layer step (the
+        // k-way cluster kernel's decision: docs/ldpc.md, "Why not 20 us on
+        // one SM").
+        for (const auto& s : runtime::sync_costs(0)) {
+            char cycles[64];
+            std::snprintf(cycles, sizeof cycles, "%.0f SM cycles a round", s.cycles);
+            rep.add({ "ldpc",
+                      "synchronisation: " + s.what,
+                      "cuda",
+                      s.ns,
+                      "ns",
+                      0,
+                      "",
+                      cycles });
+        }
+    }
     for (const auto& c : cases) {
         const auto p = kernels::ldpc5g_params::make(c.K, c.E, 0, 2, 0, "bench");
         const int its = c.iterations;

@@ -5,7 +5,10 @@
 
 #include "context_factories.h"
 #include <gnuradio/gpudsp/runtime/backend.h>
+#include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/gpudsp/runtime/sync_costs.h>
 #include <stdexcept>
+#include <string>
 
 namespace gr {
 namespace gpudsp {
@@ -45,6 +48,15 @@ std::vector<device_info> devices()
 }
 
 bool cuda_available() { return !devices().empty(); }
+
+#ifndef GPUDSP_HAVE_CUDA
+std::vector<sync_cost> sync_costs(int device, int rounds)
+{
+    (void)rounds;
+    throw device_error("sync_costs: no CUDA device " + std::to_string(device) +
+                       " (built without CUDA)");
+}
+#endif
 
 std::string backend_choice::describe() const
 {

@@ -8,6 +8,8 @@
 #include "qa_common.h"
 #include "stage_clock.h"
 #include <gnuradio/gpudsp/runtime/device_context.h>
+#include <gnuradio/gpudsp/runtime/sync_costs.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -161,6 +163,35 @@ BOOST_AUTO_TEST_CASE(stage_clock_sums_each_stage_over_a_calls_chunks)
     clock.enable(false); // untimed calls leave the last timed call's
     call(2);
     BOOST_CHECK_EQUAL(clock.times()[0].bytes, 100.0);
+}
+
+// The benchmark's synchronisation costs: measured on a GPU (every case a
+// positive time; the cluster cases on sm_90 and later), refused without one.
+BOOST_AUTO_TEST_CASE(sync_costs_measure_each_case_or_refuse)
+{
+    if (!cuda_available()) {
+        BOOST_CHECK_THROW(sync_costs(0, 16), device_error);
+        return;
+    }
+    BOOST_CHECK_THROW(sync_costs(0, 0), std::invalid_argument);
+    const auto costs = sync_costs(0, 512);
+    for (const auto& c : costs) {
+        BOOST_TEST_MESSAGE(c.what << ": " << c.cycles << " cycles, " << c.ns << " ns");
+        BOOST_CHECK_GT(c.cycles, 0.0);
+        BOOST_CHECK_GT(c.ns, 0.0);
+        BOOST_CHECK_LT(c.ns, 1e5); // a round is nanoseconds, not a hang
+    }
+    BOOST_CHECK_GE(costs.size(), 3u);
+    const auto has = [&](const std::string& what) {
+        return std::any_of(costs.begin(), costs.end(), [&](const sync_cost& c) {
+            return c.what == what;
+        });
+    };
+    BOOST_CHECK(has("block barrier, 192 threads"));
+    if (devices().front().compute_major >= 9) {
+        BOOST_CHECK(has("cluster barrier, 8 CTAs of 192 threads"));
+        BOOST_CHECK(has("dependent shared-memory read, another CTA of a cluster of 2"));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(cpu_has_no_device_context)
