@@ -25,7 +25,7 @@ JOBS = {
                  sources=["lib/kernels/gnss/", "lib/wipeoff_correlator_impl"]),
     "ldpc": dict(tests=r"ldpc", bench=["ldpc"], tune=["ldpc"], apps=["ldpc_bler"],
                  sources=["lib/kernels/ldpc/", "lib/ldpc5g_impl"]),
-    "buffer": dict(tests=r"device_buffer|device_copy|steady_state|teardown|rerun",
+    "buffer": dict(tests=r"device_buffer|device_copy|steady_state|teardown|rerun|qa_runtime",
                    bench=["buffer"], tune=[], apps=[],
                    sources=["lib/runtime/", "lib/device_copy_impl",
                             "include/gnuradio/gpudsp/runtime/"]),
