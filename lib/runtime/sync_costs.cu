@@ -136,16 +136,9 @@ std::vector<sync_cost> sync_costs(int device, int rounds)
     // One launch of one cluster of `ctas` CTAs (1: no cluster); false where
     // the device refuses the configuration.
     const auto run = [&](auto kernel, int threads, int ctas, const std::string& what) {
-        cudaLaunchConfig_t cfg = {};
-        cfg.gridDim = dim3(unsigned(ctas));
-        cfg.blockDim = dim3(unsigned(threads));
         cudaLaunchAttribute attr;
-        attr.id = cudaLaunchAttributeClusterDimension;
-        attr.val.clusterDim.x = unsigned(ctas);
-        attr.val.clusterDim.y = 1;
-        attr.val.clusterDim.z = 1;
-        cfg.attrs = &attr;
-        cfg.numAttrs = ctas > 1 ? 1 : 0;
+        const cudaLaunchConfig_t cfg =
+            cluster_launch_config(dim3(unsigned(ctas)), threads, ctas, 0, attr);
         if (ctas > 8)
             cudaFuncSetAttribute(
                 kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);

@@ -14,6 +14,7 @@
 // above N = 512, which need sm_90), T <= 16.
 
 #include "fengine_onepass_cuda.h"
+#include "runtime/cuda_check.h"
 #include <cooperative_groups.h>
 #include <algorithm>
 
@@ -231,25 +232,6 @@ __global__ void __launch_bounds__(onepass_max_threads, 1)
     // barrier: none can reach a CTA that has exited.
 }
 
-// A launch of \p grid CTAs of \p threads in clusters of \p cluster (none
-// for 1), with \p smem bytes of dynamic shared memory: the configuration
-// the launch and the occupancy query share (\p attr must outlive it).
-cudaLaunchConfig_t
-launch_config(dim3 grid, int threads, int cluster, int smem, cudaLaunchAttribute& attr)
-{
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = grid;
-    cfg.blockDim = dim3(threads);
-    cfg.dynamicSmemBytes = std::size_t(smem);
-    attr.id = cudaLaunchAttributeClusterDimension;
-    attr.val.clusterDim.x = unsigned(cluster);
-    attr.val.clusterDim.y = 1;
-    attr.val.clusterDim.z = 1;
-    cfg.attrs = &attr;
-    cfg.numAttrs = cluster > 1 ? 1 : 0;
-    return cfg;
-}
-
 template <int MAXT, fengine_input F, bool CI8>
 void launch(const onepass_args& a,
             const postproc_params& p,
@@ -263,7 +245,8 @@ void launch(const onepass_args& a,
     // (onepass_refusal), to the most any of its geometries asks.
     auto* kernel = onepass_kernel<MAXT, F, CI8>;
     cudaLaunchAttribute attr;
-    cudaLaunchConfig_t cfg = launch_config(grid, threads, cluster, smem, attr);
+    cudaLaunchConfig_t cfg =
+        runtime::cluster_launch_config(grid, threads, cluster, smem, attr);
     cfg.stream = stream;
     cudaLaunchKernelEx(&cfg, kernel, a, p);
 }
@@ -379,8 +362,8 @@ std::string onepass_refusal(const fengine_config& c, const runtime::device_info&
     int fits = 0;
     if (g.cluster > 1) {
         cudaLaunchAttribute attr;
-        const cudaLaunchConfig_t cfg =
-            launch_config(dim3(g.cluster), g.threads, g.cluster, g.smem_bytes(), attr);
+        const cudaLaunchConfig_t cfg = runtime::cluster_launch_config(
+            dim3(g.cluster), g.threads, g.cluster, g.smem_bytes(), attr);
         if (cudaOccupancyMaxActiveClusters(&fits, kernel, &cfg) != cudaSuccess)
             fits = 0;
     } else if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(

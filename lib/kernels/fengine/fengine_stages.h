@@ -60,18 +60,19 @@ inline const char* fengine_stage_name(fengine_stage s)
     return "?";
 }
 
-/*! Bytes of input that hold \p n samples of one input. */
-inline double fengine_input_bytes(const fengine_config& c, std::size_t n)
+/*! Bytes of input that hold \p n samples of one input
+ *  (fengine_plan::input_bytes). */
+inline std::size_t fengine_input_bytes(const fengine_config& c, std::size_t n)
 {
     switch (c.input) {
     case fengine_input::packed10:
-        return double(packed10_bytes(n));
+        return packed10_bytes(n);
     case fengine_input::int16:
-        return 2.0 * double(n);
+        return 2 * n;
     case fengine_input::float32:
-        return 4.0 * double(n);
+        return 4 * n;
     case fengine_input::complex64:
-        return 8.0 * double(n);
+        return 8 * n;
     }
     return 0;
 }
@@ -81,7 +82,7 @@ inline double
 fengine_stage_bytes(const fengine_config& c, fengine_stage s, std::size_t ns)
 {
     const double I = c.n_inputs, S = double(ns), N = c.n_channels;
-    const double in = I * fengine_input_bytes(c, c.samples_for(ns));
+    const double in = I * double(fengine_input_bytes(c, c.samples_for(ns)));
     // FIR output: a spectrum's step samples as floats (real input: the N
     // complex pairs of the 2N reals), complex floats for complex input.
     const double fir = I * S * c.step() * (c.complex_input() ? 8.0 : 4.0);

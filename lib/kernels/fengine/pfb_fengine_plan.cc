@@ -5,6 +5,7 @@
 
 // fengine_plan: validation, the window, and the choice of backend.
 
+#include "fengine_stages.h"
 #include "kernels/common/emulated_work.h"
 #include "pfb_fengine_impl.h"
 #include "runtime/autotune.h"
@@ -416,17 +417,7 @@ std::vector<runtime::stage_time> fengine_plan::stage_times() const
 
 std::size_t fengine_plan::input_bytes(std::size_t n) const
 {
-    switch (d_config.input) {
-    case fengine_input::packed10:
-        return packed10_bytes(n);
-    case fengine_input::int16:
-        return 2 * n;
-    case fengine_input::float32:
-        return 4 * n;
-    case fengine_input::complex64:
-        return 8 * n;
-    }
-    return 0;
+    return fengine_input_bytes(d_config, n);
 }
 
 void fengine_plan::execute(const std::vector<fengine_input_view>& inputs,
