@@ -119,8 +119,10 @@ double device_seconds(const gr::gpudsp::runtime::device_context::sptr& ctx,
                       const std::function<void()>& work);
 
 /*! \brief A plan's stage_times() for a row's note: "stages of one call:
- *  FIR 1.20 ms at 2.15 TB/s (53% of the HBM copy), ..." against the copy
- *  bandwidth \p copy (bytes read + written per second; 0: no ratio). */
+ *  FIR 1.20 ms (41%) at 2.15 TB/s = 53% of the HBM copy, ...": each stage's
+ *  share of the stages' time and, where it counts bytes, its bandwidth and
+ *  its ratio to the copy bandwidth \p copy (bytes read + written per
+ *  second; 0: no ratio). */
 std::string describe_stages(const std::vector<gr::gpudsp::runtime::stage_time>& stages,
                             double copy);
 

@@ -338,25 +338,26 @@ double device_seconds(const device_context::sptr& ctx,
 
 std::string describe_stages(const std::vector<stage_time>& stages, double copy)
 {
+    double total = 0;
+    for (const auto& s : stages)
+        total += s.seconds;
     std::string out;
     for (const auto& s : stages) {
-        char buf[160];
+        char buf[200];
+        int k = std::snprintf(buf,
+                              sizeof buf,
+                              "%s %.3f ms (%.0f%%)",
+                              s.stage.c_str(),
+                              s.seconds * 1e3,
+                              total > 0 ? 100.0 * s.seconds / total : 0.0);
         const double rate = s.seconds > 0 ? s.bytes / s.seconds : 0;
-        if (copy > 0)
-            std::snprintf(buf,
-                          sizeof buf,
-                          "%s %.3f ms at %.2f TB/s (%.0f%% of the HBM copy)",
-                          s.stage.c_str(),
-                          s.seconds * 1e3,
-                          rate / 1e12,
+        if (s.bytes > 0 && k > 0 && k < int(sizeof buf))
+            k += std::snprintf(buf + k, sizeof buf - k, " at %.2f TB/s", rate / 1e12);
+        if (s.bytes > 0 && copy > 0 && k > 0 && k < int(sizeof buf))
+            std::snprintf(buf + k,
+                          sizeof buf - k,
+                          " = %.0f%% of the HBM copy",
                           100.0 * rate / copy);
-        else
-            std::snprintf(buf,
-                          sizeof buf,
-                          "%s %.3f ms at %.2f TB/s",
-                          s.stage.c_str(),
-                          s.seconds * 1e3,
-                          rate / 1e12);
         out += (out.empty() ? "stages of one call: " : ", ") + std::string(buf);
     }
     return out;

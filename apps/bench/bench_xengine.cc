@@ -364,6 +364,12 @@ void run_xengine(const options& opt, report& rep)
             auto call = [&] { plan.accumulate(d_in.get(), T, stream.get()); };
             const double t =
                 seconds_per_launch(ctx, stream.get(), call, launches, iterations);
+            // One more call with an event between its kernels: the Gram
+            // forms' pack against their GEMM, say.
+            plan.time_stages(true);
+            call();
+            const std::string stages = describe_stages(plan.stage_times(), 0);
+            plan.time_stages(false);
             const double peak = tensor ? int8_peak : fp32_peak;
             const double memory = hbm > 0 ? ops / (double(in_bytes) / hbm) : peak;
             rep.add({ "xengine",
@@ -379,7 +385,7 @@ void run_xengine(const options& opt, report& rep)
                                     : "FP32 peak (nominal)",
                       (tensor ? gpu + ", " + form : gpu) + ", accumulation only; " +
                           plan.launch_shape(T) + "; " + std::to_string(launches) +
-                          " back to back" });
+                          " back to back; " + stages });
             if (tensor && !v.cap) { // the best form, one call from the host
                 const double t_call = seconds_per_call(
                     call, [&] { stream.synchronize(); }, iterations);

@@ -141,6 +141,9 @@ BOOST_AUTO_TEST_CASE(stage_clock_sums_each_stage_over_a_calls_chunks)
             busy(5);
             clock.stage("B", 10, s.get());
         }
+        clock.end_call();
+        clock.start(s.get()); // outside a call: nothing recorded
+        clock.stage("C", 1, s.get());
     };
     call(2); // off: nothing recorded
     BOOST_CHECK(clock.times().empty());

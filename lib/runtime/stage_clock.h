@@ -11,9 +11,11 @@
 //   clock.begin_call();
 //   for each chunk: clock.start(stream); kernels of stage A;
 //                   clock.stage("A", bytes, stream); kernels of B; ...
+//   clock.end_call();
 // and times() waits for the last record and sums each stage over the
-// chunks, in the order the stages first ran. The events are made on first
-// use and kept for the next calls.
+// chunks, in the order the stages first ran. Marks outside a call (a
+// kernel the plan also runs from elsewhere) record nothing. The events
+// are made on first use and kept for the next calls.
 
 #ifndef INCLUDED_GPUDSP_RUNTIME_STAGE_CLOCK_H
 #define INCLUDED_GPUDSP_RUNTIME_STAGE_CLOCK_H
@@ -48,21 +50,24 @@ public:
     //! A timed call begins: the last one's spans are forgotten.
     void begin_call()
     {
+        d_open = d_on;
         if (!d_on)
             return;
         d_used = 0;
         d_spans.clear();
     }
+    //! The call ends: marks record nothing until the next begin_call().
+    void end_call() { d_open = false; }
     //! A chunk's first stage begins now on \p stream.
     void start(stream_handle stream)
     {
-        if (d_on)
+        if (d_open)
             d_last = record(stream);
     }
     //! Stage \p name, begun at the last mark, ends now on \p stream.
     void stage(const std::string& name, double bytes, stream_handle stream)
     {
-        if (!d_on)
+        if (!d_open)
             return;
         const std::size_t end = record(stream);
         d_spans.push_back({ name, d_last, end, bytes });
@@ -106,7 +111,7 @@ private:
 
     device_context::sptr d_ctx;
     std::string d_who;
-    bool d_on = false;
+    bool d_on = false, d_open = false;
     std::vector<event_handle> d_events;
     std::size_t d_used = 0, d_last = 0;
     std::vector<span> d_spans;

@@ -801,6 +801,7 @@ public:
             }
             d_scratch_free.record(stream);
         }
+        d_clock.end_call();
     }
 
     void time_stages(bool on) override { d_clock.enable(on); }

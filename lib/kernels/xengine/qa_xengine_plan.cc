@@ -293,6 +293,75 @@ BOOST_AUTO_TEST_CASE(every_tensor_form_the_device_runs_is_bit_exact)
     }
 }
 
+// xengine_plan::time_stages: on CUDA a timed accumulate() names the kernels
+// the form that runs launches (the Gram forms' pack, GEMM and combine, the
+// packed forms' pack and correlation, one "correlate" for the others), each
+// timed, and timing changes no sum; the emulated device times nothing.
+BOOST_AUTO_TEST_CASE(stage_times_name_each_forms_kernels_and_change_no_sum)
+{
+    const auto stages_of = [](const std::string& variant) -> std::vector<std::string> {
+        if (variant == "cublaslt")
+            return { "Gram pack", "Gram GEMM (cuBLASLt)", "Gram combine" };
+        if (variant == "wgmma gram" || variant == "wgmma gram n=128" ||
+            variant == "mma.sync gram")
+            return { "Gram pack", "Gram GEMM (ours)" };
+        if (variant == "wgmma" || variant == "mma.sync")
+            return { "pack", "correlate" };
+        return { "correlate" };
+    };
+    const auto c = config(32, 2, 3, xengine_kernel::tensor);
+    const std::size_t T = 300;
+    const auto in = random_ci8(T * 3 * c.n_inputs(), 77);
+    for (const char* cap : { "cublaslt",
+                             "wgmma gram",
+                             "mma.sync gram",
+                             "wgmma",
+                             "mma.sync packed",
+                             "wgmma gram channel",
+                             "wmma" }) {
+        const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
+        kernels::xengine_plan plan(c, qa::test_device(), "qa_stages");
+        auto ctx = runtime::device_context::get(plan.where().kind, plan.where().device);
+        runtime::device_stream stream(ctx, "qa");
+        runtime::device_memory d_in(ctx, in.size(), "qa"),
+            d_out(ctx, c.output_item_size(), "qa");
+        ctx->copy_async(d_in.get(),
+                        in.data(),
+                        in.size(),
+                        runtime::copy_kind::host_to_device,
+                        stream.get(),
+                        "qa");
+        std::vector<uint8_t> untimed(c.output_item_size()), timed(c.output_item_size());
+        for (auto* out : { &untimed, &timed }) {
+            plan.time_stages(out == &timed);
+            plan.accumulate(d_in.get(), T, stream.get());
+            plan.dump(d_out.get(), nullptr, stream.get());
+            ctx->copy_async(out->data(),
+                            d_out.get(),
+                            out->size(),
+                            runtime::copy_kind::device_to_host,
+                            stream.get(),
+                            "qa");
+        }
+        const auto stages = plan.stage_times();
+        stream.synchronize();
+        BOOST_CHECK_MESSAGE(timed == untimed, cap << ": timing changed a sum");
+#ifdef GPUDSP_TEST_CUDA_RUNTIME
+        const auto want = stages_of(plan.kernel_variant());
+        BOOST_REQUIRE_EQUAL(stages.size(), want.size());
+        for (std::size_t k = 0; k < want.size(); ++k) {
+            BOOST_TEST_MESSAGE(cap << ": " << stages[k].stage << " "
+                                   << stages[k].seconds * 1e6 << " us");
+            BOOST_CHECK_EQUAL(stages[k].stage, want[k]);
+            BOOST_CHECK_GT(stages[k].seconds, 0.0);
+        }
+#else
+        (void)stages_of;
+        BOOST_CHECK(stages.empty());
+#endif
+    }
+}
+
 BOOST_AUTO_TEST_CASE(differences_are_described_by_place)
 {
     // The message a failing form prints: channel 1, stations (2, 1), pols

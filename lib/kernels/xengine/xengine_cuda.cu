@@ -1225,19 +1225,32 @@ public:
         d_ctx->make_current();
         auto stream = static_cast<cudaStream_t>(sh);
         if (engine_of(d_form) >= 0) {
-            d_gram->accumulate(x, n, part(), stream);
+            d_gram->accumulate(x, n, part(), stream, d_clock);
             return;
         }
+        if (d_form == form_kind::packed || d_form == form_kind::wgmma) {
+            accumulate_packed(static_cast<const char2*>(x), n, stream);
+            return;
+        }
+        // The other forms are one kernel (a stage "correlate").
+        d_clock.start(stream);
+        accumulate_one_kernel(x, n, stream);
+        d_clock.stage("correlate", 0, stream);
+    }
+
+    void time_stages(bool on) override { d_clock.enable(on); }
+    void begin_stages() override { d_clock.begin_call(); }
+    void end_stages() override { d_clock.end_call(); }
+    std::vector<runtime::stage_time> stage_times() override { return d_clock.times(); }
+
+    void accumulate_one_kernel(const void* x, std::size_t n, cudaStream_t stream)
+    {
         // Our Gram kernels reading the input themselves (direct, channel):
         // TMA needs it 16-byte aligned (any buffer's item is; else WMMA
         // below).
         if ((d_form == form_kind::gram_direct || d_form == form_kind::gram_channel) &&
             reinterpret_cast<uintptr_t>(x) % 16 == 0) {
             accumulate_from_input(x, n, stream);
-            return;
-        }
-        if (d_form == form_kind::packed || d_form == form_kind::wgmma) {
-            accumulate_packed(static_cast<const char2*>(x), n, stream);
             return;
         }
         // The direct path's 16-byte copies need an aligned input (any
@@ -1384,6 +1397,7 @@ public:
             const int blocks = (nt + xtc_k - 1) / xtc_k;
             for (int c0 = 0; c0 < d_c.n_channels; c0 += shape.channels) {
                 const int nc = std::min(shape.channels, d_c.n_channels - c0);
+                d_clock.start(stream);
                 d_ctx->memset_async(d_im_sum.get(),
                                     0,
                                     std::size_t(nc) * a_pad * sizeof(int),
@@ -1403,6 +1417,7 @@ public:
                     reinterpret_cast<signed char*>(d_pack.get()),
                     reinterpret_cast<int*>(d_im_sum.get()));
                 d_ctx->check_last_error("xengine pack kernel launch", d_who);
+                d_clock.stage("pack", 0, stream);
 #ifdef GPUDSP_HAVE_WGMMA
                 if (wgmma) {
                     xengine_wgmma_launch(
@@ -1417,6 +1432,7 @@ public:
                         A,
                         part());
                     d_ctx->check_last_error("xengine wgmma kernel launch", d_who);
+                    d_clock.stage("correlate", 0, stream);
                     continue;
                 }
 #endif
@@ -1431,6 +1447,7 @@ public:
                                        A,
                                        part());
                 d_ctx->check_last_error("xengine tensor kernel launch", d_who);
+                d_clock.stage("correlate", 0, stream);
             }
         }
     }
@@ -1443,9 +1460,11 @@ public:
         const long long n = (long long)d_sums;
         const unsigned blocks = unsigned(
             std::min<long long>((n + promote_threads - 1) / promote_threads, 65535));
+        d_clock.start(sh);
         promote_partials<<<blocks, promote_threads, 0, static_cast<cudaStream_t>(sh)>>>(
             part(), total64(), n);
         d_ctx->check_last_error("xengine promote kernel launch", d_who);
+        d_clock.stage("promote", 0, sh);
     }
 
     void dump(void* out, uint64_t* saturated, runtime::stream_handle sh) override
@@ -1508,6 +1527,7 @@ private:
     std::unique_ptr<xengine_gram_cuda> d_gram; // while a Gram form may run
     std::map<std::pair<const void*, std::size_t>, xws_map> d_direct_maps; // by (x, n)
     int d_gram_engine = -1;                    // d_gram's engine
+    runtime::stage_clock d_clock{ d_ctx, d_who }; // time_stages: events between kernels
 };
 
 } // namespace

@@ -401,7 +401,11 @@ struct xengine_gram_cuda::impl {
 #endif
     }
 
-    void accumulate(const char2* x, std::size_t n, int* part, cudaStream_t stream)
+    void accumulate(const char2* x,
+                    std::size_t n,
+                    int* part,
+                    cudaStream_t stream,
+                    runtime::stage_clock& clock)
     {
         ctx->make_current();
         const xgr_launch_shape sh = xgr_launch_shape_for(
@@ -414,6 +418,7 @@ struct xengine_gram_cuda::impl {
                 const int nc = std::min(sh.channels, n_channels - c0);
                 auto* g =
                     reinterpret_cast<int*>(y + xgr_g_bytes_offset(nc, n_rows, t_pad));
+                clock.start(stream);
                 xgr_pack<<<dim3((n_rows + 2 * xgr_pack_inputs - 1) /
                                     (2 * xgr_pack_inputs),
                                 t_pad / xgr_k,
@@ -429,8 +434,10 @@ struct xengine_gram_cuda::impl {
                                      t_pad,
                                      y);
                 ctx->check_last_error("xengine Gram pack kernel launch", who);
+                clock.stage("Gram pack", 0, stream);
                 if (engine != xengine_gram_cuda::cublaslt) {
                     launch_ws(t_pad, nc, c0, part, stream);
+                    clock.stage("Gram GEMM (ours)", 0, stream);
                     continue;
                 }
                 const shape& sh_lt = shape_for(t_pad, nc);
@@ -452,12 +459,14 @@ struct xengine_gram_cuda::impl {
                                      lt_work.size(),
                                      stream),
                       "cublasLtMatmul");
+                clock.stage("Gram GEMM (cuBLASLt)", 0, stream);
                 const long long pairs = (long long)n_inputs * (n_inputs + 1) / 2;
                 const unsigned blocks = unsigned(std::min<long long>(
                     (pairs + combine_threads - 1) / combine_threads, 4096));
                 xgr_combine_pairs<<<dim3(blocks, nc), combine_threads, 0, stream>>>(
                     g, n_rows, c0, n_inputs, part);
                 ctx->check_last_error("xengine Gram combine kernel launch", who);
+                clock.stage("Gram combine", 0, stream);
             }
         }
     }
@@ -556,9 +565,10 @@ std::string xengine_gram_cuda::unavailable(
 void xengine_gram_cuda::accumulate(const void* x,
                                    std::size_t n,
                                    int* part,
-                                   cudaStream_t stream)
+                                   cudaStream_t stream,
+                                   runtime::stage_clock& clock)
 {
-    d->accumulate(static_cast<const char2*>(x), n, part, stream);
+    d->accumulate(static_cast<const char2*>(x), n, part, stream, clock);
 }
 
 } // namespace kernels

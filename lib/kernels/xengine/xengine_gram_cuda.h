@@ -15,6 +15,7 @@
 #ifndef INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_CUDA_H
 #define INCLUDED_GPUDSP_KERNELS_XENGINE_GRAM_CUDA_H
 
+#include "runtime/stage_clock.h"
 #include <gnuradio/gpudsp/runtime/device_context.h>
 #include <cuda_runtime.h>
 #include <memory>
@@ -53,8 +54,13 @@ public:
                                    int device = 0);
 
     /*! Adds \p n (<= xengine_int32_spectra) spectra of ci8 [t][channel]
-     *  [input] at \p x to the int32 partials [channel][pair][re, im]. */
-    void accumulate(const void* x, std::size_t n, int* part, cudaStream_t stream);
+     *  [input] at \p x to the int32 partials [channel][pair][re, im]; marks
+     *  its stages on \p clock (xengine_plan::time_stages). */
+    void accumulate(const void* x,
+                    std::size_t n,
+                    int* part,
+                    cudaStream_t stream,
+                    runtime::stage_clock& clock);
 
 private:
     struct impl;

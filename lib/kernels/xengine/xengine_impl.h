@@ -46,6 +46,13 @@ struct xengine_plan::impl {
      *  since the last promotion exceed xengine_int32_spectra. */
     virtual void
     accumulate(const void* spectra, std::size_t n, runtime::stream_handle s) = 0;
+    /*! xengine_plan::time_stages and stage_times (CUDA only); a call of
+     *  accumulate() is between begin_stages() and end_stages() (a dump's
+     *  promotion is not its stage). */
+    virtual void time_stages(bool on) { (void)on; }
+    virtual void begin_stages() {}
+    virtual void end_stages() {}
+    virtual std::vector<runtime::stage_time> stage_times() { return {}; }
     /*! Moves the partial sums into the totals (ci8; nothing for cf32). */
     virtual void promote(runtime::stream_handle s) = 0;
     /*! Writes the totals and clears them (the plan promotes first). */

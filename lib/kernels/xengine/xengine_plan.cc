@@ -353,6 +353,7 @@ void xengine_plan::accumulate(const void* spectra,
     // spectra, wherever that falls in a call.
     const bool ci8 = d_config.input == xengine_input::ci8;
     const auto* x = static_cast<const char*>(spectra);
+    d_impl->begin_stages();
     while (n_spectra > 0) {
         const std::size_t n =
             ci8 ? std::min(n_spectra, xengine_int32_spectra - d_since_promotion)
@@ -366,6 +367,14 @@ void xengine_plan::accumulate(const void* spectra,
             d_since_promotion = 0;
         }
     }
+    d_impl->end_stages();
+}
+
+void xengine_plan::time_stages(bool on) { d_impl->time_stages(on); }
+
+std::vector<runtime::stage_time> xengine_plan::stage_times() const
+{
+    return d_impl->stage_times();
 }
 
 void xengine_plan::dump(void* out, uint64_t* saturated, runtime::stream_handle stream)

@@ -111,6 +111,18 @@ public:
 
     void
     accumulate(const void* spectra, std::size_t n_spectra, runtime::stream_handle stream);
+    /*! \brief A diagnostic: from now on (\p on) the CUDA backend records a
+     *  timing event between the kernels of each accumulate() (the Gram
+     *  forms' pack, GEMM and combine; the packed forms' pack and correlation;
+     *  the one kernel of the others; the partials' promotion), which costs
+     *  the stream a few microseconds a launch and changes no sum. Ignored on
+     *  the host backends. */
+    void time_stages(bool on);
+    /*! \brief The stages of the last accumulate() timed so, in the order
+     *  they first ran, each summed over the call's launches (bytes: 0, not
+     *  counted); waits for that call's work. Empty on the host backends and
+     *  before a timed call. */
+    std::vector<runtime::stage_time> stage_times() const;
     /*! \brief Writes the dump to \p out and the count of saturated values
      *  (ci32) to \p saturated (a uint64 in the plan's memory space, may be
      *  null); clears the sums. */
