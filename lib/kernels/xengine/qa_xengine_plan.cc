@@ -51,11 +51,13 @@ run_on_device(const kernels::xengine_config& c,
               std::size_t n_time,
               const std::vector<std::size_t>& calls,
               uint64_t& saturated,
-              const std::function<void(const kernels::xengine_plan&)>& inspect = nullptr)
+              const std::function<void(const kernels::xengine_plan&)>& inspect = nullptr,
+              std::vector<runtime::stage_time>* stages = nullptr)
 {
     kernels::xengine_plan plan(c, qa::test_device(), "qa_device");
     if (inspect)
         inspect(plan);
+    plan.time_stages(stages != nullptr); // (the last call's stages)
     auto ctx = runtime::device_context::get(plan.where().kind, plan.where().device);
     runtime::device_stream stream(ctx, "qa");
     runtime::device_memory d_in(ctx, in.size(), "qa");
@@ -74,6 +76,8 @@ run_on_device(const kernels::xengine_config& c,
         plan.accumulate(d_in.get() + done * c.input_item_size(), n, stream.get());
         done += n;
     }
+    if (stages)
+        *stages = plan.stage_times();
     plan.dump(d_out.get(), reinterpret_cast<uint64_t*>(d_sat.get()), stream.get());
     std::vector<uint8_t> out(c.output_item_size());
     ctx->copy_async(out.data(),
@@ -320,34 +324,22 @@ BOOST_AUTO_TEST_CASE(stage_times_name_each_forms_kernels_and_change_no_sum)
                              "wgmma gram channel",
                              "wmma" }) {
         const qa::env_setting guard("GPUDSP_XENGINE_TENSOR", cap);
-        kernels::xengine_plan plan(c, qa::test_device(), "qa_stages");
-        auto ctx = runtime::device_context::get(plan.where().kind, plan.where().device);
-        runtime::device_stream stream(ctx, "qa");
-        runtime::device_memory d_in(ctx, in.size(), "qa"),
-            d_out(ctx, c.output_item_size(), "qa");
-        ctx->copy_async(d_in.get(),
-                        in.data(),
-                        in.size(),
-                        runtime::copy_kind::host_to_device,
-                        stream.get(),
-                        "qa");
-        std::vector<uint8_t> untimed(c.output_item_size()), timed(c.output_item_size());
-        for (auto* out : { &untimed, &timed }) {
-            plan.time_stages(out == &timed);
-            plan.accumulate(d_in.get(), T, stream.get());
-            plan.dump(d_out.get(), nullptr, stream.get());
-            ctx->copy_async(out->data(),
-                            d_out.get(),
-                            out->size(),
-                            runtime::copy_kind::device_to_host,
-                            stream.get(),
-                            "qa");
-        }
-        const auto stages = plan.stage_times();
-        stream.synchronize();
-        BOOST_CHECK_MESSAGE(timed == untimed, cap << ": timing changed a sum");
+        std::string variant;
+        std::vector<runtime::stage_time> stages;
+        uint64_t s_untimed = 0, s_timed = 0;
+        const auto untimed = run_on_device(c, in, T, { T }, s_untimed);
+        const auto timed = run_on_device(
+            c,
+            in,
+            T,
+            { T },
+            s_timed,
+            [&](const kernels::xengine_plan& p) { variant = p.kernel_variant(); },
+            &stages);
+        BOOST_CHECK_MESSAGE(timed == untimed && s_timed == s_untimed,
+                            cap << ": timing changed a sum");
 #ifdef GPUDSP_TEST_CUDA_RUNTIME
-        const auto want = stages_of(plan.kernel_variant());
+        const auto want = stages_of(variant);
         BOOST_REQUIRE_EQUAL(stages.size(), want.size());
         for (std::size_t k = 0; k < want.size(); ++k) {
             BOOST_TEST_MESSAGE(cap << ": " << stages[k].stage << " "
