@@ -166,18 +166,22 @@ void run_ldpc(const options& opt, report& rep)
     if (ctx) {
         // What one codeword split over SMs would pay each layer step (the
         // k-way cluster kernel's decision: docs/ldpc.md, "Why not 20 us on
-        // one SM").
-        for (const auto& s : runtime::sync_costs(0)) {
-            char cycles[64];
-            std::snprintf(cycles, sizeof cycles, "%.0f SM cycles a round", s.cycles);
-            rep.add({ "ldpc",
-                      "synchronisation: " + s.what,
-                      "cuda",
-                      s.ns,
-                      "ns",
-                      0,
-                      "",
-                      cycles });
+        // one SM"). A diagnostic: its failure skips its rows, not the job's.
+        try {
+            for (const auto& s : runtime::sync_costs(0)) {
+                char cycles[64];
+                std::snprintf(cycles, sizeof cycles, "%.0f SM cycles a round", s.cycles);
+                rep.add({ "ldpc",
+                          "synchronisation: " + s.what,
+                          "cuda",
+                          s.ns,
+                          "ns",
+                          0,
+                          "",
+                          cycles });
+            }
+        } catch (const std::exception& e) {
+            rep.skip("ldpc", std::string("synchronisation costs: ") + e.what());
         }
     }
     for (const auto& c : cases) {
