@@ -126,6 +126,19 @@ double device_seconds(const gr::gpudsp::runtime::device_context::sptr& ctx,
 std::string describe_stages(const std::vector<gr::gpudsp::runtime::stage_time>& stages,
                             double copy);
 
+/*! \brief One more call of \p call with \p plan's stage timing on (an
+ *  F- or X-engine plan: time_stages, stage_times), described as
+ *  describe_stages does: which kernel of the call binds. */
+template <class Plan>
+std::string stages_of_one_call(Plan& plan, const std::function<void()>& call, double copy)
+{
+    plan.time_stages(true);
+    call();
+    const std::string out = describe_stages(plan.stage_times(), copy);
+    plan.time_stages(false);
+    return out;
+}
+
 /*! \brief "2.51x <whom> (same run)": how many times faster \p ours ran
  *  than \p theirs (seconds each). */
 std::string times_faster(double ours, double theirs, const std::string& whom);

@@ -376,10 +376,7 @@ void run_fengine(const options& opt, report& rep)
                 seconds_per_launch(ctx, stream.get(), run, launches, iterations);
             // One more call with an event between its kernels: which stage
             // binds, at what bandwidth (a GPU run's answer without ncu).
-            p->time_stages(true);
-            run();
-            const std::string stages = describe_stages(p->stage_times(), hbm);
-            p->time_stages(false);
+            const std::string stages = stages_of_one_call(*p, run, hbm);
             const bool onepass = is_onepass(*p), fused = is_fused(*p) || is_fftpost(*p);
             const double bytes = onepass ? bytes_per_sample_onepass
                                  : fused ? bytes_per_sample_fused

@@ -137,10 +137,10 @@ void run_fx(const options& opt, report& rep)
         const double t_dev = seconds_per_launch(ctx, stream.get(), chain, 2, iterations);
         // One more call, its F-engine's kernel stages and its X-engine
         // timed apart: which of them binds the chain.
-        fe.time_stages(true);
-        fe.execute(views, spec.get(), nullptr, c.spectra, 0, stream.get());
-        const std::string f_stages = describe_stages(fe.stage_times(), copy);
-        fe.time_stages(false);
+        const std::string f_stages = stages_of_one_call(
+            fe,
+            [&] { fe.execute(views, spec.get(), nullptr, c.spectra, 0, stream.get()); },
+            copy);
         const double t_x = device_seconds(ctx, stream.get(), [&] {
             xe.accumulate(spec.get(), c.spectra, stream.get());
         });

@@ -366,10 +366,7 @@ void run_xengine(const options& opt, report& rep)
                 seconds_per_launch(ctx, stream.get(), call, launches, iterations);
             // One more call with an event between its kernels: the Gram
             // forms' pack against their GEMM, say.
-            plan.time_stages(true);
-            call();
-            const std::string stages = describe_stages(plan.stage_times(), 0);
-            plan.time_stages(false);
+            const std::string stages = stages_of_one_call(plan, call, 0);
             const double peak = tensor ? int8_peak : fp32_peak;
             const double memory = hbm > 0 ? ops / (double(in_bytes) / hbm) : peak;
             rep.add({ "xengine",

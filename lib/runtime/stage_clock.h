@@ -45,7 +45,8 @@ public:
     stage_clock& operator=(const stage_clock&) = delete;
 
     void enable(bool on) { d_on = on; }
-    bool enabled() const { return d_on; }
+    //! Inside a timed call (between begin_call and end_call, enabled).
+    bool recording() const { return d_open; }
 
     //! A timed call begins: the last one's spans are forgotten.
     void begin_call()
@@ -64,8 +65,9 @@ public:
         if (d_open)
             d_last = record(stream);
     }
-    //! Stage \p name, begun at the last mark, ends now on \p stream.
-    void stage(const std::string& name, double bytes, stream_handle stream)
+    //! Stage \p name, begun at the last mark, ends now on \p stream
+    //! (nothing is built when off: the calls sit in plans' hot paths).
+    void stage(const char* name, double bytes, stream_handle stream)
     {
         if (!d_open)
             return;

@@ -9,6 +9,7 @@
 // once; a read chain is the same length in every warp).
 
 #include "cuda_check.h"
+#include <gnuradio/gpudsp/runtime/backend.h>
 #include <gnuradio/gpudsp/runtime/sync_costs.h>
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -105,16 +106,6 @@ __global__ void sync_probe(int rounds, long long* out, unsigned* sink)
         *sink = v;
 }
 
-struct device_buffers {
-    long long* out = nullptr;
-    unsigned* sink = nullptr;
-    ~device_buffers()
-    {
-        cudaFree(out);
-        cudaFree(sink);
-    }
-};
-
 } // namespace
 
 std::vector<sync_cost> sync_costs(int device, int rounds)
@@ -122,19 +113,16 @@ std::vector<sync_cost> sync_costs(int device, int rounds)
     const std::string who = "sync_costs";
     if (rounds < 1)
         throw std::invalid_argument(who + ": rounds must be at least 1");
-    cuda_check(cudaSetDevice(device), "cudaSetDevice", device, who);
-    int major = 0;
-    cuda_check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
-               "cudaDeviceGetAttribute",
-               device,
-               who);
-    device_buffers b;
-    cuda_check(cudaMalloc(&b.out, 2 * sizeof(long long)), "cudaMalloc", device, who);
-    cuda_check(cudaMalloc(&b.sink, sizeof(unsigned)), "cudaMalloc", device, who);
+    const auto ctx =
+        device_context::get(backend_kind::cuda, device); // device_error if absent
+    ctx->make_current();
+    device_memory out(ctx, 2 * sizeof(long long), who), sink(ctx, sizeof(unsigned), who);
+    auto* times = reinterpret_cast<long long*>(out.get());
+    auto* kept = reinterpret_cast<unsigned*>(sink.get());
 
     std::vector<sync_cost> costs;
-    // One launch of one cluster of `ctas` CTAs (1: no cluster); false where
-    // the device refuses the configuration.
+    // One launch of one cluster of `ctas` CTAs (1: no cluster); a
+    // non-portable size (above 8) the device refuses is left out.
     const auto run = [&](auto kernel, int threads, int ctas, const std::string& what) {
         cudaLaunchAttribute attr;
         const cudaLaunchConfig_t cfg =
@@ -142,7 +130,7 @@ std::vector<sync_cost> sync_costs(int device, int rounds)
         if (ctas > 8)
             cudaFuncSetAttribute(
                 kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-        cudaError_t err = cudaLaunchKernelEx(&cfg, kernel, rounds, b.out, b.sink);
+        cudaError_t err = cudaLaunchKernelEx(&cfg, kernel, rounds, times, kept);
         if (err == cudaSuccess)
             err = cudaDeviceSynchronize();
         if (err != cudaSuccess) {
@@ -152,7 +140,7 @@ std::vector<sync_cost> sync_costs(int device, int rounds)
             cuda_check(err, "sync probe", device, who);
         }
         long long t[2];
-        cuda_check(cudaMemcpy(t, b.out, sizeof t, cudaMemcpyDeviceToHost),
+        cuda_check(cudaMemcpy(t, times, sizeof t, cudaMemcpyDeviceToHost),
                    "cudaMemcpy",
                    device,
                    who);
@@ -161,7 +149,7 @@ std::vector<sync_cost> sync_costs(int device, int rounds)
     run(sync_probe<block_barrier>, 192, 1, "block barrier, 192 threads");
     run(sync_probe<block_barrier>, 1024, 1, "block barrier, 1024 threads");
     run(sync_probe<local_reads>, 192, 1, "dependent shared-memory read, own CTA");
-    if (major >= 9) {
+    if (ctx->info().compute_major >= 9) {
         for (int ctas : { 2, 4, 8, 16 }) {
             const std::string of = ", " + std::to_string(ctas) + " CTAs of 192 threads";
             run(sync_probe<cluster_barrier>, 192, ctas, "cluster barrier" + of);

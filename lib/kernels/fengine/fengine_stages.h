@@ -100,11 +100,10 @@ fengine_stage_bytes(const fengine_config& c, fengine_stage s, std::size_t ns)
         return read_bins + out;
     case fengine_stage::fft_callback:
     case fengine_stage::fft_post:
+    case fengine_stage::split_post:
         return fir + out;
     case fengine_stage::split_fft:
         return fir + fir; // C2C rows in place of the pairs
-    case fengine_stage::split_post:
-        return fir + out;
     case fengine_stage::one_pass:
         return in + out;
     }

@@ -811,9 +811,10 @@ private:
     // A stage of this chunk ends (fengine_plan::time_stages).
     void timed(fengine_stage stage, int ns, cudaStream_t stream)
     {
-        d_clock.stage(fengine_stage_name(stage),
-                      fengine_stage_bytes(d_c, stage, std::size_t(ns)),
-                      stream);
+        if (d_clock.recording())
+            d_clock.stage(fengine_stage_name(stage),
+                          fengine_stage_bytes(d_c, stage, std::size_t(ns)),
+                          stream);
     }
 
     static std::string onepass_id(int per_round, int section_factor)

@@ -682,6 +682,7 @@ public:
         : d_c(c),
           d_ctx(std::move(ctx)),
           d_who(who),
+          d_sms(std::max(1, d_ctx->info().multiprocessors)),
           d_ci8(c.input == xengine_input::ci8),
           d_sums(std::size_t(c.n_channels) * c.n_inputs() * (c.n_inputs() + 1)),
           d_total(d_ctx, d_sums * (d_ci8 ? sizeof(long long) : sizeof(float)), who),
@@ -760,7 +761,7 @@ public:
     {
         d_ctx->make_current();
         const int A = d_c.n_inputs(), C = d_c.n_channels;
-        const int sms = d_ctx->info().multiprocessors;
+        const int sms = d_sms;
         auto per_sm = [&](const void* kernel, int threads, std::size_t smem) {
             int blocks = 0;
             if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -810,11 +811,10 @@ public:
         case form_kind::gram_direct:
             return persistent(xwd_tiles_per_channel(A) * C, int(n), C);
         case form_kind::gram_channel: {
-            const long long stages = (long long)C * xws_k_blocks(int(n));
-            return "persistent: " + std::to_string(std::min<long long>(stages, sms)) +
-                   " blocks sharing " + std::to_string(stages) +
-                   " stages of whole channels a launch (" + std::to_string(n) +
-                   " spectra x " + std::to_string(C) + " channels)";
+            const channel_launch l = channel_launch_of(n);
+            return "persistent: " + std::to_string(l.grid) + " blocks sharing " +
+                   std::to_string(l.stages) + " stages of whole channels a launch (" +
+                   std::to_string(n) + " spectra x " + std::to_string(C) + " channels)";
         }
         case form_kind::gram_mma: {
             const xgr_launch_shape sh =
@@ -939,6 +939,17 @@ public:
 #else
         return "needs sm_90a (an H100 or H200) and a build for it";
 #endif
+    }
+    // The channel form's launch of n spectra: the channels' stages, shared
+    // by at most a block an SM.
+    struct channel_launch {
+        long long stages;
+        int grid;
+    };
+    channel_launch channel_launch_of(std::size_t n) const
+    {
+        const long long stages = (long long)d_c.n_channels * xws_k_blocks(int(n));
+        return { stages, int(std::min<long long>(stages, d_sms)) };
     }
     std::string channel_unavailable() const
     {
@@ -1315,15 +1326,13 @@ public:
             found = d_direct_maps.emplace(key, m).first;
         }
         const xws_map& map = found->second;
-        const int sms = std::max(1, d_ctx->info().multiprocessors);
         const int k_blocks = xws_k_blocks(int(n));
         if (d_form == form_kind::gram_channel) {
             // All of a channel's rows in one block, the channels' stages
             // shared evenly by the blocks (xengine_ws.h, "The channel
             // variant").
-            const long long stages = (long long)d_c.n_channels * k_blocks;
             xengine_wsc_launch(map,
-                               int(std::min<long long>(stages, sms)),
+                               channel_launch_of(n).grid,
                                d_c.n_channels,
                                k_blocks,
                                A,
@@ -1335,7 +1344,7 @@ public:
             xengine_ws_launch(128,
                               true,
                               map,
-                              int(std::min<long long>(tiles, sms)),
+                              int(std::min<long long>(tiles, d_sms)),
                               tiles,
                               per_channel,
                               k_blocks,
@@ -1345,10 +1354,7 @@ public:
                               part(),
                               stream);
         }
-        d_ctx->check_last_error(d_form == form_kind::gram_channel
-                                    ? "xengine wgmma Gram channel kernel launch"
-                                    : "xengine wgmma Gram direct kernel launch",
-                                d_who);
+        d_ctx->check_last_error("xengine " + name_of(d_form) + " kernel launch", d_who);
 #else
         (void)x, (void)n, (void)stream;
 #endif
@@ -1506,6 +1512,7 @@ private:
     xengine_config d_c;
     runtime::device_context::sptr d_ctx;
     std::string d_who;
+    int d_sms; // the device's SMs: the persistent grids' bound
     bool d_ci8;
     std::size_t d_sums;               // channels x pairs x (re, im)
     runtime::device_memory d_total;   // ci8: int64; cf32: float

@@ -479,7 +479,10 @@ GPUDSP_HD long long xwd_tiles_per_channel(int n_inputs)
 // round of channels that only some SMs run.
 
 constexpr int xwc_max_inputs = 128; // Y's 256 rows: four row groups
-constexpr int xwc_group_rows = 64;  // a warpgroup's wgmma M
+constexpr int xwc_group_rows =
+    xws_rows_per_wg; // a warpgroup's wgmma M, as the Gram kernel's
+static_assert(xwc_group_rows == 2 * xws_inputs_per_wg,
+              "a row group's epilogue is the Gram kernel's: its inputs' two rows each");
 constexpr int xwc_threads = 256;    // two warpgroups
 
 /*! Row groups of 64 rows for \p n_rows rows of Y (1 .. 4). */
@@ -524,7 +527,7 @@ GPUDSP_HD xwc_share xwc_share_of(long long work, int b, int grid)
  *  stages, the warpgroups' staging for their widest groups (n256, n192),
  *  the raw stages' mbarriers. */
 struct xwc_shape {
-    static constexpr int stages = 2;
+    static constexpr int stages = 2; // (the kernel alternates them: it & 1)
     static constexpr int raw_stages = 3;
     static constexpr int box_bytes = xws_box_rows * xws_bk;
     static constexpr int stage_bytes = 2 * box_bytes; // 256 rows

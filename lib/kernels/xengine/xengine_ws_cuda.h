@@ -55,7 +55,8 @@ void xengine_ws_launch(int bn,
                        cudaStream_t stream);
 
 /*! Why the channel variant (a block forms all of a channel's rows; at most 128
- *  inputs, a multiple of 8) cannot run on \p device (current) for
+ *  inputs; the caller checks their format and TMA's multiple of 8) cannot run
+ *  on \p device (current) for
  *  \p n_inputs inputs; empty if it can (then its shared-memory limit is
  *  set). */
 std::string xengine_wsc_unusable(int device, int n_inputs);
