@@ -13,6 +13,8 @@
 // emulates on the host thread by thread.
 
 #include "fengine_fftpost_cuda.h"
+#include "runtime/cuda_check.h"
+#include <cooperative_groups.h>
 #include <algorithm>
 
 namespace gr {
@@ -20,6 +22,8 @@ namespace gpudsp {
 namespace kernels {
 
 namespace {
+
+namespace cg = cooperative_groups;
 
 // One FFT pass of radix 2^LR by the whole CTA: every thread's butterflies
 // loaded and computed, a barrier, stored in place, a barrier.
@@ -59,13 +63,46 @@ __device__ __forceinline__ void fft_pass_any(const onepass::geometry& g,
         fft_pass<1>(g, pass, t, buf, twiddles);
 }
 
+// The staged form's write-out (fengine_fftpost.h): the CTA's staging
+// buffer, its channels' runs of the cluster's inputs [i0, i0 + group), in
+// 16-byte stores of 8 values where the runs are whole and aligned, else
+// value by value (consecutive threads still write consecutive inputs).
+__device__ __forceinline__ void write_staged(const fftpost::shape& sh,
+                                             const char2* stage,
+                                             int rank,
+                                             int i0,
+                                             int s,
+                                             const postproc_params& p)
+{
+    const int N = sh.n(), I = p.n_inputs, G = sh.group(), P = sh.threads();
+    auto* out = static_cast<char2*>(p.out);
+    constexpr int V = fftpost::shape::store_values;
+    const bool whole = G >= V && I % V == 0 && i0 + G <= I &&
+                       (reinterpret_cast<uintptr_t>(p.out) & 15) == 0;
+    if (whole) {
+        for (int e = threadIdx.x * V; e < sh.points(); e += P * V) {
+            const int k = sh.staged_channel(rank, e), j = sh.staged_input(e);
+            *reinterpret_cast<uint4*>(out + (int64_t(s) * N + k) * I + i0 + j) =
+                *reinterpret_cast<const uint4*>(stage + e);
+        }
+    } else {
+        for (int e = threadIdx.x; e < sh.points(); e += P) {
+            const int k = sh.staged_channel(rank, e), j = sh.staged_input(e);
+            if (i0 + j < I)
+                out[(int64_t(s) * N + k) * I + i0 + j] = stage[e];
+        }
+    }
+}
+
 // CTA (x, y): inputs [x rows, x rows + rows) of spectrum y.
 // Two CTAs of the largest size an SM at least, i.e. 64 registers: with the
 // bound at one CTA ptxas used 128 and the H200 of 2026-11-27 ran it at 25%
 // occupancy, latency-bound (ncu: 7% of DRAM peak, 72.6 GS/s at N = 1024
 // against a 384 GS/s memory roofline); at 64 it fits without spills (all
 // 64 since a butterfly's twiddles load together, below).
-template <bool CI8>
+// STAGED (ci8, sm_90; clusters of sh.cluster CTAs along x): the values go
+// through the owner CTA's staging buffer instead of straight out.
+template <bool CI8, bool STAGED>
 __global__ void __launch_bounds__(fftpost::max_threads, 2)
     fftpost_kernel(const fftpost::shape sh,
                    const fft::cpx* __restrict__ fir, // [s][input][N]
@@ -73,12 +110,29 @@ __global__ void __launch_bounds__(fftpost::max_threads, 2)
                    const fft::cpx* __restrict__ fold,
                    const postproc_params p)
 {
+    static_assert(CI8 || !STAGED, "the staged form stages ci8 values");
     extern __shared__ __align__(16) unsigned char smem_raw[];
     auto* buf = reinterpret_cast<fft::cpx*>(smem_raw);
     const onepass::geometry& g = sh.fft;
     const int N = g.n_channels, I = p.n_inputs, t = threadIdx.x;
     const int i0 = blockIdx.x * sh.rows, s = blockIdx.y;
     const int rows_here = min(sh.rows, I - i0);
+#if __CUDA_ARCH__ >= 900
+    // Distributed shared memory may be written only once every CTA of the
+    // cluster runs: this arrival, and the wait before the first remote
+    // store, say so without holding up the loads and the FFT.
+    int rank = 0;
+    char2* stage = nullptr;
+    if constexpr (STAGED) {
+        rank = int(cg::this_cluster().block_rank());
+        stage =
+            reinterpret_cast<char2*>(smem_raw + onepass::geometry::phys(sh.points()) * 8);
+        cg::this_cluster().barrier_arrive();
+    }
+#else
+    if constexpr (STAGED)
+        __trap(); // refused on the host below sm_90 (fftpost_refusal)
+#endif
     const auto* src =
         reinterpret_cast<const float4*>(fir + (int64_t(s) * I + i0) * int64_t(N));
 
@@ -113,6 +167,10 @@ __global__ void __launch_bounds__(fftpost::max_threads, 2)
     // each value's loads waited behind the previous one's store and atomic
     // (SASS of 2026-11-28, as in the post-processing kernel).
     const int mask = N - 1, values = sh.values_per_thread();
+#if __CUDA_ARCH__ >= 900
+    if constexpr (STAGED)
+        cg::this_cluster().barrier_wait();
+#endif
     for (int v0 = 0; v0 < values; v0 += fftpost::epilogue_group) {
         fft::cpx zk[fftpost::epilogue_group], znk[fftpost::epilogue_group];
         fft::cpx w[fftpost::epilogue_group];
@@ -146,7 +204,15 @@ __global__ void __launch_bounds__(fftpost::max_threads, 2)
                 const cuFloatComplex val = postproc_corrected(
                     p, make_cuFloatComplex(X.re, X.im), rot[j], drift[j], s, input, k);
                 const int64_t o = (int64_t(s) * N + k) * I + input;
-                if constexpr (CI8) {
+                if constexpr (STAGED) {
+#if __CUDA_ARCH__ >= 900
+                    bool clamped = false;
+                    cg::this_cluster().map_shared_rank(
+                        stage, sh.stage_owner(k))[sh.stage_slot(k, r, rank)] =
+                        postproc_quantised(p, val, s, input, k, clamped);
+                    clamped_values = clamped ? 1u : 0u;
+#endif
+                } else if constexpr (CI8) {
                     bool clamped = false;
                     static_cast<char2*>(p.out)[o] =
                         postproc_quantised(p, val, s, input, k, clamped);
@@ -164,21 +230,41 @@ __global__ void __launch_bounds__(fftpost::max_threads, 2)
             }
         }
     }
+#if __CUDA_ARCH__ >= 900
+    // Every CTA's values in place (release/acquire), then each writes its
+    // own buffer out: nothing reads another CTA's memory after this
+    // barrier, so none waits for the others to finish before it exits.
+    if constexpr (STAGED) {
+        cg::this_cluster().sync();
+        write_staged(sh, stage, rank, i0 - rank * sh.rows, s, p);
+    }
+#endif
 }
 
 } // namespace
 
-std::string
-fftpost_refusal(const fengine_config& c, int rows, const runtime::device_info& device)
+std::string fftpost_refusal(const fengine_config& c,
+                            int rows,
+                            int cluster,
+                            const runtime::device_info& device)
 {
     if (c.complex_input())
         return "complex input (the fused FFT takes real samples)";
-    if (!fftpost::supported(c.n_channels, rows))
+    if (!fftpost::supported(c.n_channels, rows, cluster))
         return "N = " + std::to_string(c.n_channels) + ", " + std::to_string(rows) +
-               " rows (the fused FFT takes N a power of two from " +
+               " rows, clusters of " + std::to_string(cluster) +
+               " (the fused FFT takes N a power of two from " +
                std::to_string(fftpost::min_channels) +
-               " and rows x N <= " + std::to_string(fftpost::max_points) + ")";
-    const auto sh = fftpost::make_shape(c.n_channels, rows);
+               ", rows x N <= " + std::to_string(fftpost::max_points) +
+               " and clusters of at most " + std::to_string(fftpost::max_cluster) + ")";
+    const bool staged = cluster > 1;
+    if (staged && c.output != fengine_output::ci8)
+        return "staged outputs are ci8";
+    if (staged && device.compute_major < 9)
+        return "staged outputs need clusters (sm_90; this GPU is sm_" +
+               std::to_string(device.compute_major) +
+               std::to_string(device.compute_minor) + ")";
+    const auto sh = fftpost::make_shape(c.n_channels, rows, cluster);
     const int need = sh.smem_bytes();
     int optin = 0;
     if (cudaDeviceGetAttribute(&optin,
@@ -192,8 +278,10 @@ fftpost_refusal(const fengine_config& c, int rows, const runtime::device_info& d
                std::to_string(optin) + ")";
     // Once per plan, not per launch: the device's opt-in limit (the same for
     // every plan, never lowered for another).
-    for (const void* kernel :
-         { (const void*)fftpost_kernel<true>, (const void*)fftpost_kernel<false> })
+    const void* kernels[] = { (const void*)fftpost_kernel<true, false>,
+                              (const void*)fftpost_kernel<false, false>,
+                              (const void*)fftpost_kernel<true, true> };
+    for (const void* kernel : kernels)
         if (need > 48 * 1024 &&
             cudaFuncSetAttribute(kernel,
                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -202,6 +290,19 @@ fftpost_refusal(const fengine_config& c, int rows, const runtime::device_info& d
             return "the fused FFT kernel cannot have " + std::to_string(need) +
                    " bytes of shared memory here (not built for this GPU?)";
         }
+    if (staged) {
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg = runtime::cluster_launch_config(
+            dim3(unsigned(cluster)), sh.threads(), cluster, need, attr);
+        int fits = 0;
+        if (cudaOccupancyMaxActiveClusters(
+                &fits, (const void*)fftpost_kernel<true, true>, &cfg) != cudaSuccess)
+            fits = 0;
+        cudaGetLastError(); // a refused query leaves nothing behind
+        if (fits < 1)
+            return "clusters of " + std::to_string(cluster) + " CTAs of " +
+                   std::to_string(need) + " bytes of shared memory do not fit here";
+    }
     return "";
 }
 
@@ -214,14 +315,25 @@ void launch_fftpost(const fftpost::shape& sh,
                     const postproc_params& p,
                     cudaStream_t stream)
 {
-    const dim3 grid(unsigned((p.n_inputs + sh.rows - 1) / sh.rows), unsigned(n_spectra));
+    // Padded to whole clusters: CTAs past the last input load zeros and
+    // write nothing.
+    const int ctas = (p.n_inputs + sh.rows - 1) / sh.rows;
+    const dim3 grid(unsigned((ctas + sh.cluster - 1) / sh.cluster * sh.cluster),
+                    unsigned(n_spectra));
     const std::size_t smem = std::size_t(sh.smem_bytes());
-    if (ci8)
-        fftpost_kernel<true>
+    if (sh.staged()) {
+        cudaLaunchAttribute attr;
+        cudaLaunchConfig_t cfg = runtime::cluster_launch_config(
+            grid, sh.threads(), sh.cluster, int(smem), attr);
+        cfg.stream = stream;
+        cudaLaunchKernelEx(&cfg, fftpost_kernel<true, true>, sh, fir, twiddles, fold, p);
+    } else if (ci8) {
+        fftpost_kernel<true, false>
             <<<grid, sh.threads(), smem, stream>>>(sh, fir, twiddles, fold, p);
-    else
-        fftpost_kernel<false>
+    } else {
+        fftpost_kernel<false, false>
             <<<grid, sh.threads(), smem, stream>>>(sh, fir, twiddles, fold, p);
+    }
 }
 
 } // namespace kernels

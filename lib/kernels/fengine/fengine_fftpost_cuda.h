@@ -21,15 +21,20 @@ namespace gr {
 namespace gpudsp {
 namespace kernels {
 
-/*! Why the kernel cannot take \p rows inputs a CTA of \p c on this device
- *  ("" when it can): its shapes (fftpost::supported, real input), then
- *  the device's shared memory; where it can, its shared-memory limit is
- *  raised to what the shape needs, once. */
-std::string
-fftpost_refusal(const fengine_config& c, int rows, const runtime::device_info& device);
+/*! Why the kernel cannot take \p rows inputs a CTA of \p c, in clusters of
+ *  \p cluster CTAs that stage their outputs (1: none), on this device (""
+ *  when it can): its shapes (fftpost::supported, real input; staging: ci8
+ *  and sm_90), then the device's shared memory and, staged, whether such a
+ *  cluster fits; where it can, its shared-memory limit is raised to what
+ *  the shape needs, once. */
+std::string fftpost_refusal(const fengine_config& c,
+                            int rows,
+                            int cluster,
+                            const runtime::device_info& device);
 
 /*! Spectra [0, n_spectra) of the FIR's output \p fir ([s][input][N]
- *  complex pairs) into p.out (and p.sat), ci8 or cf32, on \p stream;
+ *  complex pairs) into p.out (and p.sat), ci8 or cf32 (staged: ci8, in
+ *  clusters of sh.cluster CTAs), on \p stream;
  *  \p twiddles and \p fold: fft::twiddle_table(N) and fft::fold_table(N)
  *  on the device. */
 void launch_fftpost(const fftpost::shape& sh,

@@ -562,7 +562,12 @@ public:
         if (d_fftpost_rows)
             return "FIR kernel + fused FFT and post-processing kernel (" +
                    std::to_string(d_fftpost_rows) + " input" +
-                   (d_fftpost_rows > 1 ? "s" : "") + " a CTA" + why + ")";
+                   (d_fftpost_rows > 1 ? "s" : "") + " a CTA" +
+                   (d_fftpost_cluster > 1
+                        ? ", outputs staged by clusters of " +
+                              std::to_string(d_fftpost_cluster) + " CTAs"
+                        : std::string()) +
+                   why + ")";
         if (d_unzip)
             return "cuFFT on " + std::to_string(d_unzip) + " rows of " +
                    std::to_string(d_c.n_channels / d_unzip) +
@@ -603,8 +608,8 @@ public:
             for (const int g : onepass_rounds())
                 for (const int sec : { 1, 4 })
                     ids.push_back(onepass_id(g, sec));
-        for (const int rows : d_fftpost_rows_ok)
-            ids.push_back(fftpost_id(rows));
+        for (const auto& f : d_fftpost_ok)
+            ids.push_back(fftpost_id(f.first, f.second));
         if (d_refused.empty())
             for (const int sec : { 1, 4 })
                 ids.push_back(id_of(true, sec));
@@ -617,9 +622,9 @@ public:
             return onepass_id(onepass::default_per_round(d_c.n_channels), 1);
         const char* fftpost_env = std::getenv("GPUDSP_FENGINE_FFTPOST");
         if (fftpost_env)
-            for (const int rows : d_fftpost_rows_ok)
-                if (std::to_string(rows) == fftpost_env)
-                    return fftpost_id(rows);
+            for (const auto& f : d_fftpost_ok)
+                if (fftpost_env_value(f.first, f.second) == fftpost_env)
+                    return fftpost_id(f.first, f.second);
         const char* split_env = std::getenv("GPUDSP_FENGINE_SPLIT");
         if (split_env && d_split_refused.empty())
             for (const int u : split::unzip_factors(d_c.n_channels))
@@ -663,10 +668,11 @@ public:
                     use_split(u);
                     return;
                 }
-        for (const int rows : d_fftpost_rows_ok)
-            if (id == fftpost_id(rows)) {
+        for (const auto& f : d_fftpost_ok)
+            if (id == fftpost_id(f.first, f.second)) {
                 ensure_fft_tables();
-                d_fftpost_rows = rows;
+                d_fftpost_rows = f.first;
+                d_fftpost_cluster = f.second;
                 d_unzip = 0;
                 d_onepass = false;
                 d_fused = false;
@@ -764,7 +770,8 @@ public:
             d_ctx->check_last_error("pfb_fengine FIR kernel launch", d_who);
             timed(fengine_stage::fir, ns, stream);
             if (d_fftpost_rows) {
-                launch_fftpost(fftpost::make_shape(d_c.n_channels, d_fftpost_rows),
+                launch_fftpost(fftpost::make_shape(
+                                   d_c.n_channels, d_fftpost_rows, d_fftpost_cluster),
                                d_c.output == fengine_output::ci8,
                                reinterpret_cast<const fft::cpx*>(d_fir.get()),
                                ns,
@@ -876,22 +883,39 @@ private:
     }
 
     // ---- The fused FFT and post-processing form (fengine_fftpost.h) ----
-    static std::string fftpost_id(int rows)
+    static std::string fftpost_id(int rows, int cluster)
     {
-        return "fftpost r=" + std::to_string(rows);
+        return "fftpost r=" + std::to_string(rows) +
+               (cluster > 1 ? " q=" + std::to_string(cluster) : std::string());
+    }
+    // What GPUDSP_FENGINE_FFTPOST says to force it: the rows ("2"), and
+    // the cluster of the staged form ("2x8").
+    static std::string fftpost_env_value(int rows, int cluster)
+    {
+        return std::to_string(rows) +
+               (cluster > 1 ? "x" + std::to_string(cluster) : std::string());
     }
     // Its candidates: 1, 2 and 4 inputs a CTA, no more than the inputs
-    // round up to, where the kernel takes them on this device
+    // round up to, where the kernel takes them on this device; and, where
+    // the inputs take more than one CTA, each of those with its outputs
+    // staged by clusters (fftpost::cluster_for; ci8, sm_90)
     // (GPUDSP_FENGINE_FFTPOST=0 leaves the form out).
     void setup_fftpost()
     {
         const char* env = std::getenv("GPUDSP_FENGINE_FFTPOST");
         if (env && std::strcmp(env, "0") == 0)
             return;
+        std::vector<std::pair<int, int>> staged;
         for (const int rows : { 1, 2, 4 })
-            if (rows == 1 || rows / 2 < d_c.n_inputs)
-                if (fftpost_refusal(d_c, rows, d_ctx->info()).empty())
-                    d_fftpost_rows_ok.push_back(rows);
+            if (rows == 1 || rows / 2 < d_c.n_inputs) {
+                if (!fftpost_refusal(d_c, rows, 1, d_ctx->info()).empty())
+                    continue;
+                d_fftpost_ok.emplace_back(rows, 1);
+                const int q = fftpost::cluster_for(d_c.n_inputs, rows);
+                if (q > 1 && fftpost_refusal(d_c, rows, q, d_ctx->info()).empty())
+                    staged.emplace_back(rows, q);
+            }
+        d_fftpost_ok.insert(d_fftpost_ok.end(), staged.begin(), staged.end());
     }
 
     // ---- The split form (fengine_split.h) ----
@@ -1380,8 +1404,11 @@ private:
     int d_unzip = 0; // the split form's rows per spectrum (0: another form runs)
     std::string d_split_refused; // why the split form cannot run (empty: it can)
     std::map<int, std::vector<cufftHandle>> d_split_plans; // [u][k]: 2^k spectra
-    std::vector<int> d_fftpost_rows_ok; // the fused FFT's rows a CTA that can run here
+    // The fused FFT's (rows a CTA, cluster) that can run here (cluster 1:
+    // not staged).
+    std::vector<std::pair<int, int>> d_fftpost_ok;
     int d_fftpost_rows = 0;    // the fused FFT form runs, with these rows (0: not)
+    int d_fftpost_cluster = 1; // and its outputs staged by clusters of this many CTAs
     bool d_fused = false;      // the fused plans run (else the plain ones and the kernel)
     std::string d_refused;     // why there are no fused plans (empty: there are)
     bool d_refused_by_plan = false; // d_refused: this plan's own link failed

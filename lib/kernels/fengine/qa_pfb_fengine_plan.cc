@@ -16,6 +16,7 @@
 #include "runtime/qa_common.h"
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <gnuradio/gpudsp/runtime/device_context.h>
 #include <chrono>
 #include <cmath>
 #include <complex>
@@ -436,20 +437,27 @@ BOOST_AUTO_TEST_CASE(split_matches_the_cpu)
 // (fengine_fftpost.h; GPUDSP_FENGINE_FFTPOST=rows forces it) against the
 // CPU: 1, 2 and 4 inputs a CTA, input counts that leave the last CTA's rows
 // short, N = 64 .. 8192, ci8 with dither and saturation, cf32, calls split
-// anywhere, 70 inputs, delay tracking.
+// anywhere, 70 inputs, delay tracking; staged by clusters (ci8, sm_90:
+// GPUDSP_FENGINE_FFTPOST=rowsxcluster) with whole runs of inputs, a last
+// cluster cut short, input counts no multiple of 8, padding CTAs.
 BOOST_AUTO_TEST_CASE(fftpost_matches_the_cpu)
 {
     const qa::env_setting no_onepass("GPUDSP_FENGINE_ONEPASS", "0");
     unsigned seed = 800;
-    auto form_is_fftpost = [](int rows) {
-        return [rows](const kernels::fengine_plan& p) {
+    auto form_is_fftpost = [](int rows, int cluster = 1) {
+        return [rows, cluster](const kernels::fengine_plan& p) {
             const std::string form = p.kernel_form();
-            BOOST_TEST_MESSAGE("rows = " << rows << ": " << form);
+            BOOST_TEST_MESSAGE("rows = " << rows << ", cluster = " << cluster << ": "
+                                         << form);
 #ifdef GPUDSP_TEST_CUDA
             BOOST_CHECK_MESSAGE(form.find("fused FFT and post-processing kernel (" +
                                           std::to_string(rows) + " input") !=
                                     std::string::npos,
                                 form);
+            BOOST_CHECK_MESSAGE(
+                (form.find("staged by clusters of " + std::to_string(cluster) +
+                           " CTAs") != std::string::npos) == (cluster > 1),
+                form);
 #else
             (void)form;
 #endif
@@ -486,6 +494,37 @@ BOOST_AUTO_TEST_CASE(fftpost_matches_the_cpu)
             seed++,
             { 37 },
             form_is_fftpost(1));
+#ifdef GPUDSP_TEST_CUDA
+    const auto where = qa::test_device();
+    if (runtime::device_context::get(where.kind, where.device)->info().compute_major < 9)
+        return; // the staged form takes clusters
+#endif
+    struct staged_case {
+        int rows, cluster, inputs, n;
+    };
+    for (const staged_case sc : { staged_case{ 2, 8, 32, 256 },  // two whole clusters
+                                  staged_case{ 2, 8, 70, 128 },  // value by value
+                                  staged_case{ 4, 8, 40, 1024 }, // one cut short
+                                  staged_case{ 1, 2, 2, 4096 } }) {
+        const std::string value =
+            std::to_string(sc.rows) + "x" + std::to_string(sc.cluster);
+        const qa::env_setting staged("GPUDSP_FENGINE_FFTPOST", value.c_str());
+        auto c =
+            config(fengine_input::packed10, fengine_output::ci8, sc.inputs, sc.n, 16);
+        c.dither = sc.rows == 2;
+        compare(c, seed++, { 3, 17 }, form_is_fftpost(sc.rows, sc.cluster));
+    }
+    const qa::env_setting staged("GPUDSP_FENGINE_FFTPOST", "1x2");
+    compare(config(fengine_input::packed10, fengine_output::ci8, 2, 4096, 16),
+            seed++,
+            { 20, 17 },
+            form_is_fftpost(1, 2),
+            [](kernels::fengine_corrections& corr) {
+                corr.delay_rates = { 1e-3, -2e-3 };
+                corr.phase_rates = { 0.01, -0.03 };
+                corr.fine_delays = { 0.2, -0.3 };
+                corr.reference_spectrum = 0;
+            });
 }
 
 // fengine_plan::time_stages: on CUDA a timed call of each form reports the
