@@ -13,6 +13,7 @@
 #include "kernels/ddc/ddc_ring.h"
 #include "kernels/ddc/ddc_tensor.h"
 #include "kernels/ddc/ddc_tile.h"
+#include "kernels/fengine/fengine_fftpost.h"
 #include "kernels/fengine/fengine_onepass.h"
 #include "kernels/gnss/gnss_correlator_impl.h"
 #include "kernels/ldpc/ldpc5g_impl.h"
@@ -291,6 +292,36 @@ int main()
              std::size_t(g.smem_bytes()),
              g.cluster > 1 ? std::size_t(232448) : 0);
     }
+    // The fused FFT and post-processing kernel: rows x N points, padded,
+    // every shape it takes; fftpost_refusal leaves out a shape over the
+    // device's limit, so each limit gets the shapes that fit it. Its staged
+    // form (clusters: sm_90 only) adds the staging buffer, at every rows
+    // with the largest cluster.
+    for (const std::size_t limit : { 65536, 101376, 166912, 232448 })
+        for (int N = fftpost::min_channels; N <= fftpost::max_points; N *= 2)
+            for (const int rows : { 1, 2, 4 })
+                if (fftpost::supported(N, rows)) {
+                    const auto sh = fftpost::make_shape(N, rows);
+                    if (std::size_t(sh.smem_bytes()) <= limit)
+                        emit("^fftpost_kernel<(true|false), false>$",
+                             "N = " + std::to_string(N) + ", " + std::to_string(rows) +
+                                 " rows",
+                             sh.threads(),
+                             std::size_t(sh.smem_bytes()),
+                             limit);
+                }
+    for (int N = fftpost::min_channels; N <= fftpost::max_points; N *= 2)
+        for (const int rows : { 1, 2, 4 })
+            if (fftpost::supported(N, rows, fftpost::max_cluster)) {
+                const auto sh = fftpost::make_shape(N, rows, fftpost::max_cluster);
+                emit("^fftpost_kernel<true, true>$",
+                     "N = " + std::to_string(N) + ", " + std::to_string(rows) +
+                         " rows, staged by clusters of " +
+                         std::to_string(fftpost::max_cluster),
+                     sh.threads(),
+                     std::size_t(sh.smem_bytes()),
+                     232448);
+            }
     std::printf("\n]\n");
     return 0;
 }

@@ -16,6 +16,7 @@
 #include "runtime/cuda_check.h"
 #include <cooperative_groups.h>
 #include <algorithm>
+#include <cassert>
 
 namespace gr {
 namespace gpudsp {
@@ -264,6 +265,20 @@ std::string fftpost_refusal(const fengine_config& c,
         return "staged outputs need clusters (sm_90; this GPU is sm_" +
                std::to_string(device.compute_major) +
                std::to_string(device.compute_minor) + ")";
+    if (staged) {
+        // The code that runs, not the device: a build for older GPUs alone
+        // runs here from its PTX, compiled below sm_90, where the staged
+        // kernel only traps (and a trap loses the whole context).
+        cudaFuncAttributes fa{};
+        if (cudaFuncGetAttributes(&fa, (const void*)fftpost_kernel<true, true>) !=
+                cudaSuccess ||
+            fa.ptxVersion < 90) {
+            cudaGetLastError();
+            return "staged outputs need the kernel compiled for sm_90 (this build runs "
+                   "compute_" +
+                   std::to_string(fa.ptxVersion) + " code here)";
+        }
+    }
     const auto sh = fftpost::make_shape(c.n_channels, rows, cluster);
     const int need = sh.smem_bytes();
     int optin = 0;
@@ -315,13 +330,16 @@ void launch_fftpost(const fftpost::shape& sh,
                     const postproc_params& p,
                     cudaStream_t stream)
 {
-    // Padded to whole clusters: CTAs past the last input load zeros and
-    // write nothing.
+    // Padded to whole clusters: CTAs past the last input transform zeros
+    // and stage nothing, but write out their channels of the cluster's
+    // inputs like every other CTA (so none may leave early).
     const int ctas = (p.n_inputs + sh.rows - 1) / sh.rows;
     const dim3 grid(unsigned((ctas + sh.cluster - 1) / sh.cluster * sh.cluster),
                     unsigned(n_spectra));
     const std::size_t smem = std::size_t(sh.smem_bytes());
     if (sh.staged()) {
+        assert(ci8 && "the staged form stages ci8 values");
+        (void)ci8;
         cudaLaunchAttribute attr;
         cudaLaunchConfig_t cfg = runtime::cluster_launch_config(
             grid, sh.threads(), sh.cluster, int(smem), attr);

@@ -341,6 +341,12 @@ std::string onepass_refusal(const fengine_config& c, const runtime::device_info&
         cudaGetLastError();
         return "the one-pass kernel is not built for this GPU";
     }
+    // A build for older GPUs alone runs here from PTX compiled below sm_90,
+    // where the kernel has no clusters: every CTA would take rank 0.
+    if (g.cluster > 1 && attr.ptxVersion < 90)
+        return "N = " + std::to_string(c.n_channels) + " needs clusters of " +
+               std::to_string(g.cluster) + " CTAs, and this build runs compute_" +
+               std::to_string(attr.ptxVersion) + " code here (build for sm_90)";
     // Once per plan, not per launch: the device's opt-in limit, which
     // every geometry the tuner may time (g and 2g spectra per round) fits
     // (the same value for every plan: never lowered for another).

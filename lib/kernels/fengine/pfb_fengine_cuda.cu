@@ -645,6 +645,7 @@ public:
                     if (id == onepass_id(g, sec)) {
                         d_unzip = 0;
                         d_fftpost_rows = 0;
+                        d_fftpost_cluster = 1;
                         d_onepass = true;
                         d_onepass_per_round = g;
                         d_section_factor = sec;
@@ -657,6 +658,7 @@ public:
                         make_fused_plans(); // throws, with the reason, if cuFFT refuses
                     d_unzip = 0;
                     d_fftpost_rows = 0;
+                    d_fftpost_cluster = 1;
                     d_onepass = false;
                     d_fused = fused;
                     d_section_factor = sec;
@@ -1019,6 +1021,7 @@ private:
         }
         d_unzip = u;
         d_fftpost_rows = 0;
+        d_fftpost_cluster = 1;
         d_onepass = false;
         d_fused = false;
         d_section_factor = 1;

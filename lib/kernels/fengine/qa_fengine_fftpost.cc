@@ -48,7 +48,9 @@ std::vector<cpx> emulate_fftpost(
     BOOST_REQUIRE_EQUAL(sh.pairs_per_thread() * 2 * P, sh.points());
     const auto tw = fft::twiddle_table(N);
     const auto fold = fft::fold_table(N);
-    const int smem_points = sh.smem_bytes() / 8;
+    // The FFT's buffer alone (the staging buffer after it is emulated apart).
+    const int smem_points = onepass::geometry::phys(sh.points());
+    BOOST_REQUIRE_EQUAL(sh.smem_bytes(), smem_points * 8 + sh.stage_bytes());
     std::vector<cpx> X(std::size_t(n_spectra) * N * I, { NAN, NAN });
     std::vector<int> written(X.size(), 0);
     // The grid, padded to whole clusters (launch_fftpost).
@@ -61,7 +63,8 @@ std::vector<cpx> emulate_fftpost(
     for (int s = 0; s < n_spectra; ++s)
         for (int bx = 0; bx < grid; ++bx) {
             const int i0 = bx * rows, rows_here = std::min(rows, I - i0);
-            const int rank = bx % cluster, i0c = i0 - rank * rows;
+            const int rank = bx % cluster, i0c = i0 - rank * rows; // (as the kernel)
+            BOOST_REQUIRE_EQUAL(i0c, bx / cluster * sh.group());
             if (sh.staged() && rank == 0)
                 for (int c = 0; c < cluster; ++c) {
                     stage[std::size_t(c)].assign(std::size_t(points), { NAN, NAN });
