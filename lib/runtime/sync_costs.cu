@@ -149,7 +149,17 @@ std::vector<sync_cost> sync_costs(int device, int rounds)
     run(sync_probe<block_barrier>, 192, 1, "block barrier, 192 threads");
     run(sync_probe<block_barrier>, 1024, 1, "block barrier, 1024 threads");
     run(sync_probe<local_reads>, 192, 1, "dependent shared-memory read, own CTA");
-    if (ctx->info().compute_major >= 9) {
+    // Clusters where the device has them and the probes that run were
+    // compiled for them (a build for older GPUs alone runs PTX compiled
+    // below sm_90 here, whose probes would time nothing).
+    cudaFuncAttributes fa{};
+    const bool clusters =
+        ctx->info().compute_major >= 9 &&
+        cudaFuncGetAttributes(&fa, (const void*)sync_probe<cluster_barrier>) ==
+            cudaSuccess &&
+        fa.ptxVersion >= 90;
+    (void)cudaGetLastError();
+    if (clusters) {
         for (int ctas : { 2, 4, 8, 16 }) {
             const std::string of = ", " + std::to_string(ctas) + " CTAs of 192 threads";
             run(sync_probe<cluster_barrier>, 192, ctas, "cluster barrier" + of);
