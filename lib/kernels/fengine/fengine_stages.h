@@ -20,6 +20,7 @@
 
 #include <gnuradio/gpudsp/kernels/pfb_fengine.h>
 #include <gnuradio/gpudsp/kernels/unpack10.h>
+#include <algorithm>
 #include <cstddef>
 
 namespace gr {
@@ -108,6 +109,40 @@ fengine_stage_bytes(const fengine_config& c, fengine_stage s, std::size_t ns)
         return in + out;
     }
     return 0;
+}
+
+/*!
+ * Spectra a chunk of the CUDA plan takes (its scratch serves one chunk at a
+ * time): about 128 MiB of FIR output, but at least 8 of the FIR's warm-ups
+ * (MAXT - 1 priming rows a section, T - 1 above 16 taps), rounded up to a
+ * power of two (one cuFFT plan a chunk), so that priming adds at most 1/8
+ * to the input the FIR reads; as long as the chunk's two scratch buffers
+ * (FIR output, spectra) take at most 1/16 of the device's memory (else the
+ * largest power of two of spectra they do, if more than 128 MiB's). With 128
+ * MiB alone, 128 inputs at N = 4096 (the FX job's 64 antennas) made chunks
+ * of 32 spectra, each one FIR section with 15 priming rows: 1.47x the input.
+ */
+inline int fengine_chunk_spectra(const fengine_config& c, std::size_t device_memory)
+{
+    const std::size_t I = std::size_t(c.n_inputs);
+    const std::size_t fir = I * std::size_t(c.step()) * (c.complex_input() ? 8 : 4);
+    const std::size_t spectra = I * (std::size_t(c.n_channels) + 1) * 8;
+    std::size_t chunk = (std::size_t(128) << 20) / fir;
+    int maxt = 1; // the FIR's window: taps rounded up to a power of two to 16
+    while (maxt < c.n_taps && maxt < 16)
+        maxt *= 2;
+    if (c.n_taps > 16)
+        maxt = c.n_taps;
+    std::size_t primed = 1;
+    while (primed < std::size_t(8) * std::size_t(maxt - 1))
+        primed *= 2;
+    if (maxt > 1 && chunk < primed) {
+        std::size_t room = 1; // in a sixteenth of the memory, a power of two
+        while (2 * room * (fir + spectra) <= device_memory / 16 && room < primed)
+            room *= 2;
+        chunk = std::max(chunk, room);
+    }
+    return int(std::clamp<std::size_t>(chunk, 1, 65535));
 }
 
 } // namespace kernels

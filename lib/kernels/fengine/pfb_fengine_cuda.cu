@@ -419,7 +419,7 @@ public:
           d_ctx(std::move(ctx)),
           d_who(who),
           d_step(c.step()),
-          d_chunk(chunk_spectra(c)),
+          d_chunk(fengine_chunk_spectra(c, d_ctx->info().total_memory)),
           d_weights(d_ctx, w.size() * sizeof(float), who),
           d_rot(d_ctx,
                 std::size_t(c.n_channels) * c.n_inputs * sizeof(cuFloatComplex),
@@ -1093,14 +1093,6 @@ private:
                " sec=" + std::to_string(section_factor);
     }
 
-    // Spectra per launch: scratch of about 128 MiB for the FIR output.
-    static int chunk_spectra(const fengine_config& c)
-    {
-        const std::size_t per_spectrum =
-            std::size_t(c.n_inputs) * c.step() * (c.complex_input() ? 8 : 4);
-        const std::size_t budget = std::size_t(128) << 20;
-        return int(std::clamp<std::size_t>(budget / per_spectrum, 1, 65535));
-    }
     static std::size_t fir_bytes(const fengine_config& c, int chunk)
     {
         return std::size_t(c.n_inputs) * chunk * c.step() * (c.complex_input() ? 8 : 4);

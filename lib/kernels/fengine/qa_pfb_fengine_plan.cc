@@ -643,6 +643,50 @@ BOOST_AUTO_TEST_CASE(stage_bytes_give_each_forms_bytes_per_sample)
          8 + 8 + 8 + 8 + 8 + 2);
 }
 
+// The CUDA plan's chunks (fengine_chunk_spectra): about 128 MiB of FIR
+// output, but long enough that a FIR section's priming rows add at most an
+// eighth to the input it reads, where a sixteenth of the device's memory
+// holds the chunk's scratch; never shorter than the 128 MiB give.
+BOOST_AUTO_TEST_CASE(chunks_prime_at_most_an_eighth_of_the_fir_input)
+{
+    using kernels::fengine_chunk_spectra;
+    const std::size_t gib = std::size_t(1) << 30;
+    const auto pk = fengine_input::packed10;
+    const auto ci8 = fengine_output::ci8;
+    // The FX job's 64 dual-pol antennas: 32 spectra of 15 priming rows each
+    // (1.47x the input) before; now 128 (1.12x) on an 80 GB GPU.
+    const auto fx = config(pk, ci8, 128, 4096, 16);
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(fx, 80 * gib), 128);
+    BOOST_CHECK_LE(15.0 / fengine_chunk_spectra(fx, 80 * gib), 1.0 / 8);
+    // Less memory: the largest power of two a sixteenth holds (1 GiB of a
+    // 16 GB GPU: 127 spectra of 8.4 MB), never under the 128 MiB chunk.
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(fx, 16 * gib), 64);
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(fx, 1 * gib), 32);
+    // Few inputs: 128 MiB is long already (2048 spectra at N = 4096).
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(config(pk, ci8, 2, 4096, 16), 80 * gib),
+                      2048);
+    // The window sets the priming: 4 taps, 3 rows (24 -> 32 spectra, as the
+    // 128 MiB give); one tap, none; 64 taps (the generic kernel), 63 rows.
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(config(pk, ci8, 128, 4096, 4), 80 * gib), 32);
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(config(pk, ci8, 512, 4096, 1), 80 * gib), 8);
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(config(pk, ci8, 128, 4096, 64), 80 * gib),
+                      512);
+    // Within the memory's sixteenth: FIR output and spectra (8 B each a
+    // sample and a bin).
+    for (const int I : { 1, 2, 16, 128, 256, 1024 })
+        for (const int N : { 64, 1024, 4096, 32768 }) {
+            const auto c = config(pk, ci8, I, N, 16);
+            const int n = fengine_chunk_spectra(c, 80 * gib);
+            const double scratch = double(n) * I * (2.0 * N * 4 + (N + 1) * 8.0);
+            const double mib128 = double(128 << 20) / (double(I) * 2 * N * 4);
+            BOOST_CHECK_MESSAGE(
+                n >= std::min(65535.0, std::floor(mib128)) &&
+                    (n <= std::max(1.0, mib128) || scratch <= 80.0 * gib / 16) &&
+                    (15.0 / n <= 1.0 / 8 || scratch > 80.0 * gib / 32 || n >= 65535),
+                "I=" << I << " N=" << N << ": " << n << " spectra");
+        }
+}
+
 // The post-processing as its own kernel (GPUDSP_FENGINE_FUSED=0, the form
 // the plan falls back to) against the CPU too: both output formats,
 // dither, saturation, a call split.
