@@ -112,6 +112,25 @@ fengine_stage_bytes(const fengine_config& c, fengine_stage s, std::size_t ns)
 }
 
 /*!
+ * The fewest spectra a FIR section should be so that its priming rows
+ * (MAXT - 1, the window's taps rounded up to a power of two to 16, or
+ * T - 1 above 16 taps) add at most 1/8 to the rows it reads: 8 warm-ups,
+ * rounded up to a power of two (1 for a single tap, which primes nothing).
+ */
+inline std::size_t fengine_primed_spectra(const fengine_config& c)
+{
+    int maxt = 1;
+    while (maxt < c.n_taps && maxt < 16)
+        maxt *= 2;
+    if (c.n_taps > 16)
+        maxt = c.n_taps;
+    std::size_t primed = 1;
+    while (primed < std::size_t(8) * std::size_t(maxt - 1))
+        primed *= 2;
+    return primed;
+}
+
+/*!
  * Spectra a chunk of the CUDA plan takes (its scratch serves one chunk at a
  * time): about 128 MiB of FIR output, but at least 8 of the FIR's warm-ups
  * (MAXT - 1 priming rows a section, T - 1 above 16 taps), rounded up to a
@@ -128,21 +147,44 @@ inline int fengine_chunk_spectra(const fengine_config& c, std::size_t device_mem
     const std::size_t fir = I * std::size_t(c.step()) * (c.complex_input() ? 8 : 4);
     const std::size_t spectra = I * (std::size_t(c.n_channels) + 1) * 8;
     std::size_t chunk = (std::size_t(128) << 20) / fir;
-    int maxt = 1; // the FIR's window: taps rounded up to a power of two to 16
-    while (maxt < c.n_taps && maxt < 16)
-        maxt *= 2;
-    if (c.n_taps > 16)
-        maxt = c.n_taps;
-    std::size_t primed = 1;
-    while (primed < std::size_t(8) * std::size_t(maxt - 1))
-        primed *= 2;
-    if (maxt > 1 && chunk < primed) {
+    const std::size_t primed = fengine_primed_spectra(c);
+    if (primed > 1 && chunk < primed) {
         std::size_t room = 1; // in a sixteenth of the memory, a power of two
         while (2 * room * (fir + spectra) <= device_memory / 16 && room < primed)
             room *= 2;
         chunk = std::max(chunk, room);
     }
     return int(std::clamp<std::size_t>(chunk, 1, 65535));
+}
+
+/*!
+ * Spectra a chunk takes in the L2-resident variants of the F-engine's forms
+ * (configuration ids ending " l2", tuner candidates): the most, a power of
+ * two, whose intermediates (what the form writes and reads back within a
+ * chunk: the FIR's output, and cuFFT's spectra where \p spectra_scratch)
+ * take at most half of \p l2_bytes, so that they are read back from the L2
+ * and, the same scratch serving the next chunk, overwritten there before
+ * they reach memory: HBM then sees the input and the output, 2.25 B a
+ * 10-bit sample for ci8 out, instead of 18.25 (10.25 fused). 0 (no such
+ * variant) where that is fewer spectra than fengine_primed_spectra (the
+ * FIR's priming would cost more input than the L2 saves) or not fewer than
+ * the plan's own chunk \p plan_chunk.
+ */
+inline int fengine_l2_chunk_spectra(const fengine_config& c,
+                                    std::size_t l2_bytes,
+                                    bool spectra_scratch,
+                                    int plan_chunk)
+{
+    const std::size_t I = std::size_t(c.n_inputs);
+    std::size_t per = I * std::size_t(c.step()) * (c.complex_input() ? 8 : 4);
+    if (spectra_scratch)
+        per += I * (std::size_t(c.n_channels) + 1) * 8;
+    std::size_t chunk = 0;
+    while ((chunk ? 2 * chunk : 1) * per <= l2_bytes / 2)
+        chunk = chunk ? 2 * chunk : 1;
+    if (chunk < fengine_primed_spectra(c) || chunk >= std::size_t(plan_chunk))
+        return 0;
+    return int(chunk);
 }
 
 } // namespace kernels

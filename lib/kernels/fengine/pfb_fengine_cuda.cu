@@ -420,6 +420,7 @@ public:
           d_who(who),
           d_step(c.step()),
           d_chunk(fengine_chunk_spectra(c, d_ctx->info().total_memory)),
+          d_run_chunk(d_chunk),
           d_weights(d_ctx, w.size() * sizeof(float), who),
           d_rot(d_ctx,
                 std::size_t(c.n_channels) * c.n_inputs * sizeof(cuFloatComplex),
@@ -479,8 +480,8 @@ public:
         if (n == 0 || d_onepass)
             return d_onepass ? "one pass: one kernel a chunk" : "";
         d_ctx->make_current();
-        const int ns = int(std::min<std::size_t>(d_chunk, n));
-        const std::size_t chunks = (n + d_chunk - 1) / d_chunk;
+        const int ns = int(std::min<std::size_t>(d_run_chunk, n));
+        const std::size_t chunks = (n + d_run_chunk - 1) / d_run_chunk;
         const int count = std::min(input_table::max_inputs, d_c.n_inputs);
         const int groups = (d_c.n_inputs + input_table::max_inputs - 1) /
                            input_table::max_inputs; // FIR launches a chunk
@@ -552,6 +553,13 @@ public:
 
     std::string kernel_form() const override
     {
+        if (d_run_chunk < d_chunk && !d_onepass)
+            return form_name() + ", in L2-resident chunks of " +
+                   std::to_string(d_run_chunk) + " spectra";
+        return form_name();
+    }
+    std::string form_name() const
+    {
         if (d_onepass)
             return "one pass: FIR, FFT and post-processing in one kernel (" +
                    std::to_string(d_onepass_cluster) + " CTA" +
@@ -613,6 +621,18 @@ public:
         if (d_refused.empty())
             for (const int sec : { 1, 4 })
                 ids.push_back(id_of(true, sec));
+        // The L2-resident variants (fengine_l2_chunk_spectra): of the
+        // heuristic's form (cuFFT and the kernel, or the split form) and of
+        // the unstaged fused FFT forms, where
+        // their chunk's intermediates fit half the L2 in chunks long enough
+        // for the FIR's priming.
+        const std::vector<std::string> forms = ids;
+        for (const auto& id : forms)
+            if ((id == forms[0] &&
+                 (id.rfind("kernel ", 0) == 0 || id.rfind("split ", 0) == 0)) ||
+                (id.rfind("fftpost ", 0) == 0 && id.find(" q=") == std::string::npos))
+                if (l2_chunk_of(id) > 0)
+                    ids.push_back(id + l2_suffix);
         return ids;
     }
     std::string forced_configuration() const override
@@ -638,6 +658,36 @@ public:
         return "";
     }
     void use(const std::string& id) override
+    {
+        // An L2-resident variant: its form, in shorter chunks.
+        const std::size_t n = id.size(), m = std::char_traits<char>::length(l2_suffix);
+        if (n > m && id.compare(n - m, m, l2_suffix) == 0) {
+            const std::string form = id.substr(0, n - m);
+            const int chunk = l2_chunk_of(form);
+            if (chunk == 0)
+                throw std::invalid_argument(d_who + ": no F-engine configuration \"" +
+                                            id + "\"");
+            use_form(form);
+            d_run_chunk = chunk;
+            return;
+        }
+        use_form(id);
+        d_run_chunk = d_chunk;
+    }
+    std::size_t tuning_spectra() const override { return std::size_t(d_chunk); }
+
+private:
+    // The configuration ids' mark of the L2-resident variants.
+    static constexpr const char* l2_suffix = " l2";
+    // Their chunk for form \p id (0: none): the FIR's output, and cuFFT's
+    // spectra for the cuFFT and split forms, in half the L2.
+    int l2_chunk_of(const std::string& id) const
+    {
+        const bool spectra = id.rfind("fftpost ", 0) != 0;
+        return fengine_l2_chunk_spectra(d_c, d_ctx->info().l2_bytes, spectra, d_chunk);
+    }
+
+    void use_form(const std::string& id)
     {
         if (d_onepass_refused.empty())
             for (const int g : onepass_rounds())
@@ -683,8 +733,8 @@ public:
             }
         throw std::invalid_argument(d_who + ": no F-engine configuration \"" + id + "\"");
     }
-    std::size_t tuning_spectra() const override { return std::size_t(d_chunk); }
 
+public:
     void set_rotations(const std::vector<std::complex<float>>& rot) override
     {
         // Uploaded by the next execute(), on its stream, so launches still in
@@ -747,8 +797,8 @@ public:
             d_rot_dirty = false;
         }
         d_clock.begin_call();
-        for (std::size_t s0 = 0; s0 < n_spectra; s0 += d_chunk) {
-            const int ns = int(std::min<std::size_t>(d_chunk, n_spectra - s0));
+        for (std::size_t s0 = 0; s0 < n_spectra; s0 += d_run_chunk) {
+            const int ns = int(std::min<std::size_t>(d_run_chunk, n_spectra - s0));
             std::vector<fengine_input_view> views = inputs;
             for (auto& v : views)
                 v.first_sample += int64_t(s0) * d_step;
@@ -1382,7 +1432,8 @@ private:
     runtime::device_context::sptr d_ctx;
     std::string d_who;
     int d_step;
-    int d_chunk;
+    int d_chunk;     // spectra the scratch holds
+    int d_run_chunk; // spectra a chunk runs: d_chunk, or an L2-resident variant's
     runtime::device_memory d_weights, d_rot, d_drift, d_fir, d_spec;
     runtime::device_stream d_setup;
     runtime::device_memory d_params;      // the fused form's postproc_params slot

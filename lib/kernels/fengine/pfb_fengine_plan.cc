@@ -269,7 +269,12 @@ void fengine_plan::tune()
     p.input_bytes = per_input * std::size_t(c.n_inputs);
     p.output_bytes = n * c.output_item_size();
     p.heuristic = ids[0];
-    p.forced = d_impl->forced_configuration();
+    // $GPUDSP_FENGINE_CONFIG names any one configuration (a test, or a user
+    // pinning a device plan's), refused with the plan's list if it is none
+    // of them; else the form variables (GPUDSP_FENGINE_FUSED, ...).
+    const std::string named =
+        runtime::configuration_from_environment("GPUDSP_FENGINE_CONFIG", ids, d_who);
+    p.forced = named.empty() ? d_impl->forced_configuration() : named;
     if (c.input == fengine_input::float32 || c.input == fengine_input::complex64)
         p.fill = [](void* host, std::size_t bytes, uint64_t seed) {
             std::mt19937_64 rng(seed);

@@ -133,9 +133,9 @@ void compare(const kernels::fengine_config& c,
              unsigned seed,
              const std::vector<std::size_t>& calls,
              const std::function<void(const kernels::fengine_plan&)>& inspect = nullptr,
-             const std::function<void(kernels::fengine_corrections&)>& tweak = nullptr)
+             const std::function<void(kernels::fengine_corrections&)>& tweak = nullptr,
+             std::size_t n_spectra = 37)
 {
-    const std::size_t n_spectra = 37;
     const std::size_t n = c.samples_for(n_spectra) + 11;
     std::vector<std::vector<uint8_t>> inputs;
     std::vector<int64_t> first;
@@ -685,6 +685,81 @@ BOOST_AUTO_TEST_CASE(chunks_prime_at_most_an_eighth_of_the_fir_input)
                     (15.0 / n <= 1.0 / 8 || scratch > 80.0 * gib / 32 || n >= 65535),
                 "I=" << I << " N=" << N << ": " << n << " spectra");
         }
+}
+
+// The L2-resident variants (fengine_l2_chunk_spectra): the L2's chunk for
+// each form, at the shapes used here, and none where the FIR's priming or
+// the plan's own chunk leave no room for one.
+BOOST_AUTO_TEST_CASE(l2_chunks_fit_half_the_l2_and_the_firs_priming)
+{
+    using kernels::fengine_l2_chunk_spectra;
+    const std::size_t l2 = std::size_t(50) << 20; // an H100's
+    const auto pk = fengine_input::packed10;
+    const auto ci8 = fengine_output::ci8;
+    // 2 inputs, N = 4096: 128 KiB of FIR output and spectra a spectrum, 195
+    // in 25 MiB: 128 (the FIR's 8 warm-ups at 16 taps); FIR output alone, 256.
+    const auto two = config(pk, ci8, 2, 4096, 16);
+    BOOST_CHECK_EQUAL(fengine_l2_chunk_spectra(two, l2, true, 2048), 128);
+    BOOST_CHECK_EQUAL(fengine_l2_chunk_spectra(two, l2, false, 2048), 256);
+    // Never the plan's own chunk or more.
+    BOOST_CHECK_EQUAL(fengine_l2_chunk_spectra(two, l2, false, 256), 0);
+    // The FX job's 128 inputs: 2 spectra would fit, under the 128 the
+    // priming needs; 32768 channels likewise; a 4 MiB L2 (a T4's) too.
+    BOOST_CHECK_EQUAL(
+        fengine_l2_chunk_spectra(config(pk, ci8, 128, 4096, 16), l2, true, 128), 0);
+    BOOST_CHECK_EQUAL(
+        fengine_l2_chunk_spectra(config(pk, ci8, 2, 32768, 16), l2, true, 256), 0);
+    BOOST_CHECK_EQUAL(fengine_l2_chunk_spectra(two, std::size_t(4) << 20, true, 2048), 0);
+    // Fewer taps prime less: 4 taps, 32 spectra suffice (4 inputs, N = 8192:
+    // 512 KiB a spectrum, 50 in 25 MiB: 32).
+    BOOST_CHECK_EQUAL(
+        fengine_l2_chunk_spectra(config(pk, ci8, 4, 8192, 4), l2, true, 512), 32);
+}
+
+// Forced (GPUDSP_FENGINE_CONFIG), each L2-resident variant the device
+// offers against the CPU, in calls that cross its chunks: the heuristic's
+// cuFFT form and the fused FFT kernel, 2 inputs at N = 1024.
+BOOST_AUTO_TEST_CASE(l2_resident_chunks_match_the_cpu)
+{
+#ifdef GPUDSP_TEST_CUDA
+    const auto where = qa::test_device();
+    const auto info = runtime::device_context::get(where.kind, where.device)->info();
+    const qa::env_setting no_onepass("GPUDSP_FENGINE_ONEPASS", "0");
+    unsigned seed = 900;
+    for (const char* form : { "kernel sec=1", "fftpost r=2" }) {
+        auto c = config(fengine_input::packed10, fengine_output::ci8, 2, 1024, 16);
+        c.dither = true;
+        const bool spectra = std::string(form).rfind("fftpost", 0) != 0;
+        const int chunk = kernels::fengine_l2_chunk_spectra(
+            c,
+            info.l2_bytes,
+            spectra,
+            kernels::fengine_chunk_spectra(c, info.total_memory));
+        if (chunk == 0) {
+            BOOST_TEST_MESSAGE(form << ": no L2-resident variant on this device");
+            continue;
+        }
+        const std::string id = std::string(form) + " l2";
+        const qa::env_setting force("GPUDSP_FENGINE_CONFIG", id.c_str());
+        const std::size_t n = 2 * std::size_t(chunk) + 37;
+        compare(
+            c,
+            seed++,
+            { std::size_t(chunk) + 5, std::size_t(chunk) / 2, 1 },
+            [&](const kernels::fengine_plan& p) {
+                BOOST_TEST_MESSAGE(id << ": " << p.kernel_form());
+                BOOST_CHECK_EQUAL(p.tuning().chosen, id);
+                BOOST_CHECK_MESSAGE(p.kernel_form().find("L2-resident chunks of " +
+                                                         std::to_string(chunk)) !=
+                                        std::string::npos,
+                                    p.kernel_form());
+            },
+            nullptr,
+            n);
+    }
+#else
+    BOOST_TEST_MESSAGE("the L2-resident variants are the CUDA plan's");
+#endif
 }
 
 // The post-processing as its own kernel (GPUDSP_FENGINE_FUSED=0, the form
