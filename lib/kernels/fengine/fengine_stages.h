@@ -166,9 +166,12 @@ inline int fengine_chunk_spectra(const fengine_config& c, std::size_t device_mem
  * and, the same scratch serving the next chunk, overwritten there before
  * they reach memory: HBM then sees the input and the output, 2.25 B a
  * 10-bit sample for ci8 out, instead of 18.25 (10.25 fused). 0 (no such
- * variant) where that is fewer spectra than fengine_primed_spectra (the
- * FIR's priming would cost more input than the L2 saves) or not fewer than
- * the plan's own chunk \p plan_chunk.
+ * variant) where that is fewer spectra than fengine_primed_spectra or not
+ * fewer than the plan's own chunk \p plan_chunk. (Where the inputs' columns
+ * fill the GPU, a chunk is one FIR section, and priming then costs at most
+ * 1/8 more input; with few inputs the FIR cuts any chunk into sections of
+ * max(T, 16) spectra for parallelism, whose priming rows its neighbours
+ * read at about the same time, from the L2.)
  */
 inline int fengine_l2_chunk_spectra(const fengine_config& c,
                                     std::size_t l2_bytes,

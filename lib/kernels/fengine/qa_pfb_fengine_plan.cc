@@ -671,6 +671,15 @@ BOOST_AUTO_TEST_CASE(chunks_prime_at_most_an_eighth_of_the_fir_input)
     BOOST_CHECK_EQUAL(fengine_chunk_spectra(config(pk, ci8, 512, 4096, 1), 80 * gib), 8);
     BOOST_CHECK_EQUAL(fengine_chunk_spectra(config(pk, ci8, 128, 4096, 64), 80 * gib),
                       512);
+    // The register kernel's window is the taps rounded up to a power of two
+    // (5 taps: 8, 7 priming rows, 56 -> 64 spectra); the generic kernel's
+    // the taps themselves (17: 16 rows, 128 spectra, not 32 taps' 256).
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(config(pk, ci8, 128, 4096, 5), 80 * gib), 64);
+    BOOST_CHECK_EQUAL(fengine_chunk_spectra(config(pk, ci8, 128, 4096, 17), 80 * gib),
+                      128);
+    BOOST_CHECK_EQUAL(kernels::fengine_primed_spectra(config(pk, ci8, 2, 64, 5)), 64);
+    BOOST_CHECK_EQUAL(kernels::fengine_primed_spectra(config(pk, ci8, 2, 64, 17)), 128);
+    BOOST_CHECK_EQUAL(kernels::fengine_primed_spectra(config(pk, ci8, 2, 64, 1)), 1);
     // Within the memory's sixteenth: FIR output and spectra (8 B each a
     // sample and a bin).
     for (const int I : { 1, 2, 16, 128, 256, 1024 })
@@ -696,7 +705,7 @@ BOOST_AUTO_TEST_CASE(l2_chunks_fit_half_the_l2_and_the_firs_priming)
     const std::size_t l2 = std::size_t(50) << 20; // an H100's
     const auto pk = fengine_input::packed10;
     const auto ci8 = fengine_output::ci8;
-    // 2 inputs, N = 4096: 128 KiB of FIR output and spectra a spectrum, 195
+    // 2 inputs, N = 4096: 128 KiB of FIR output and spectra a spectrum, 200
     // in 25 MiB: 128 (the FIR's 8 warm-ups at 16 taps); FIR output alone, 256.
     const auto two = config(pk, ci8, 2, 4096, 16);
     BOOST_CHECK_EQUAL(fengine_l2_chunk_spectra(two, l2, true, 2048), 128);
@@ -741,6 +750,12 @@ BOOST_AUTO_TEST_CASE(l2_resident_chunks_match_the_cpu)
         }
         const std::string id = std::string(form) + " l2";
         const qa::env_setting force("GPUDSP_FENGINE_CONFIG", id.c_str());
+        try { // (its form refused here, or left out by a GPUDSP_FENGINE_* variable)
+            kernels::fengine_plan probe(c, where, "qa_probe");
+        } catch (const std::invalid_argument& e) {
+            BOOST_TEST_MESSAGE(id << " is not offered here: " << e.what());
+            continue;
+        }
         const std::size_t n = 2 * std::size_t(chunk) + 37;
         compare(
             c,
