@@ -129,6 +129,16 @@ std::vector<uint8_t> random_input(fengine_input f, std::size_t n, unsigned seed)
     return {};
 }
 
+// Delay tracking on a dual-pol antenna's two inputs (a compare() tweak):
+// delay and phase rates, fine delays, from spectrum 0.
+void track_delays(kernels::fengine_corrections& corr)
+{
+    corr.delay_rates = { 1e-3, -2e-3 };
+    corr.phase_rates = { 0.01, -0.03 };
+    corr.fine_delays = { 0.2, -0.3 };
+    corr.reference_spectrum = 0;
+}
+
 void compare(const kernels::fengine_config& c,
              unsigned seed,
              const std::vector<std::size_t>& calls,
@@ -369,12 +379,7 @@ BOOST_AUTO_TEST_CASE(onepass_matches_the_cpu)
             seed++,
             { 20, 17 },
             nullptr,
-            [](kernels::fengine_corrections& corr) {
-                corr.delay_rates = { 1e-3, -2e-3 };
-                corr.phase_rates = { 0.01, -0.03 };
-                corr.fine_delays = { 0.2, -0.3 };
-                corr.reference_spectrum = 0;
-            });
+            track_delays);
 }
 
 // The split form (fengine_split.h: the FIR writes U rows a spectrum, cuFFT
@@ -425,12 +430,7 @@ BOOST_AUTO_TEST_CASE(split_matches_the_cpu)
             seed++,
             { 20, 17 },
             form_is_split(8),
-            [](kernels::fengine_corrections& corr) {
-                corr.delay_rates = { 1e-3, -2e-3 };
-                corr.phase_rates = { 0.01, -0.03 };
-                corr.fine_delays = { 0.2, -0.3 };
-                corr.reference_spectrum = 0;
-            });
+            track_delays);
 }
 
 // The fused FFT and post-processing kernel after the FIR kernel
@@ -482,12 +482,7 @@ BOOST_AUTO_TEST_CASE(fftpost_matches_the_cpu)
                     seed++,
                     { 20, 17 },
                     form_is_fftpost(rows),
-                    [](kernels::fengine_corrections& corr) {
-                        corr.delay_rates = { 1e-3, -2e-3 };
-                        corr.phase_rates = { 0.01, -0.03 };
-                        corr.fine_delays = { 0.2, -0.3 };
-                        corr.reference_spectrum = 0;
-                    });
+                    track_delays);
     }
     const qa::env_setting force("GPUDSP_FENGINE_FFTPOST", "1");
     compare(config(fengine_input::packed10, fengine_output::cf32, 2, 8192, 16),
@@ -519,12 +514,7 @@ BOOST_AUTO_TEST_CASE(fftpost_matches_the_cpu)
             seed++,
             { 20, 17 },
             form_is_fftpost(1, 2),
-            [](kernels::fengine_corrections& corr) {
-                corr.delay_rates = { 1e-3, -2e-3 };
-                corr.phase_rates = { 0.01, -0.03 };
-                corr.fine_delays = { 0.2, -0.3 };
-                corr.reference_spectrum = 0;
-            });
+            track_delays);
 }
 
 // fengine_plan::time_stages: on CUDA a timed call of each form reports the
